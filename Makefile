@@ -1,0 +1,37 @@
+# quizsite developer commands. Only Python 3.11+, pip and git are needed: everything else is
+# installed into .venv from the requirements files.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: venv torch test lint run bench clean
+
+$(BIN)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	touch $@
+
+venv: $(BIN)/.installed
+
+# PyTorch is only a reference for the engine's tests; the CPU build pinned here lies on this
+# machine kind's disk (a plain `pip install torch` would pull a multi-GB CUDA build).
+torch: venv
+	$(BIN)/python -m pip install -q torch==2.13.0
+
+lint: venv
+	$(BIN)/ruff check .
+
+test: venv lint
+	$(BIN)/python -m pytest
+
+run: venv
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/python scripts/run_dev.py
+
+bench: venv
+	$(BIN)/python bench/generators.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis db.sqlite3
