@@ -3,7 +3,7 @@
 Pure numpy, no Django: the quiz app imports this package, never the other way round.
 """
 
-# (generators and misconceptions are imported below once they exist)
+from . import generators, misconceptions
 from .blockwise import blockwise_attention
 from .core import causal_mask, scaled_dot_product_attention, softmax
 from .nanogpt import AttentionIntermediates, CausalSelfAttention, KVCache

@@ -49,12 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for name in generators.names():
             template = generators.get(name)
-            params = ", ".join(
-                f"{p.name}={p.default!r} [{p.min}..{p.max}]" if p.kind in ("int", "float")
-                else f"{p.name}={p.default!r} {list(p.choices) if p.choices else ''}".rstrip()
+            params = "; ".join(
+                f"{p.name} = {'drawn from the seed' if p.default is None else repr(p.default)}, {p.describe()}"
                 for p in template.params.values()
             )
-            print(f"{name} v{template.version}  ({template.source})  {template.title_en}\n    {params}")
+            print(f"{name} (v{template.version}, seed doc {template.source}): {template.title_en}")
+            print(f"    {params or 'no params'}")
     return 0
 
 

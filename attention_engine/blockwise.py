@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import as_float_array, causal_mask
+from .core import as_float_array, shared_causal_mask
 
 
 def blockwise_attention(query, key, value, is_causal: bool = False, block_size: int = 64, scale=None):
@@ -30,7 +30,7 @@ def blockwise_attention(query, key, value, is_causal: bool = False, block_size: 
     scale = 1.0 / float(np.sqrt(E)) if scale is None else float(scale)  # a python float keeps float32 inputs float32
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     dtype = np.result_type(q, k, v)
-    allowed = causal_mask(L, S) if is_causal else None  # (L, S) booleans only, no scores
+    allowed = shared_causal_mask(L, S) if is_causal else None  # (L, S) booleans only, no scores
 
     m = np.full((*batch, L, 1), -np.inf, dtype=dtype)    # running max score per query
     denom = np.zeros((*batch, L, 1), dtype=dtype)        # running sum of exp(score - m)

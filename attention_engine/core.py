@@ -7,13 +7,15 @@ convention (True = may attend), the same default scale 1/sqrt(E).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
 def as_float_array(x) -> np.ndarray:
     """Keep float32/float64 as given; promote ints and lists to float64 (our default precision)."""
     x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating):
+    if x.dtype.kind != "f":                              # cheaper than np.issubdtype on hot paths
         x = x.astype(np.float64)
     return x
 
@@ -27,11 +29,15 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     0/0 = NaN spreading into every later computation.
     """
     x = as_float_array(x)
-    x_max = np.max(x, axis=axis, keepdims=True)           # (..., 1, ...)
-    x_max = np.where(np.isneginf(x_max), 0.0, x_max)     # fully masked slice: shift by 0, not by -inf
-    e = np.exp(x - x_max)                                # exp(-inf) = 0 for masked entries
-    denom = e.sum(axis=axis, keepdims=True)              # (..., 1, ...), 0 only for fully masked slices
-    return np.divide(e, denom, out=np.zeros_like(e), where=denom > 0)
+    x_max = x.max(axis=axis, keepdims=True)              # (..., 1, ...)
+    fully_masked = np.isneginf(x_max)                    # slices with nothing to attend to
+    if fully_masked.any():
+        x_max = np.where(fully_masked, 0.0, x_max)       # shift those by 0, not by -inf (-inf - -inf = nan)
+        e = np.exp(x - x_max)                            # exp(-inf) = 0 for masked entries
+        denom = e.sum(axis=axis, keepdims=True)          # 0 exactly for the fully masked slices
+        return np.divide(e, denom, out=np.zeros_like(e), where=denom > 0)
+    e = np.exp(x - x_max)                                # largest entry -> e^0 = 1, no overflow
+    return e / e.sum(axis=axis, keepdims=True)           # denominators >= 1
 
 
 def causal_mask(L: int, S: int | None = None) -> np.ndarray:
@@ -40,10 +46,17 @@ def causal_mask(L: int, S: int | None = None) -> np.ndarray:
     Top-left aligned like PyTorch's ``is_causal=True`` (``ones(L, S).tril()``), so for L == S it is
     the lower triangle including the diagonal: position i sees positions 0..i, never the future.
     """
-    S = L if S is None else S
+    return shared_causal_mask(L, L if S is None else S).copy()
+
+
+@lru_cache(maxsize=256)
+def shared_causal_mask(L: int, S: int) -> np.ndarray:
+    """Shared, read-only masks: building a tril costs more than the attention itself at hand sizes."""
     if L < 1 or S < 1:
         raise ValueError(f"causal_mask needs L >= 1 and S >= 1, got L={L}, S={S}")
-    return np.tril(np.ones((L, S), dtype=bool))          # (L, S)
+    mask = np.tril(np.ones((L, S), dtype=bool))          # (L, S)
+    mask.flags.writeable = False
+    return mask
 
 
 def scaled_dot_product_attention(
@@ -76,7 +89,7 @@ def scaled_dot_product_attention(
 
     att = (q @ np.swapaxes(k, -2, -1)) * scale           # (..., L, E) @ (..., E, S) -> (..., L, S)
     if is_causal:
-        att = np.where(causal_mask(L, S), att, -np.inf)   # future keys -> -inf -> weight exactly 0
+        att = np.where(shared_causal_mask(L, S), att, -np.inf)   # future keys -> -inf -> weight exactly 0
     elif attn_mask is not None:
         mask = np.asarray(attn_mask)
         if mask.dtype == bool:

@@ -20,10 +20,13 @@ if hasattr(os, "sched_setaffinity"):
 
 import argparse  # noqa: E402
 import platform  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from attention_engine import generators, scaled_dot_product_attention  # noqa: E402
 
 TARGET_PER_SECOND = 5_000

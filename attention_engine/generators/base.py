@@ -1,0 +1,331 @@
+"""The shape of every question template and of the variants it generates.
+
+A variant is a pure function of (template name, version, params, seed): the only randomness is
+``np.random.default_rng(seed)``, and ``np.random.default_rng([seed, attempt])`` for the redraws
+of degenerate variants (non-finite answer, trivial rows, coinciding distractors), so a redraw is
+as reproducible as the first draw.
+
+A template supplies four small pieces; everything else (params, redraws, rounding, choices,
+serialisation) lives here once:
+
+- ``draw(rng, p)``: the concrete inputs, already at display precision (the numbers the prompt shows);
+- ``solve(inputs)``: answer, distractors (misconception id, wrong value) and worked steps, computed
+  from those displayed inputs only, so a learner working by hand gets the graded answer;
+- ``prompt(inputs)``: the Chinese question text with LaTeX;
+- optionally ``acceptable(inputs, solution)`` (reject trivial variants) and ``label(value)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from .display import fmt_value, nest, round_flat
+
+MAX_ATTEMPTS = 64
+# Displayed options must differ from the answer (and from each other) by more than 1.5x the
+# grading tolerance: a learner whose hand computation is within tolerance is then still closer
+# to the correct option than to any distractor.
+SEPARATION = 1.5
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A template parameter. ``default=None`` means "drawn from the seed within the range/choices"."""
+
+    name: str
+    default: Any
+    min: float | None = None
+    max: float | None = None
+    kind: str = "int"                      # "int" | "float" | "bool" | "choice"
+    choices: tuple = ()
+
+    def describe(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(map(str, self.choices))
+        if self.kind == "bool":
+            return "true or false"
+        noun = "an integer" if self.kind == "int" else "a number"
+        return f"{noun} in [{self.min}, {self.max}]"
+
+    def validate(self, value):
+        """The value coerced to the param's kind (CLI strings accepted); ValueError naming the range."""
+        if value is None:
+            return self.default
+        coerced = _coerce(self.kind, value)
+        if self.kind == "choice":
+            ok = coerced in self.choices
+        elif self.kind == "bool":
+            ok = coerced is not None
+        else:
+            ok = coerced is not None and self.min <= coerced <= self.max
+        if not ok:
+            raise ValueError(f"param {self.name!r} must be {self.describe()}, got {value!r}")
+        return coerced
+
+
+def specs(*params: ParamSpec) -> dict[str, ParamSpec]:
+    """A template's params keyed by name, in declaration order."""
+    return {p.name: p for p in params}
+
+
+def _coerce(kind: str, value):
+    """int/float/bool from numbers or their string forms; None when the value does not fit the kind."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if kind == "bool":
+            return {"true": True, "1": True, "false": False, "0": False}.get(text)
+        if kind == "choice":
+            return value.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+    if kind == "choice":
+        return value
+    if isinstance(value, bool | np.bool_):
+        return bool(value) if kind == "bool" else None
+    if not isinstance(value, int | float | np.integer | np.floating) or not np.isfinite(value):
+        return None
+    if kind == "bool":
+        return bool(value) if value in (0, 1) else None
+    if kind == "int":
+        return int(value) if float(value).is_integer() else None
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One multiple-choice option: the value as displayed, and which misconception produces it."""
+
+    value: Any
+    misconception: str | None
+    label_zh: str
+    label_en: str
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "misconception": self.misconception,
+                "label_zh": self.label_zh, "label_en": self.label_en}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a worked solution. ``value`` is None for shape-only steps; -inf entries are None."""
+
+    name: str
+    formula: str
+    value: Any
+    shape: tuple
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "formula": self.formula, "value": self.value, "shape": list(self.shape)}
+
+
+def step(name: str, formula: str, value=None, shape: tuple | None = None) -> Step:
+    """A Step from a numpy value: plain JSON-able lists, shape taken from the value unless given."""
+    if shape is None:
+        shape = np.shape(value) if value is not None else ()
+    return Step(name, formula, plain(value), tuple(int(n) for n in shape))
+
+
+def plain(x):
+    """numpy values -> python floats/ints/lists for JSON; -inf (a masked score) -> None."""
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind == "f" and x.size and x.min() == -np.inf:
+            return np.where(np.isneginf(x), None, x).tolist()
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One concrete question. ``params`` are the resolved params (None = drawn from the seed), so
+    ``generate(v.template, v.seed, **v.params)`` reproduces ``v``."""
+
+    template: str
+    version: int
+    seed: int
+    params: dict
+    prompt: str
+    given: dict
+    answer: Any
+    answer_shape: tuple
+    atol: float
+    rtol: float
+    choices: list = field(default_factory=list)
+    solution: list = field(default_factory=list)
+
+    @property
+    def correct_choice_index(self) -> int:
+        return next(i for i, c in enumerate(self.choices) if c.misconception is None)
+
+    def to_dict(self) -> dict:
+        return {
+            "template": self.template, "version": self.version, "seed": self.seed,
+            "params": dict(self.params), "prompt": self.prompt, "given": self.given,
+            "answer": self.answer, "answer_shape": list(self.answer_shape),
+            "atol": self.atol, "rtol": self.rtol,
+            "choices": [c.to_dict() for c in self.choices],
+            "solution": [s.to_dict() for s in self.solution],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Variant:
+        return cls(
+            template=d["template"], version=d["version"], seed=d["seed"], params=dict(d["params"]),
+            prompt=d["prompt"], given=d["given"], answer=d["answer"],
+            answer_shape=tuple(d["answer_shape"]), atol=d["atol"], rtol=d["rtol"],
+            choices=[Choice(**c) for c in d["choices"]],
+            solution=[Step(s["name"], s["formula"], s["value"], tuple(s["shape"])) for s in d["solution"]],
+        )
+
+
+class Solution(NamedTuple):
+    answer: Any                         # float or ndarray, full precision from the displayed inputs
+    # [(misconception id, wrong value)]; the value may be a function computing it, called only when
+    # the option is needed, and None when the mistake does not apply to these numbers
+    distractors: list
+    steps: list                         # [Step]
+
+
+class Template:
+    """Base class of question templates; see the module docstring for what a subclass provides."""
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    title_zh: ClassVar[str]
+    title_en: ClassVar[str]
+    source: ClassVar[str]                 # the seed document: "000", "001" or "004"
+    params: ClassVar[dict[str, ParamSpec]] = {}
+    decimals: ClassVar[int | None] = 2    # display rounding of the answer and options ...
+    sig: ClassVar[int | None] = None      # ... or significant digits instead
+    atol: ClassVar[float] = 0.0
+    rtol: ClassVar[float] = 0.0
+    hidden: ClassVar[tuple[str, ...]] = ()  # inputs used by solve() but not shown (Monte Carlo samples)
+    min_distractors: ClassVar[int] = 2
+    max_distractors: ClassVar[int] = 3
+
+    # --- what a template provides ------------------------------------------------------------
+    def draw(self, rng: np.random.Generator, p: dict) -> dict:
+        raise NotImplementedError
+
+    def solve(self, inputs: dict) -> Solution:
+        raise NotImplementedError
+
+    def prompt(self, inputs: dict) -> str:
+        raise NotImplementedError
+
+    def acceptable(self, inputs: dict, solution: Solution) -> bool:
+        return True
+
+    def label(self, value) -> tuple[str, str]:
+        text = fmt_value(value, self.decimals, self.sig)
+        return text, text
+
+    def check_params(self, p: dict) -> None:
+        """Constraints between params (e.g. C divisible by n_head); ValueError naming them."""
+
+    # --- shared machinery --------------------------------------------------------------------
+    def resolve_params(self, params: dict) -> dict:
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            raise ValueError(f"unknown param {unknown[0]!r} for template {self.name!r}; "
+                             f"known params: {', '.join(self.params) or 'none'}")
+        try:
+            p = {name: spec.validate(params.get(name)) for name, spec in self.params.items()}
+            self.check_params(p)
+        except ValueError as exc:
+            raise ValueError(f"template {self.name!r}: {exc}") from None
+        return p
+
+    def pick(self, rng: np.random.Generator, p: dict, name: str, options=None):
+        """The author's value for ``name`` if fixed, else one drawn from ``options`` (default: its range)."""
+        if p[name] is not None:
+            return p[name]
+        if options is None:
+            spec = self.params[name]
+            if spec.kind == "choice":
+                options = spec.choices
+            elif spec.kind == "bool":
+                options = (False, True)
+            else:
+                options = range(int(spec.min), int(spec.max) + 1)
+        return options[int(rng.integers(len(options)))]
+
+    def generate(self, seed: int, **params) -> Variant:
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        seed = int(seed)
+        p = self.resolve_params(params)
+        for attempt in range(MAX_ATTEMPTS):
+            rng = np.random.default_rng(seed if attempt == 0 else [seed, attempt])
+            inputs = self.draw(rng, p)
+            solution = self.solve(inputs)
+            answer = np.asarray(solution.answer, dtype=float)
+            exact = (answer.shape, answer.ravel().tolist())
+            if not all(map(math.isfinite, exact[1])) or not self.acceptable(inputs, solution):
+                continue
+            options = self._options(exact, solution.distractors, rng)
+            if options is None:
+                continue
+            return self._variant(seed, p, inputs, solution, exact, options, rng)
+        raise ValueError(
+            f"template {self.name!r}: no usable variant for seed {seed} and params {p} after "
+            f"{MAX_ATTEMPTS} draws (answer not finite, trivial, or fewer than {self.min_distractors} "
+            "distinct distractors)")
+
+    # Values below travel as (shape, flat list of floats): plain python on purpose, because they have
+    # a handful of elements and numpy's per-call overhead would dominate the generation time.
+
+    def _shown(self, value) -> tuple[tuple, list]:
+        """A value as displayed: (shape, flat values rounded like the option labels)."""
+        a = np.asarray(value, dtype=float)
+        return a.shape, round_flat(a.ravel().tolist(), self.decimals, self.sig)
+
+    def _apart(self, x: tuple, y: tuple) -> bool:
+        """Two values differ by more than SEPARATION x the grading tolerance somewhere (or in shape)."""
+        if x[0] != y[0]:
+            return True
+        atol, rtol = self.atol, self.rtol
+        return any(abs(a - b) > SEPARATION * (atol + rtol * max(abs(a), abs(b))) + 1e-12
+                   for a, b in zip(x[1], y[1], strict=True))
+
+    def _options(self, exact: tuple, candidates: list, rng: np.random.Generator) -> list | None:
+        """[(None, answer as shown), (misconception, wrong value as shown), ...]: up to max_distractors
+        wrong values tried in a seed-shuffled order, each apart from the answer and from the others."""
+        answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
+        options = [(None, answer_shown)]
+        taken = [exact, answer_shown]
+        for i in rng.permutation(len(candidates)).tolist():
+            misconception, value = candidates[i]
+            if callable(value):
+                value = value()
+            if value is None:
+                continue
+            shown = self._shown(value)
+            if all(map(math.isfinite, shown[1])) and all(self._apart(shown, other) for other in taken):
+                taken.append(shown)
+                options.append((misconception, shown))
+                if len(options) > self.max_distractors:
+                    break
+        return options if len(options) > self.min_distractors else None
+
+    def _variant(self, seed, p, inputs, solution, exact, options, rng) -> Variant:
+        choices = []
+        for i in rng.permutation(len(options)).tolist():
+            misconception, shown = options[i]
+            value = nest(*shown)
+            label_zh, label_en = self.label(value)
+            choices.append(Choice(value, misconception, label_zh, label_en))
+        return Variant(
+            template=self.name, version=self.version, seed=seed, params=p,
+            prompt=self.prompt(inputs),
+            given={k: plain(v) for k, v in inputs.items() if k not in self.hidden},
+            answer=nest(*exact), answer_shape=exact[0], atol=self.atol, rtol=self.rtol,
+            choices=choices, solution=solution.steps,
+        )

@@ -1,0 +1,264 @@
+"""Arithmetic around attention: parameters, KV-cache work, RNN gradients, supervised positions, memory.
+
+Seeds 001 (RNN decay, BERT vs GPT, KV cache) and 004 (c_attn / c_proj). The inputs are the
+prompt's integers, so the answers are exact; the wrong options come from the named mistakes in
+``attention_engine.misconceptions`` (counting attention scores instead of K/V projections, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .base import ParamSpec, Solution, Template, specs, step
+from .display import fmt_many
+
+MIB = 2**20
+BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+
+
+class CountTemplate(Template):
+    """Options read like sentences: LABEL_ZH / LABEL_EN with one {} per answer element."""
+
+    LABEL_ZH: str
+    LABEL_EN: str
+
+    def label(self, value):
+        parts = fmt_many(np.atleast_1d(value).tolist(), self.decimals, self.sig)
+        return self.LABEL_ZH.format(*parts), self.LABEL_EN.format(*parts)
+
+
+class NanoGPTParamCount(CountTemplate):
+    name = "nanogpt_param_count"
+    version = 1
+    title_zh = "c_attn 和 c_proj 的参数量"
+    title_en = "Parameters of c_attn and c_proj"
+    source = "004"
+    params = specs(
+        ParamSpec("C", None, 1, 65536),
+        ParamSpec("n_head", None, 1, 256),
+        ParamSpec("bias", None, kind="bool"),
+    )
+    decimals = 0
+    LABEL_ZH = "c_attn {}，c_proj {}"
+    LABEL_EN = "c_attn {}, c_proj {}"
+
+    def check_params(self, p):
+        if p["C"] is not None and p["n_head"] is not None and p["C"] % p["n_head"]:
+            raise ValueError(f"param 'C' ({p['C']}) must be divisible by param 'n_head' ({p['n_head']})")
+
+    def draw(self, rng, p):
+        C = self.pick(rng, p, "C", options=(64, 128, 256, 384, 512, 768, 1024, 1600))
+        heads = [h for h in (2, 4, 6, 8, 12, 16, 25) if C % h == 0] or [1]
+        return {"C": C, "n_head": self.pick(rng, p, "n_head", options=heads), "bias": self.pick(rng, p, "bias")}
+
+    @staticmethod
+    def counts(C: int, bias: bool, qkv: int = 3) -> list[int]:
+        """[c_attn, c_proj]: nn.Linear(C, qkv*C) and nn.Linear(C, C), weight out×in plus one bias per output."""
+        return [qkv * C * C + (qkv * C if bias else 0), C * C + (C if bias else 0)]
+
+    def solve(self, inputs):
+        C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
+        b = 1 if bias else 0
+        steps = [
+            step("c_attn.weight", rf"3C \times C = {3 * C} \times {C}", 3 * C * C),
+            step("c_attn.bias", rf"3C = {3 * C}" if bias else r"\text{bias=False}", 3 * C * b),
+            step("c_proj.weight", rf"C \times C = {C} \times {C}", C * C),
+            step("c_proj.bias", rf"C = {C}" if bias else r"\text{bias=False}", C * b),
+        ]
+        right = self.counts(C, bias)
+        wrong = [
+            ("bias_miscount", self.counts(C, not bias)),
+            ("c_attn_single_projection", self.counts(C, bias, qkv=1)),
+            ("params_scale_with_heads", [nh * n for n in right]),
+        ]
+        return Solution(right, wrong, steps)
+
+    def prompt(self, inputs):
+        C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
+        return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
+                f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
+                "写两个整数，用逗号隔开（不要写千位分隔符）。")
+
+
+class KVCacheSavings(CountTemplate):
+    name = "kv_cache_savings"
+    version = 1
+    title_zh = "KV cache 省下多少次 K/V 投影"
+    title_en = "K/V projections saved by a KV cache"
+    source = "001"
+    params = specs(ParamSpec("n_steps", None, 2, 10000))
+    decimals = 0
+    atol = 0.5    # counts are integers; the percentage is asked to the nearest whole percent
+    LABEL_ZH = "不缓存 {} 次，缓存 {} 次，节省 {}%"
+    LABEL_EN = "{} without cache, {} with, {}% saved"
+
+    def draw(self, rng, p):
+        return {"n_steps": self.pick(rng, p, "n_steps", options=range(3, 101))}
+
+    @staticmethod
+    def row(without: int, with_cache: int) -> list[float]:
+        return [without, with_cache, 100 * (1 - with_cache / without)]
+
+    def solve(self, inputs):
+        n = inputs["n_steps"]
+        without = n * (n + 1) // 2                          # step t re-projects all t tokens: 1 + 2 + ... + n
+        steps = [
+            step("不缓存", rf"1 + 2 + \cdots + {n} = \frac{{{n}\cdot{n + 1}}}{{2}}", without),
+            step("缓存", rf"\text{{每步只投影新 token}}:\ {n}", n),
+            step("节省", rf"1 - {n} / {without}", 100 * (1 - n / without)),
+        ]
+        wrong = [
+            ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
+            ("kv_count_n_squared", self.row(n * n, n)),
+            ("percent_remaining", [without, n, 100 * n / without]),
+        ]
+        return Solution(self.row(without, n), wrong, steps)
+
+    def prompt(self, inputs):
+        n = inputs["n_steps"]
+        return (f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
+                "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
+                "写三个数，用逗号隔开（百分比取整数）。")
+
+
+class RNNGradientDecay(CountTemplate):
+    name = "rnn_gradient_decay"
+    version = 1
+    title_zh = "RNN 梯度衰减"
+    title_en = "RNN gradient decay"
+    source = "001"
+    params = specs(
+        ParamSpec("factor", None, 0.5, 0.99, kind="float"),
+        ParamSpec("n_steps", None, 1, 1000),
+    )
+    decimals = None
+    sig = 3
+    rtol = 0.05   # accepts the seed's own roundings, 0.9^10 ≈ 0.35 and 0.9^50 ≈ 0.005
+    LABEL_ZH = LABEL_EN = "{}"
+
+    def draw(self, rng, p):
+        factor = self.pick(rng, p, "factor", options=[k / 100 for k in range(50, 100)])
+        longest = max(2, min(200, int(math.log(1e-4) / math.log(factor))))  # keep factor^n >= 1e-4
+        return {"factor": factor, "n_steps": self.pick(rng, p, "n_steps", options=range(2, longest + 1))}
+
+    def solve(self, inputs):
+        f, n = inputs["factor"], inputs["n_steps"]
+        left = f**n                                         # one multiplication by f per step back
+        steps = [step("连乘", rf"g_{{{n}}} = {f}^{{{n}}}", left)]
+        linear = 1 - n * (1 - f)
+        wrong = [
+            ("exponent_off_by_one", f ** (n - 1)),
+            ("gradient_linear_decay", linear if linear > 0 else None),
+            ("gradient_lost_fraction", 1 - left),
+        ]
+        return Solution(left, wrong, steps)
+
+    def prompt(self, inputs):
+        f, n = inputs["factor"], inputs["n_steps"]
+        return (f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
+                "梯度还剩原来的多少（写成小数，保留三位有效数字）？")
+
+
+class BertGptPositions(CountTemplate):
+    name = "bert_gpt_positions"
+    version = 1
+    title_zh = "BERT 与 GPT 的监督位置数"
+    title_en = "Supervised positions: BERT vs GPT"
+    source = "001"
+    params = specs(
+        ParamSpec("n_tokens", None, 2, 100000),
+        ParamSpec("mask_rate", 0.15, 0.01, 0.5, kind="float"),
+    )
+    decimals = 0
+    atol = 0.5    # N × rate need not be an integer when the author fixes N; either rounding passes
+    LABEL_ZH = "BERT {} 个，GPT {} 个"
+    LABEL_EN = "BERT {}, GPT {}"
+
+    def draw(self, rng, p):
+        rate = p["mask_rate"]
+        unit = Fraction(rate).limit_denominator(1000).denominator  # N a multiple: N × rate whole (40 × 0.15 = 6)
+        n = self.pick(rng, p, "n_tokens", options=range(unit, max(unit, 500 // unit * unit) + 1, unit))
+        return {"n_tokens": n, "mask_rate": rate}
+
+    def solve(self, inputs):
+        n, r = inputs["n_tokens"], inputs["mask_rate"]
+        steps = [
+            step("BERT", rf"N \times {r} = {n} \times {r}", n * r),
+            step("GPT", rf"N - 1 = {n} - 1", n - 1),
+        ]
+        wrong = [
+            ("bert_all_positions", [n, n - 1]),
+            ("bert_unmasked_positions", [n * (1 - r), n - 1]),
+            ("gpt_all_positions", [n * r, n]),
+        ]
+        return Solution([n * r, n - 1], wrong, steps)
+
+    def prompt(self, inputs):
+        n, r = inputs["n_tokens"], inputs["mask_rate"]
+        return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
+                "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
+                "写两个数（BERT, GPT），用逗号隔开。")
+
+
+class AttentionMatrixMemory(CountTemplate):
+    name = "attention_matrix_memory"
+    version = 1
+    title_zh = "注意力矩阵的显存：朴素 vs 分块"
+    title_en = "Attention matrix memory: naive vs blockwise"
+    source = "004"
+    params = specs(
+        ParamSpec("B", None, 1, 1024),
+        ParamSpec("n_head", None, 1, 256),
+        ParamSpec("T", None, 1, 1048576),
+        ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
+        ParamSpec("block_size", None, 1, 65536),
+    )
+    decimals = 2
+    atol = 0.01
+    rtol = 0.01
+    LABEL_ZH = "整张 {} MiB，每块 {} MiB"
+    LABEL_EN = "full {} MiB, per block {} MiB"
+
+    def check_params(self, p):
+        if p["T"] is not None and p["block_size"] is not None and p["block_size"] > p["T"]:
+            raise ValueError(f"param 'block_size' ({p['block_size']}) must be at most param 'T' ({p['T']})")
+
+    def draw(self, rng, p):
+        T = self.pick(rng, p, "T", options=(512, 1024, 2048, 4096, 8192))
+        return {
+            "B": self.pick(rng, p, "B", options=range(1, 17)),
+            "n_head": self.pick(rng, p, "n_head", options=(8, 12, 16, 32)),
+            "T": T,
+            "dtype": self.pick(rng, p, "dtype"),
+            "block_size": self.pick(rng, p, "block_size", options=[b for b in (32, 64, 128, 256) if b <= T] or [T]),
+        }
+
+    def solve(self, inputs):
+        B, nh, T, blk = inputs["B"], inputs["n_head"], inputs["T"], inputs["block_size"]
+        nbytes = BYTES[inputs["dtype"]]
+        full = B * nh * T * T * nbytes                      # bytes of att (B, nh, T, T)
+        block = B * nh * T * blk * nbytes                   # bytes of one score block (B, nh, T, block_size)
+        steps = [
+            step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
+            step("整张矩阵", rf"B \cdot n_{{head}} \cdot T^2 \cdot {nbytes} = "
+                 rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}", full),
+            step("分数块", rf"B \cdot n_{{head}} \cdot T \cdot {blk} \cdot {nbytes}", block),
+            step("换算 MiB", r"\div 2^{20}", np.array([full, block]) / MIB),
+        ]
+        wrong = [
+            ("dtype_bits_as_bytes", [8 * full / MIB, 8 * block / MIB]),
+            ("memory_missing_heads", [full / nh / MIB, block / nh / MIB]),
+            ("blockwise_materialises_full", [full / MIB, full / MIB]),
+        ]
+        return Solution([full / MIB, block / MIB], wrong, steps)
+
+    def prompt(self, inputs):
+        B, nh, T, blk, dtype = (inputs[k] for k in ("B", "n_head", "T", "block_size", "dtype"))
+        return (f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
+                "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
+                f"分块（FlashAttention 式，`block_size` $= {blk}$）实现同一时刻只存一个 "
+                "$(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
+                "写两个数，保留两位小数（1 MiB = $2^{20}$ 字节）。")

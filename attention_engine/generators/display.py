@@ -1,0 +1,68 @@
+"""How numbers look in prompts, options and answers: one place, so every template rounds alike.
+
+The graded answer is computed from the numbers as displayed, and distractors are compared after
+this rounding, so the learner never sees two options that print the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def round_flat(values: list, decimals: int | None = None, sig: int | None = None) -> list[float]:
+    """Round to ``decimals`` places, or to ``sig`` significant digits (for values spanning decades).
+
+    Python's correctly rounded round()/format(), so a rounded value always equals its printed label.
+    """
+    if sig is None:
+        return [round(v, decimals) + 0.0 for v in values]    # + 0.0 turns -0.0 into 0.0
+    spec = f".{sig}g"
+    return [float(format(v, spec)) + 0.0 for v in values]
+
+
+def nest(shape: tuple, flat: list):
+    """A flat list back to a scalar, a list or a list of rows."""
+    if shape == ():
+        return flat[0]
+    if len(shape) == 1:
+        return flat
+    cols = shape[1]
+    return [flat[r * cols:(r + 1) * cols] for r in range(shape[0])]
+
+
+def fmt_many(values, decimals: int | None = None, sig: int | None = None) -> list[str]:
+    """Numbers as shown: fixed decimals, or significant digits; never "-0.00"."""
+    spec = f".{sig}g" if sig is not None else f".{decimals}f"
+    texts = [format(v, spec) for v in values]
+    return [t[1:] if t[0] == "-" and not t.strip("-0.") else t for t in texts]
+
+
+def fmt(x: float, decimals: int | None = None, sig: int | None = None) -> str:
+    return fmt_many((x,), decimals, sig)[0]
+
+
+def fmt_value(value, decimals: int | None = None, sig: int | None = None) -> str:
+    """A scalar, vector or matrix in the form grade() reads back: "0.35", "[0.54, 0.46]", "[1, 0; 0.4, 0.6]"."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, list):
+        return fmt(value, decimals, sig)
+    rows = value if value and isinstance(value[0], list) else [value]
+    return "[" + "; ".join(", ".join(fmt_many(row, decimals, sig)) for row in rows) + "]"
+
+
+def fmt_shape(shape) -> str:
+    """(4, 16) for a shape given as any sequence of ints."""
+    return "(" + ", ".join(str(int(n)) for n in shape) + ")"
+
+
+def latex_matrix(m, decimals: int) -> str:
+    r"""\begin{bmatrix} a & b \\ c & d \end{bmatrix} with every entry shown to ``decimals`` places."""
+    rows = np.asarray(m, dtype=float).tolist()
+    body = r" \\ ".join(" & ".join(fmt_many(row, decimals)) for row in rows)
+    return r"\begin{bmatrix} " + body + r" \end{bmatrix}"
+
+
+def latex_row(v, decimals: int) -> str:
+    r"""A row vector as [a,\ b,\ c]."""
+    return "[" + r",\ ".join(fmt_many(np.asarray(v, dtype=float).tolist(), decimals)) + "]"

@@ -1,0 +1,104 @@
+"""Why divide by √d_k: the two Monte Carlo experiments at the end of the lesson-1 exercise (seed 000).
+
+The learner cannot reproduce the samples, so these questions test the concept: the tolerance
+accepts the theoretical value as well as the simulated one, and the options differ by far more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import softmax
+from ..misconceptions import correct_scale
+from ..misconceptions import get as misconception
+from .base import ParamSpec, Solution, Template, specs, step
+
+
+class DotProductVariance(Template):
+    name = "dot_product_variance"
+    version = 1
+    title_zh = "q·k 的方差：缩放前后"
+    title_en = "Variance of q·k before and after scaling"
+    source = "000"
+    params = specs(
+        ParamSpec("d_k", None, 2, 1024),
+        ParamSpec("n_samples", 2000, 100, 20000),
+    )
+    hidden = ("dots",)
+    decimals = 2
+    rtol = 0.15   # 2000 samples: the sample variance is within ~3% (1 sd) of d_k; d_k itself must pass
+
+    def draw(self, rng, p):
+        d_k, n = self.pick(rng, p, "d_k", options=(4, 8, 16, 32, 64, 128, 256, 512)), p["n_samples"]
+        q, k = rng.standard_normal((2, n, d_k))             # (n, d_k) each, entries N(0, 1)
+        return {"d_k": d_k, "n_samples": n, "dots": (q * k).sum(-1)}  # (n,)  q·k per sample
+
+    def solve(self, inputs):
+        d_k, dots = inputs["d_k"], inputs["dots"]           # dots (n,)
+        var = dots.var()                                    # ≈ d_k: a sum of d_k unit-variance terms
+        var_scaled = (dots * correct_scale(d_k)).var()      # ≈ 1
+        steps = [
+            step("未缩放的方差", r"\operatorname{Var}(q\cdot k) \approx d_k", var),
+            step("缩放后的方差", r"\operatorname{Var}(q\cdot k/\sqrt{d_k}) = \operatorname{Var}(q\cdot k)/d_k",
+                 var_scaled),
+            step("理论值", rf"[d_k,\ 1] = [{d_k},\ 1]", np.array([d_k, 1.0])),
+        ]
+        wrong = [
+            (m, [var, (dots * misconception(m).scale(d_k)).var()]) for m in ("missing_scale", "divide_by_dk")
+        ] + [("std_for_variance", [dots.std(), var_scaled])]
+        return Solution(np.array([var, var_scaled]), wrong, steps)
+
+    def prompt(self, inputs):
+        d_k, n = inputs["d_k"], inputs["n_samples"]
+        return (f"$q, k \\in \\mathbb{{R}}^{{{d_k}}}$ 的每个分量独立采样自 $\\mathcal{{N}}(0, 1)$（$d_k = {d_k}$）。"
+                f"用 {n} 对样本估计 $\\operatorname{{Var}}(q\\cdot k)$ 和 "
+                "$\\operatorname{Var}(q\\cdot k/\\sqrt{d_k})$，写成两个数，保留两位小数"
+                "（与模拟值相差 15% 以内都算对）。")
+
+
+class SoftmaxSharpness(Template):
+    name = "softmax_sharpness"
+    version = 1
+    title_zh = "softmax 有多尖：缩放前后的平均最大权重"
+    title_en = "Softmax sharpness: average max weight unscaled vs scaled"
+    source = "000"
+    params = specs(
+        ParamSpec("d_k", None, 4, 4096),
+        ParamSpec("n_keys", 8, 2, 64),
+        ParamSpec("n_rows", 1000, 100, 10000),
+    )
+    hidden = ("S",)
+    decimals = 3
+    atol = 0.05   # a learner estimates the trend; the options are further apart than this
+
+    def draw(self, rng, p):
+        d_k = self.pick(rng, p, "d_k", options=(16, 64, 256, 512, 1024))
+        n_rows, n_keys = p["n_rows"], p["n_keys"]
+        S = rng.standard_normal((n_rows, n_keys)) * np.sqrt(d_k)  # (n_rows, n_keys) unscaled scores, sd √d_k
+        return {"d_k": d_k, "n_keys": n_keys, "n_rows": n_rows, "S": S}
+
+    @staticmethod
+    def avg_max(S: np.ndarray, scale: float) -> float:
+        return softmax(S * scale).max(-1).mean()            # (n_rows, n_keys) -> (n_rows,) -> scalar
+
+    def solve(self, inputs):
+        d_k, S = inputs["d_k"], inputs["S"]
+        unscaled = self.avg_max(S, 1.0)                     # close to 1: nearly one-hot
+        scaled = self.avg_max(S, correct_scale(d_k))        # independent of d_k
+        steps = [
+            step("未缩放", r"\overline{\max_j \mathrm{softmax}(s)_j}", unscaled),
+            step("缩放后", r"\overline{\max_j \mathrm{softmax}(s/\sqrt{d_k})_j}", scaled),
+        ]
+        wrong = [
+            ("missing_scale", [unscaled, self.avg_max(S, misconception("missing_scale").scale(d_k))]),
+            ("divide_by_dk", [unscaled, self.avg_max(S, misconception("divide_by_dk").scale(d_k))]),
+            ("scaling_sharpens", [scaled, unscaled]),
+        ]
+        return Solution(np.array([unscaled, scaled]), wrong, steps)
+
+    def prompt(self, inputs):
+        d_k, n_keys, n_rows = inputs["d_k"], inputs["n_keys"], inputs["n_rows"]
+        return (f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
+                f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
+                "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
+                "每行最大的权重平均约是多少？写成两个数（未缩放, 缩放后），保留三位小数。")

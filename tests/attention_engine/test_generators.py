@@ -1,0 +1,251 @@
+"""Template registry, params, and the properties every generated variant must have.
+
+The per-template properties run over seeds 0..199; the variants are generated once per session
+and reused, and determinism is checked by generating each one a second time.
+"""
+
+import json
+import math
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_engine import generators
+from attention_engine.generators import Choice, ParamSpec, Step, Template, Variant, grade
+from attention_engine.generators.display import fmt_value
+from attention_engine.misconceptions import MISCONCEPTIONS
+
+CONTRACT_NAMES = [
+    "attention_row_weights", "attention_output", "causal_masked_weights", "mask_fill_zero_contrast",
+    "five_step_shapes", "dot_product_variance", "softmax_sharpness", "nanogpt_shapes", "nanogpt_param_count",
+    "kv_cache_savings", "rnn_gradient_decay", "bert_gpt_positions", "head_dimension", "attention_matrix_memory",
+]
+SEEDS = range(200)
+
+
+@cache
+def variants(name: str) -> tuple[Variant, ...]:
+    return tuple(generators.generate(name, seed) for seed in SEEDS)
+
+
+def apart(x, y, v: Variant) -> bool:
+    """Some element differs by more than the grading tolerance (or the shapes differ)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        return True
+    return bool((np.abs(x - y) > v.atol + v.rtol * np.maximum(np.abs(x), np.abs(y))).any())
+
+
+def test_names_are_the_contract_names_sorted():
+    assert generators.names() == sorted(CONTRACT_NAMES)
+
+
+def test_unknown_template_is_a_key_error_listing_the_names():
+    with pytest.raises(KeyError, match="attention_output"):
+        generators.get("nope")
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_template_metadata(name):
+    t = generators.get(name)
+    assert isinstance(t, Template) and t.name == name
+    assert isinstance(t.version, int) and t.version >= 1
+    assert t.title_zh and t.title_en and t.source in ("000", "001", "004")
+    for key, spec in t.params.items():
+        assert isinstance(spec, ParamSpec) and spec.name == key
+        assert spec.kind in ("int", "float", "bool", "choice")
+        if spec.kind in ("int", "float"):
+            assert spec.min <= spec.max
+            assert spec.default is None or spec.min <= spec.default <= spec.max
+        if spec.kind == "choice":
+            assert spec.choices and (spec.default is None or spec.default in spec.choices)
+    assert t.resolve_params({}) == {k: s.default for k, s in t.params.items()}
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_deterministic_for_200_seeds(name):
+    again = tuple(generators.generate(name, seed) for seed in SEEDS)
+    assert again == variants(name)
+    assert len({v.prompt for v in again}) > 1                        # and the seed does change the question
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_variants_are_well_formed(name):
+    for v in variants(name):
+        answer = np.asarray(v.answer, dtype=float)
+        assert answer.shape == v.answer_shape and np.isfinite(answer).all()
+        assert v.template == name and v.version == generators.get(name).version
+        assert v.prompt and "$" in v.prompt and any("\u4e00" <= ch <= "\u9fff" for ch in v.prompt)
+        assert v.solution and all(isinstance(s, Step) and s.name and s.formula for s in v.solution)
+        for s in v.solution:
+            if s.value is not None:
+                assert np.shape(s.value) == s.shape
+        assert v.atol >= 0 and v.rtol >= 0
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_choices_are_the_answer_and_distinct_named_distractors(name):
+    for v in variants(name):
+        correct = [c for c in v.choices if c.misconception is None]
+        assert len(correct) == 1 and v.choices[v.correct_choice_index] is correct[0]
+        assert 3 <= len(v.choices) <= 4
+        assert all(isinstance(c, Choice) and c.label_zh and c.label_en for c in v.choices)
+        assert all(c.misconception in MISCONCEPTIONS for c in v.choices if c is not correct[0])
+        for i, a in enumerate(v.choices):
+            for b in v.choices[i + 1:]:
+                assert apart(a.value, b.value, v), (v.seed, a, b)
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_correct_option_position_depends_on_the_seed(name):
+    assert len({v.correct_choice_index for v in variants(name)}) > 1
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_grade_accepts_the_answer_and_rejects_every_distractor(name):
+    for v in variants(name):
+        right = v.choices[v.correct_choice_index]
+        assert grade(v, v.answer).correct
+        assert grade(v, right.value).correct
+        template = generators.get(name)
+        assert grade(v, fmt_value(right.value, template.decimals, template.sig)).correct
+        for c in v.choices:
+            if c is not right:
+                assert not grade(v, c.value).correct, (v.seed, c)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(CONTRACT_NAMES), st.integers(0, 2**64 - 1))
+def test_any_seed_gives_a_deterministic_gradable_variant(name, seed):
+    v = generators.generate(name, seed)
+    assert generators.generate(name, seed) == v
+    assert grade(v, v.answer).correct
+    wrong = [c for c in v.choices if c.misconception is not None]
+    assert len(wrong) >= 2 and not any(grade(v, c.value).correct for c in wrong)
+    assert all(apart(a.value, b.value, v) for i, a in enumerate(v.choices) for b in v.choices[i + 1:])
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_to_dict_round_trips_through_json(name):
+    for v in variants(name)[:50]:
+        text = json.dumps(v.to_dict(), allow_nan=False, ensure_ascii=False)
+        back = Variant.from_dict(json.loads(text))
+        assert back == v
+        assert back.to_dict() == v.to_dict()
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_stored_params_regenerate_the_variant(name):
+    for v in variants(name)[:20]:
+        assert generators.generate(v.template, v.seed, **v.params) == v
+
+
+@pytest.mark.parametrize("name", [n for n in CONTRACT_NAMES if not generators.get(n).hidden])
+def test_solve_is_a_pure_function_of_the_given_numbers(name):
+    """The answer depends only on what the prompt shows (Monte Carlo templates also on their samples)."""
+    t = generators.get(name)
+    for v in variants(name)[:20]:
+        assert np.allclose(np.asarray(t.solve(dict(v.given)).answer, dtype=float), v.answer)
+
+
+def test_generation_never_touches_the_global_numpy_rng():
+    np.random.seed(12345)                                    # noqa: NPY002 -- the legacy global state is the point
+    before = np.random.get_state()[1].copy()                 # noqa: NPY002
+    for name in CONTRACT_NAMES:
+        generators.generate(name, 7)
+    assert np.array_equal(np.random.get_state()[1], before)  # noqa: NPY002
+
+
+# --- params --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "params", "message"), [
+    ("attention_row_weights", {"T": 9}, r"param 'T' must be an integer in \[2, 4\], got 9"),
+    ("attention_row_weights", {"d_k": 1}, r"param 'd_k' must be an integer in \[2, 4\], got 1"),
+    ("attention_row_weights", {"T": 2.5}, r"param 'T' must be an integer in \[2, 4\]"),
+    ("attention_row_weights", {"T": "three"}, r"param 'T' must be an integer"),
+    ("attention_row_weights", {"is_causal": "maybe"}, r"param 'is_causal' must be true or false"),
+    ("attention_row_weights", {"nope": 1}, r"unknown param 'nope'.*known params: T, d_k, is_causal"),
+    ("rnn_gradient_decay", {"factor": 1.5}, r"param 'factor' must be a number in \[0.5, 0.99\], got 1.5"),
+    ("attention_matrix_memory", {"dtype": "int8"}, r"param 'dtype' must be one of float16, bfloat16"),
+    ("nanogpt_shapes", {"C": 100, "n_head": 12}, r"param 'C' \(100\) must be divisible by param 'n_head' \(12\)"),
+    ("head_dimension", {"d_model": 500, "n_head": 8}, r"'d_model' \(500\) must be divisible by param 'n_head'"),
+    ("attention_matrix_memory", {"T": 64, "block_size": 128}, r"'block_size' \(128\) must be at most param 'T'"),
+])
+def test_bad_params_raise_value_error_naming_param_and_range(name, params, message):
+    with pytest.raises(ValueError, match=message) as info:
+        generators.generate(name, 0, **params)
+    assert name in str(info.value)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "0", True])
+def test_bad_seed(seed):
+    with pytest.raises(ValueError, match="seed"):
+        generators.generate("head_dimension", seed)
+
+
+def test_cli_strings_are_coerced():
+    t = generators.get("attention_row_weights")
+    assert t.resolve_params({"T": "3", "d_k": "2", "is_causal": "true"}) == {"T": 3, "d_k": 2, "is_causal": True}
+    from_cli = generators.generate("attention_row_weights", 1, T="3")
+    assert from_cli == generators.generate("attention_row_weights", 1, T=3)
+
+
+def test_none_means_drawn_from_the_seed():
+    drawn = {generators.generate("kv_cache_savings", s).given["n_steps"] for s in range(30)}
+    assert len(drawn) > 5
+    assert generators.generate("kv_cache_savings", 3, n_steps=None) == generators.generate("kv_cache_savings", 3)
+
+
+@pytest.mark.parametrize("T", [2, 3, 4])
+@pytest.mark.parametrize("d_k", [2, 3, 4])
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_every_hand_sized_configuration_generates(T, d_k, is_causal):
+    for name in ("attention_row_weights", "attention_output"):
+        v = generators.generate(name, 11, T=T, d_k=d_k, is_causal=is_causal)
+        assert np.shape(v.given["Q"]) == (T, d_k) and v.given["is_causal"] is is_causal
+        if is_causal:
+            assert v.given["query"] >= 2                               # row 1 would be the trivial [1, 0, ...]
+
+
+@pytest.mark.parametrize("T", [2, 3, 4])
+def test_causal_templates_for_every_size(T):
+    for name in ("causal_masked_weights", "mask_fill_zero_contrast"):
+        assert np.shape(generators.generate(name, 5, T=T).given["scores"]) == (T, T)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 10000), st.integers(0, 2**32))
+def test_kv_cache_counts_for_any_length(n, seed):
+    v = generators.generate("kv_cache_savings", seed, n_steps=n)
+    assert v.answer[:2] == [n * (n + 1) / 2, n]
+    assert math.isclose(v.answer[2], 100 * (1 - 2 / (n + 1)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([2, 4, 8, 12, 16, 32]), st.sampled_from([16, 32, 64, 128]), st.integers(0, 2**32))
+def test_head_dimension_for_any_split(n_head, hs, seed):
+    assert generators.generate("head_dimension", seed, d_model=n_head * hs, n_head=n_head).answer == hs
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["hs", "q", "att", "y", "c_attn"]), st.integers(1, 8), st.integers(0, 2**32))
+def test_nanogpt_shapes_match_the_numpy_module(ask, B, seed):
+    """Cross-check against the engine's CausalSelfAttention on a real (small) input."""
+    from attention_engine import CausalSelfAttention
+
+    v = generators.generate("nanogpt_shapes", seed, B=B, T=5, C=24, n_head=3, ask=ask)
+    attn = CausalSelfAttention(24, 3, rng=np.random.default_rng(0))
+    _, parts = attn(np.zeros((B, 5, 24)), return_intermediates=True)
+    actual = {"hs": 8, "q": parts.q.shape, "att": parts.att.shape, "y": parts.y_merged.shape,
+              "c_attn": parts.qkv.shape[-1]}[ask]
+    assert v.answer == (list(actual) if isinstance(actual, tuple) else actual)
+
+
+def test_degenerate_fixed_params_fail_with_a_clear_message():
+    # every shape coincides: no distractor survives, whatever the seed
+    with pytest.raises(ValueError, match="no usable variant for seed 0"):
+        generators.generate("five_step_shapes", 0, T=8, d_model=8, d_k=8, d_v=8)
