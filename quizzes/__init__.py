@@ -1,0 +1,1 @@
+"""The quiz domain: lessons, attempts that lock and reshuffle, numeric variants, FSRS reviews."""

@@ -1,0 +1,141 @@
+"""FSRS glue: local study days, our scheduler configuration, and replaying a card's history.
+
+py-fsrs does the memory model. What we add (DESIGN.md §5):
+
+* **Two-day rule.** A card's first log is the first study; FSRS reviews it normally and then
+  its due date is pinned to exactly ``FIRST_REVIEW_DELAY`` later. FSRS computes the next
+  state from ``last_review`` and elapsed time, never from ``due``, so overriding ``due`` is safe.
+* **Day's first answer only.** A later log feeds FSRS only if it is the first counted log of
+  the learner's local study day (time zone + rollover hour); same-day repeats are kept in the
+  log (role "repeat") but never move the schedule, so retakes can't inflate intervals.
+* **No intra-day steps.** ``learning_steps`` and ``relearning_steps`` are empty: since only one
+  answer per day counts, minute-long steps would be meaningless. Every counted rating gives a
+  whole-day interval (≥ 1 day); Again on a Review card is a lapse.
+* **Deterministic.** Fuzz is disabled, so the same history always gives the same dates
+  (tests assert exact dates). Everything passed to py-fsrs is converted to UTC here.
+
+``replay`` rebuilds a card from its full log list; it is the only code path that turns logs
+into card state (new ratings, undo, and later offline uploads that arrive out of order).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import fsrs
+
+FIRST_REVIEW_DELAY = dt.timedelta(days=2)
+LEECH_LAPSES = 8
+
+ROLE_FIRST = "first"
+ROLE_REVIEW = "review"
+ROLE_REPEAT = "repeat"
+
+
+def to_utc(moment: dt.datetime) -> dt.datetime:
+    """py-fsrs insists on tzinfo == datetime.timezone.utc (not ZoneInfo("UTC"))."""
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: the scheduler needs aware datetimes")
+    return moment.astimezone(dt.UTC)
+
+
+def local_day(moment: dt.datetime, zone: zoneinfo.ZoneInfo, rollover_hour: int) -> dt.date:
+    """The learner's study day containing ``moment``: a day starts at ``rollover_hour`` local time."""
+    return (moment.astimezone(zone) - dt.timedelta(hours=rollover_hour)).date()
+
+
+def day_start(day: dt.date, zone: zoneinfo.ZoneInfo, rollover_hour: int) -> dt.datetime:
+    """When study day ``day`` begins, in UTC."""
+    return dt.datetime.combine(day, dt.time(rollover_hour), tzinfo=zone).astimezone(dt.UTC)
+
+
+def day_end(day: dt.date, zone: zoneinfo.ZoneInfo, rollover_hour: int) -> dt.datetime:
+    """When study day ``day`` ends (= the next day's start), in UTC."""
+    return day_start(day + dt.timedelta(days=1), zone, rollover_hour)
+
+
+def make_scheduler(desired_retention: float) -> fsrs.Scheduler:
+    return fsrs.Scheduler(
+        desired_retention=desired_retention,
+        learning_steps=(),
+        relearning_steps=(),
+        enable_fuzzing=False,
+    )
+
+
+def rating_for_result(correct: bool) -> fsrs.Rating:
+    """Server-graded answers: wrong → Again, right → Good (response time is not used)."""
+    return fsrs.Rating.Good if correct else fsrs.Rating.Again
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    rating: int
+    reviewed_at: dt.datetime
+
+
+@dataclass
+class Replay:
+    card: fsrs.Card | None
+    roles: list[str]
+    reps: int
+    lapses: int
+    last_counted_day: dt.date | None
+
+    @property
+    def is_leech(self) -> bool:
+        return self.lapses >= LEECH_LAPSES
+
+
+def replay(
+    entries: Iterable[LogEntry],
+    *,
+    card_id: int,
+    scheduler: fsrs.Scheduler,
+    zone: zoneinfo.ZoneInfo,
+    rollover_hour: int,
+) -> Replay:
+    """Rebuild FSRS state from a card's logs, oldest first (the caller orders ties)."""
+    card: fsrs.Card | None = None
+    roles: list[str] = []
+    reps = lapses = 0
+    last_counted_day: dt.date | None = None
+    for entry in entries:
+        moment = to_utc(entry.reviewed_at)
+        day = local_day(moment, zone, rollover_hour)
+        rating = fsrs.Rating(entry.rating)
+        if card is None:
+            card, _ = scheduler.review_card(fsrs.Card(card_id=card_id, due=moment), rating, moment)
+            card.due = moment + FIRST_REVIEW_DELAY
+            roles.append(ROLE_FIRST)
+        elif day == last_counted_day:
+            roles.append(ROLE_REPEAT)
+            continue
+        else:
+            if rating == fsrs.Rating.Again and card.state == fsrs.State.Review:
+                lapses += 1
+            card, _ = scheduler.review_card(card, rating, moment)
+            roles.append(ROLE_REVIEW)
+        reps += 1
+        last_counted_day = day
+    return Replay(card=card, roles=roles, reps=reps, lapses=lapses, last_counted_day=last_counted_day)
+
+
+def preview(
+    state: Replay,
+    *,
+    now: dt.datetime,
+    scheduler: fsrs.Scheduler,
+    zone: zoneinfo.ZoneInfo,
+    rollover_hour: int,
+) -> dict[fsrs.Rating, tuple[dt.datetime, bool]]:
+    """For each rating: (the due date it would give, whether it would count), without saving."""
+    moment = to_utc(now)
+    if state.card is None:
+        return {rating: (moment + FIRST_REVIEW_DELAY, True) for rating in fsrs.Rating}
+    if local_day(moment, zone, rollover_hour) == state.last_counted_day:
+        return {rating: (state.card.due, False) for rating in fsrs.Rating}
+    return {rating: (scheduler.review_card(state.card, rating, moment)[0].due, True) for rating in fsrs.Rating}

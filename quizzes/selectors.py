@@ -1,0 +1,328 @@
+"""Read-only queries: what the pages, the API and tasks show. Nothing here writes.
+
+"Today" is always the learner's study day: their time zone, starting at their rollover hour.
+"Due today" means due before the end of that day, so a card due at 23:00 shows up in the
+morning session, as in Anki.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from quizzes import scheduling
+from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Question, ReviewCard, ReviewLog
+
+#: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
+MASTERY_STABILITY_DAYS = 21.0
+
+
+def profile_for(user: AbstractBaseUser) -> LearnerProfile:
+    """The learner's profile, or an unsaved one with the defaults (selectors never write)."""
+    try:
+        return LearnerProfile.objects.get(user=user)
+    except LearnerProfile.DoesNotExist:
+        return LearnerProfile(user=user)
+
+
+def today_for(profile: LearnerProfile, now: dt.datetime | None = None) -> dt.date:
+    return scheduling.local_day(now or timezone.now(), profile.zone, profile.day_rollover_hour)
+
+
+def end_of_today(profile: LearnerProfile, now: dt.datetime | None = None) -> dt.datetime:
+    return scheduling.day_end(today_for(profile, now), profile.zone, profile.day_rollover_hour)
+
+
+# --- lessons -----------------------------------------------------------------------------------
+
+
+def lesson_list_published() -> QuerySet[Lesson]:
+    """Published lessons in order, each annotated with ``question_count`` (published questions)."""
+    return (
+        Lesson.objects.filter(published=True)
+        .annotate(question_count=Count("questions", filter=Q(questions__published=True)))
+        .order_by("order", "key")
+    )
+
+
+def lesson_quiz_questions(*, lesson: Lesson) -> QuerySet[Question]:
+    """The server-graded questions of a lesson that an attempt contains, in lesson order."""
+    return (
+        lesson.questions.filter(published=True, kind__in=Question.QUIZ_KINDS)
+        .prefetch_related("options")
+        .order_by("order", "key")
+    )
+
+
+# --- cards and reviews -------------------------------------------------------------------------
+
+
+def _live_cards(user: AbstractBaseUser) -> QuerySet[ReviewCard]:
+    return ReviewCard.objects.filter(
+        user=user, suspended=False, question__published=True, question__lesson__published=True
+    )
+
+
+def _logs_today(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewLog]:
+    today = today_for(profile, now)
+    start = scheduling.day_start(today, profile.zone, profile.day_rollover_hour)
+    return ReviewLog.objects.filter(user=user, reviewed_at__gte=start, reviewed_at__lt=end_of_today(profile, now))
+
+
+def due_cards(*, user: AbstractBaseUser, now: dt.datetime | None = None, capped: bool = True) -> list[ReviewCard]:
+    """Cards due today, most overdue first; excludes suspended and unpublished.
+
+    Capped by the profile's ``reviews_per_day`` minus reviews already done today.
+    """
+    now = now or timezone.now()
+    profile = profile_for(user)
+    cards = (
+        _live_cards(user)
+        .filter(due__lt=end_of_today(profile, now))
+        .select_related("question", "question__lesson")
+        .order_by("due", "id")
+    )
+    if not capped:
+        return list(cards)
+    done = _logs_today(user, profile, now).filter(role=ReviewLog.Role.REVIEW).count()
+    return list(cards[: max(0, profile.reviews_per_day - done)])
+
+
+def due_count(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> int:
+    return len(due_cards(user=user, now=now))
+
+
+def new_questions(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> list[Question]:
+    """Published questions the learner has never answered, in lesson order.
+
+    Capped by ``new_per_day`` minus questions first studied today.
+    """
+    now = now or timezone.now()
+    profile = profile_for(user)
+    started = _logs_today(user, profile, now).filter(role=ReviewLog.Role.FIRST).count()
+    remaining = max(0, profile.new_per_day - started)
+    questions = (
+        Question.objects.filter(published=True, lesson__published=True)
+        .exclude(review_cards__user=user)
+        .select_related("lesson")
+        .order_by("lesson__order", "lesson__key", "order", "key")
+    )
+    return list(questions[:remaining])
+
+
+@dataclass
+class ReviewSessionLesson:
+    """One lesson's part of a review session, in the seed's order: redo the quiz, then recall."""
+
+    lesson: Lesson
+    quiz_cards: list[ReviewCard] = field(default_factory=list)  # choice + numeric, reshuffled
+    prompt_cards: list[ReviewCard] = field(default_factory=list)  # interview prompts
+    recall_cards: list[ReviewCard] = field(default_factory=list)  # "write the lines from memory", last
+
+    @property
+    def cards(self) -> list[ReviewCard]:
+        return [*self.quiz_cards, *self.prompt_cards, *self.recall_cards]
+
+
+def review_session(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> list[ReviewSessionLesson]:
+    """Today's due cards grouped by lesson (lesson order).
+
+    Within a lesson the quiz cards are reshuffled — stable for the day, so a reload shows the
+    same session — then prompts, and the recall card last (the seed: "come back in two days,
+    redo only the quiz, then write the three lines from memory"). Answering the quiz part goes
+    through ``attempt_start(mode="review")``, which also reshuffles every question's options.
+    """
+    now = now or timezone.now()
+    profile = profile_for(user)
+    groups: dict[int, ReviewSessionLesson] = {}
+    for card in due_cards(user=user, now=now):
+        lesson = card.question.lesson
+        group = groups.setdefault(lesson.pk, ReviewSessionLesson(lesson=lesson))
+        if card.question.kind in Question.QUIZ_KINDS:
+            group.quiz_cards.append(card)
+        elif card.question.kind == Question.Kind.PROMPT:
+            group.prompt_cards.append(card)
+        else:
+            group.recall_cards.append(card)
+    shuffle = random.Random(f"{user.pk}:{today_for(profile, now).isoformat()}")
+    for group in groups.values():
+        group.quiz_cards.sort(key=lambda c: c.pk)
+        shuffle.shuffle(group.quiz_cards)
+        group.prompt_cards.sort(key=lambda c: (c.question.order, c.question.key))
+        group.recall_cards.sort(key=lambda c: (c.question.order, c.question.key))
+    return sorted(groups.values(), key=lambda g: (g.lesson.order, g.lesson.key))
+
+
+def lesson_due_questions(*, user: AbstractBaseUser, lesson: Lesson, now: dt.datetime | None = None) -> list[Question]:
+    """The lesson's quiz questions due today for this learner (uncapped; a review attempt)."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    cards = _live_cards(user).filter(
+        question__lesson=lesson, question__kind__in=Question.QUIZ_KINDS, due__lt=end_of_today(profile, now)
+    )
+    return list(Question.objects.filter(review_cards__in=cards).prefetch_related("options").order_by("order", "key"))
+
+
+@dataclass(frozen=True)
+class RatingPreview:
+    rating: int
+    label: str
+    due: dt.datetime
+    interval: dt.timedelta
+    counts: bool  # False: a same-day repeat, logged but the schedule stays as it is
+
+
+def card_state(card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog] | None = None) -> scheduling.Replay:
+    """Replay a card's logs (oldest first) into FSRS state, without saving anything."""
+    if logs is None:
+        logs = list(card.logs.order_by("reviewed_at", "id"))
+    entries = [scheduling.LogEntry(rating=log.rating, reviewed_at=log.reviewed_at) for log in logs]
+    return scheduling.replay(
+        entries,
+        card_id=card.pk,
+        scheduler=scheduling.make_scheduler(profile.desired_retention),
+        zone=profile.zone,
+        rollover_hour=profile.day_rollover_hour,
+    )
+
+
+def rating_preview(
+    *, user: AbstractBaseUser, question: Question, now: dt.datetime | None = None
+) -> list[RatingPreview]:
+    """The due date and interval each self-rating (Again/Hard/Good/Easy) would give right now."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    card = ReviewCard.objects.filter(user=user, question=question).first()
+    state = card_state(card, profile) if card else scheduling.Replay(None, [], 0, 0, None)
+    outcomes = scheduling.preview(
+        state,
+        now=now,
+        scheduler=scheduling.make_scheduler(profile.desired_retention),
+        zone=profile.zone,
+        rollover_hour=profile.day_rollover_hour,
+    )
+    return [
+        RatingPreview(
+            rating=int(rating),
+            label=str(ReviewLog.Rating(int(rating)).label),
+            due=due,
+            interval=due - now,
+            counts=counts,
+        )
+        for rating, (due, counts) in outcomes.items()
+    ]
+
+
+# --- progress and statistics -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    lesson: Lesson
+    total: int  # published questions
+    studied: int  # with a review card
+    due: int  # due today (not suspended)
+    mastered: int  # stability ≥ MASTERY_STABILITY_DAYS
+    best_score: float | None  # best finished-or-not attempt score, 0..1
+
+    @property
+    def mastery(self) -> float:
+        return self.mastered / self.total if self.total else 0.0
+
+    @property
+    def studied_fraction(self) -> float:
+        return self.studied / self.total if self.total else 0.0
+
+
+def lesson_progress(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> list[LessonProgress]:
+    now = now or timezone.now()
+    profile = profile_for(user)
+    horizon = end_of_today(profile, now)
+    per_lesson: dict[int, Counter] = defaultdict(Counter)
+    studied = ReviewCard.objects.filter(user=user, question__published=True)
+    for lesson_id, stability in studied.values_list("question__lesson_id", "stability"):
+        per_lesson[lesson_id]["studied"] += 1
+        if stability is not None and stability >= MASTERY_STABILITY_DAYS:
+            per_lesson[lesson_id]["mastered"] += 1
+    for lesson_id in _live_cards(user).filter(due__lt=horizon).values_list("question__lesson_id", flat=True):
+        per_lesson[lesson_id]["due"] += 1
+    best: dict[int, float] = {}
+    for attempt in Attempt.objects.filter(user=user).prefetch_related("items"):
+        score = attempt_score(attempt)
+        if score is not None:
+            best[attempt.lesson_id] = max(best.get(attempt.lesson_id, 0.0), score)
+    return [
+        LessonProgress(
+            lesson=lesson,
+            total=lesson.question_count,
+            studied=per_lesson[lesson.pk]["studied"],
+            due=per_lesson[lesson.pk]["due"],
+            mastered=per_lesson[lesson.pk]["mastered"],
+            best_score=best.get(lesson.pk),
+        )
+        for lesson in lesson_list_published()
+    ]
+
+
+def attempt_score(attempt: Attempt) -> float | None:
+    """Mean score over the attempt's items (unanswered count as 0); None for an empty attempt."""
+    items: list[AttemptItem] = list(attempt.items.all())
+    if not items:
+        return None
+    return sum(item.score or 0.0 for item in items) / len(items)
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: dt.date
+    count: int
+
+
+def due_forecast(*, user: AbstractBaseUser, days: int = 14, now: dt.datetime | None = None) -> list[DayCount]:
+    """Due cards per study day for the next ``days`` days; today includes everything overdue."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    today = today_for(profile, now)
+    horizon = scheduling.day_end(today + dt.timedelta(days=days - 1), profile.zone, profile.day_rollover_hour)
+    counts: Counter = Counter()
+    for due in _live_cards(user).filter(due__lt=horizon).values_list("due", flat=True):
+        counts[max(today, scheduling.local_day(due, profile.zone, profile.day_rollover_hour))] += 1
+    return [DayCount(today + dt.timedelta(days=i), counts[today + dt.timedelta(days=i)]) for i in range(days)]
+
+
+def _log_days(user: AbstractBaseUser, profile: LearnerProfile, since: dt.datetime) -> Counter:
+    moments = ReviewLog.objects.filter(user=user, reviewed_at__gte=since).values_list("reviewed_at", flat=True)
+    return Counter(scheduling.local_day(m, profile.zone, profile.day_rollover_hour) for m in moments)
+
+
+def review_heatmap(*, user: AbstractBaseUser, days: int = 365, now: dt.datetime | None = None) -> list[DayCount]:
+    """Ratings per study day (every log, including same-day repeats), oldest first, ending today."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    today = today_for(profile, now)
+    first = today - dt.timedelta(days=days - 1)
+    counts = _log_days(user, profile, scheduling.day_start(first, profile.zone, profile.day_rollover_hour))
+    return [DayCount(first + dt.timedelta(days=i), counts[first + dt.timedelta(days=i)]) for i in range(days)]
+
+
+def review_streak(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> int:
+    """Consecutive study days with at least one rating, ending today (or yesterday if none yet today)."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    today = today_for(profile, now)
+    days_seen = {
+        scheduling.local_day(m, profile.zone, profile.day_rollover_hour)
+        for m in ReviewLog.objects.filter(user=user).values_list("reviewed_at", flat=True)
+    }
+    day = today if today in days_seen else today - dt.timedelta(days=1)
+    streak = 0
+    while day in days_seen:
+        streak += 1
+        day -= dt.timedelta(days=1)
+    return streak

@@ -1,0 +1,214 @@
+"""Review cards and logs: recording ratings, replaying, undo, suspend.
+
+Every change to a card's schedule goes: append/remove a ReviewLog → ``card_replay``, which
+rebuilds the FSRS state from the full log list (quizzes.scheduling.replay). One code path for
+new ratings, undo and (later) offline uploads merged out of order.
+Callers that touch the same card serialise on the card row (SELECT … FOR UPDATE).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from quizzes import scheduling
+from quizzes.models import AttemptItem, Question, ReviewCard, ReviewLog
+from quizzes.selectors import card_state, profile_for
+
+#: Ratings stamped further in the future than this (client clock skew) are refused.
+MAX_CLOCK_SKEW = dt.timedelta(minutes=5)
+
+
+def _check_owner(card: ReviewCard, user: AbstractBaseUser) -> None:
+    if card.user_id != user.pk:
+        raise PermissionDenied(_("This review card belongs to another learner."))
+
+
+def _lock_card(*, user: AbstractBaseUser, question: Question, at: dt.datetime) -> ReviewCard:
+    card, _created = ReviewCard.objects.select_for_update().get_or_create(
+        user=user, question=question, defaults={"due": at}
+    )
+    return card
+
+
+def card_replay(*, card: ReviewCard) -> ReviewCard | None:
+    """Rebuild a card's FSRS state and denormalised columns from all its logs.
+
+    Call inside a transaction holding the card's row lock. The first log gets the two-day
+    rule, later logs count only as their study day's first; each log's ``role`` is rewritten
+    to match. A card left without logs is deleted (the question is new again) → None.
+    """
+    profile = profile_for(card.user)
+    logs = list(card.logs.order_by("reviewed_at", "id"))
+    if not logs:
+        card.delete()
+        return None
+    state = card_state(card, profile, logs)
+    changed = []
+    for log, role in zip(logs, state.roles, strict=True):
+        if log.role != role:
+            log.role = role
+            changed.append(log)
+    ReviewLog.objects.bulk_update(changed, ["role"])
+    fsrs_card = state.card
+    assert fsrs_card is not None  # there is at least one log
+    card.fsrs_card = fsrs_card.to_dict()
+    card.state = int(fsrs_card.state)
+    card.due = fsrs_card.due
+    card.last_review = fsrs_card.last_review
+    card.stability = fsrs_card.stability
+    card.difficulty = fsrs_card.difficulty
+    card.reps = state.reps
+    card.lapses = state.lapses
+    card.is_leech = state.is_leech  # flag only; suspending is the learner's call (see card_suspend)
+    card.full_clean(validate_constraints=False)
+    card.save()
+    return card
+
+
+def _add_log(
+    *,
+    user: AbstractBaseUser,
+    question: Question,
+    rating: int,
+    reviewed_at: dt.datetime,
+    duration_ms: int | None,
+    source: str,
+    client_uuid: uuid.UUID | None = None,
+    attempt_item: AttemptItem | None = None,
+) -> ReviewLog:
+    card = _lock_card(user=user, question=question, at=reviewed_at)
+    log = ReviewLog(
+        user=user,
+        card=card,
+        rating=rating,
+        reviewed_at=reviewed_at,
+        duration_ms=duration_ms,
+        source=source,
+        client_uuid=client_uuid,
+        attempt_item=attempt_item,
+    )
+    log.full_clean(validate_constraints=False)  # uniqueness is the database's job (see card_rate)
+    log.save()
+    card_replay(card=card)
+    log.refresh_from_db(fields=["role"])
+    return log
+
+
+def card_record_answer(
+    *,
+    user: AbstractBaseUser,
+    item: AttemptItem,
+    correct: bool,
+    reviewed_at: dt.datetime,
+    duration_ms: int | None = None,
+    source: str = ReviewLog.Source.WEB,
+) -> ReviewLog:
+    """Log a server-graded answer (wrong → Again, right → Good) and reschedule. Called by item_answer."""
+    with transaction.atomic():
+        return _add_log(
+            user=user,
+            question=item.question,
+            rating=int(scheduling.rating_for_result(correct)),
+            reviewed_at=reviewed_at,
+            duration_ms=duration_ms,
+            source=source,
+            attempt_item=item,
+        )
+
+
+def card_rate(
+    *,
+    user: AbstractBaseUser,
+    question: Question,
+    rating: int,
+    reviewed_at: dt.datetime | None = None,
+    duration_ms: int | None = None,
+    source: str = ReviewLog.Source.WEB,
+    client_uuid: uuid.UUID | None = None,
+) -> ReviewCard:
+    """A self-rating (Again/Hard/Good/Easy) of an interview prompt or recall card.
+
+    Idempotent per ``client_uuid``: re-sending a rating that was already stored returns the
+    card unchanged (the unique constraint on (user, client_uuid) settles races).
+    """
+    now = timezone.now()
+    reviewed_at = reviewed_at or now
+    if question.kind not in Question.SELF_RATED_KINDS:
+        raise ValidationError(
+            {"question": _("Only interview prompts and recall cards are self-rated; quiz items are graded.")}
+        )
+    if not question.published:
+        raise ValidationError({"question": _("This question is not published.")})
+    if not isinstance(rating, int) or isinstance(rating, bool) or rating not in ReviewLog.Rating.values:
+        raise ValidationError({"rating": _("Rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy).")})
+    if timezone.is_naive(reviewed_at):
+        raise ValidationError({"reviewed_at": _("The review time needs a time zone.")})
+    if reviewed_at > now + MAX_CLOCK_SKEW:
+        raise ValidationError({"reviewed_at": _("The review time is in the future.")})
+    if client_uuid is not None:
+        existing = ReviewLog.objects.filter(user=user, client_uuid=client_uuid).select_related("card").first()
+        if existing:
+            return existing.card
+    try:
+        with transaction.atomic():
+            log = _add_log(
+                user=user,
+                question=question,
+                rating=rating,
+                reviewed_at=reviewed_at,
+                duration_ms=duration_ms,
+                source=source,
+                client_uuid=client_uuid,
+            )
+    except IntegrityError:
+        if client_uuid is None:
+            raise
+        return ReviewLog.objects.select_related("card").get(user=user, client_uuid=client_uuid).card
+    return ReviewCard.objects.get(pk=log.card_id)
+
+
+@transaction.atomic
+def card_undo_last(*, user: AbstractBaseUser, card: ReviewCard | None = None) -> ReviewCard | None:
+    """Remove the newest rating (of ``card``, or the learner's newest overall) and replay.
+
+    Returns the card as it was before that rating, or None when it was the card's only
+    rating (the question is new again). An attempt item stays locked: only its effect on the
+    schedule is undone.
+    """
+    logs = ReviewLog.objects.filter(user=user)
+    if card is not None:
+        _check_owner(card, user)
+        logs = logs.filter(card=card)
+    last = logs.order_by("-reviewed_at", "-id").first()
+    if last is None:
+        raise ValidationError(_("There is no rating to undo."), code="nothing_to_undo")
+    locked = ReviewCard.objects.select_for_update().get(pk=last.card_id)
+    last.delete()
+    return card_replay(card=locked)
+
+
+def _set_suspended(*, user: AbstractBaseUser, card: ReviewCard, suspended: bool) -> ReviewCard:
+    _check_owner(card, user)
+    with transaction.atomic():
+        locked = ReviewCard.objects.select_for_update().get(pk=card.pk)
+        locked.suspended = suspended
+        locked.full_clean(validate_constraints=False)
+        locked.save(update_fields=["suspended", "updated_at"])
+    return locked
+
+
+def card_suspend(*, user: AbstractBaseUser, card: ReviewCard) -> ReviewCard:
+    """Take a card out of the review queue (its history and schedule are kept)."""
+    return _set_suspended(user=user, card=card, suspended=True)
+
+
+def card_unsuspend(*, user: AbstractBaseUser, card: ReviewCard) -> ReviewCard:
+    """Put a suspended card back; if its due date has passed it is due now."""
+    return _set_suspended(user=user, card=card, suspended=False)
