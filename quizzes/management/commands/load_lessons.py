@@ -1,0 +1,34 @@
+"""`manage.py load_lessons`: upsert the lesson files (rules in quizzes.content)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from quizzes.content import ContentError, content_counts, content_load
+
+
+class Command(BaseCommand):
+    help = (
+        "Load lessons from YAML files (default fixtures/lessons). Idempotent: unchanged rows are not touched; "
+        "questions removed from the files are deleted, or unpublished when learners have history."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dir", dest="directory", default=None, help="Directory of lesson .yaml files.")
+        parser.add_argument("--check", action="store_true", help="Validate and count changes; write nothing.")
+        parser.add_argument(
+            "--no-prune", action="store_true", help="Leave lessons and questions missing from the files alone."
+        )
+
+    def handle(self, *args, directory=None, check=False, no_prune=False, **options):
+        try:
+            report = content_load(directory=directory, prune=not no_prune, validate_only=check)
+        except ContentError as exc:
+            raise CommandError(f"lesson files not loaded ({len(exc.problems)} problem(s)):\n{exc}") from exc
+        verb = "checked" if check else "loaded"
+        self.stdout.write(f"{verb} {len(report.files)} file(s): {', '.join(report.files)}")
+        for line in report.lines():
+            self.stdout.write(f"  {line}")
+        if not check:
+            for lesson, kinds in sorted(content_counts().items()):
+                summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+                self.stdout.write(f"  {lesson}: {summary}")
+        self.stdout.write(self.style.SUCCESS("no changes" if not report.changed else "done"))

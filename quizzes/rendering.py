@@ -1,0 +1,253 @@
+"""Markdown + LaTeX → safe HTML with MathML, offline (no CDN, no JavaScript).
+
+Why a module of its own: lesson prompts, explanations, feedback and generated variants are all
+Markdown with ``$…$`` / ``$$…$$`` math, and the admin preview, the learner pages and the API must
+render them identically. Authors and (later) learners type this text, so it is treated as untrusted:
+
+* raw HTML in the Markdown is not passed through — it is shown as text (escaped);
+* links and images keep only http(s), mailto, relative and fragment URLs;
+* math is converted by latex2mathml to an element tree, and only MathML elements and
+  presentation attributes are serialised (``\\text{<script>}`` stays text);
+* math is cut out *before* Markdown runs, so ``_`` and ``*`` inside formulas are never
+  taken for emphasis, and ``$`` inside code spans or fenced code is left alone.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+from xml.etree.ElementTree import Element, SubElement, tostring
+
+import markdown
+from django.utils.safestring import SafeString, mark_safe
+from latex2mathml.converter import convert_to_element
+from markdown.treeprocessors import Treeprocessor
+
+__all__ = ["math_to_mathml", "render_markdown", "render_value", "value_to_latex"]
+
+MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+
+# Presentation MathML only; anything else latex2mathml might emit from \text{...} is dropped to its text.
+_MATHML_TAGS = frozenset(
+    " ".join(
+        (
+            "math mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mstyle merror mpadded",
+            "mphantom mfenced menclose munder mover munderover mtable mtr mtd mlabeledtr mmultiscripts",
+            "mprescripts none semantics annotation",
+        )
+    ).split()
+)
+_MATHML_ATTRS = frozenset(
+    " ".join(
+        (
+            "display mathvariant mathsize mathcolor stretchy fence separator separators lspace rspace form",
+            "largeop movablelimits symmetric minsize maxsize accent accentunder linethickness displaystyle",
+            "scriptlevel columnalign columnlines columnspacing rowalign rowlines rowspacing frame",
+            "framespacing width height depth notation open close align equalrows equalcolumns voffset",
+            "encoding",
+        )
+    ).split()
+)
+_TEXT_ESCAPES = re.compile(r"\\([_%&#$}{])")
+_SAFE_URL = re.compile(r"^(?:https?:|mailto:|#|/|\./|\.\./|[^:/?#]*(?:[/?#]|$))", re.IGNORECASE)
+
+
+def _copy_safe(source: Element, parent: Element | None) -> Element | None:
+    """Rebuild a latex2mathml tree keeping allow-listed tags/attributes; unescape its pre-escaped text."""
+    tag = source.tag.split("}")[-1]
+    text = html.unescape(source.text or "")
+    tail = html.unescape(source.tail or "")
+    if tag not in _MATHML_TAGS:
+        # Unknown element (e.g. from \text{<b>x</b>}): keep what it says as text, never as markup.
+        flat = html.unescape("".join(source.itertext()))
+        if parent is not None:
+            if len(parent):
+                parent[-1].tail = (parent[-1].tail or "") + flat + tail
+            else:
+                parent.text = (parent.text or "") + flat + tail
+        return None
+    attrib = {k: v for k, v in source.attrib.items() if k in _MATHML_ATTRS}
+    element = Element(tag, attrib) if parent is None else SubElement(parent, tag, attrib)
+    if tag == "mtext":  # latex2mathml leaves escaped specials inside \text{...} as typed: \_ → _
+        text = _TEXT_ESCAPES.sub(r"\1", text)
+    element.text = text
+    for child in source:
+        _copy_safe(child, element)
+    element.tail = tail
+    return element
+
+
+def math_to_mathml(latex: str, *, display: bool = False) -> str:
+    """One formula → a ``<math>`` element string; on a LaTeX error, the source shown as code."""
+    try:
+        tree = convert_to_element(latex, display="block" if display else "inline")
+    except Exception:  # latex2mathml raises assorted exceptions on malformed input; show the source instead
+        return f'<code class="math-error">{html.escape(latex)}</code>'
+    safe = _copy_safe(tree, None)
+    assert safe is not None  # the root is always <math>
+    safe.tail = None
+    safe.set("xmlns", MATHML_NS)
+    safe.set("display", "block" if display else "inline")
+    return tostring(safe, encoding="unicode", short_empty_elements=False)
+
+
+# --------------------------------------------------------------------------- math extraction
+
+_PLACEHOLDER = "\u2063QZMATH{index}\u2063"  # invisible separator: survives Markdown untouched
+_PLACEHOLDER_RE = re.compile("\u2063QZMATH(\\d+)\u2063")
+_FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+
+
+def _extract_math(text: str) -> tuple[str, list[tuple[str, bool]]]:
+    """Replace $…$ / $$…$$ outside code with placeholders; return the text and the formulas."""
+    formulas: list[tuple[str, bool]] = []
+    joined = text
+    # Display math may span lines; fenced blocks and code spans are copied through untouched.
+    result: list[str] = []
+    i, n = 0, len(joined)
+    fenced_spans = _fenced_spans(joined)
+    while i < n:
+        span_end = fenced_spans.get(i)
+        if span_end is not None:
+            result.append(joined[i:span_end])
+            i = span_end
+            continue
+        ch = joined[i]
+        if ch == "\\" and i + 1 < n and joined[i + 1] == "$":
+            result.append("&#36;")
+            i += 2
+            continue
+        if ch == "`":
+            run = len(joined[i:]) - len(joined[i:].lstrip("`"))
+            closing = joined.find("`" * run, i + run)
+            while closing != -1 and joined[closing + run : closing + run + 1] == "`":
+                closing = joined.find("`" * run, closing + run + 1)
+            if closing == -1:
+                result.append(joined[i : i + run])
+                i += run
+            else:
+                result.append(joined[i : closing + run])
+                i = closing + run
+            continue
+        if ch == "$":
+            display = joined.startswith("$$", i)
+            delimiter = "$$" if display else "$"
+            start = i + len(delimiter)
+            end = joined.find(delimiter, start)
+            while end != -1 and joined[end - 1] == "\\":
+                end = joined.find(delimiter, end + 1)
+            body = joined[start:end] if end != -1 else ""
+            inline_ok = display or (body and not body[0].isspace() and not body[-1].isspace() and "\n\n" not in body)
+            if end != -1 and body.strip() and inline_ok:
+                result.append(_PLACEHOLDER.format(index=len(formulas)))
+                formulas.append((body.strip(), display))
+                i = end + len(delimiter)
+                continue
+        result.append(ch)
+        i += 1
+    return "".join(result), formulas
+
+
+def _fenced_spans(text: str) -> dict[int, int]:
+    """Start offset → end offset of every fenced code block, so math scanning skips them."""
+    spans: dict[int, int] = {}
+    offset = 0
+    start: int | None = None
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        match = _FENCE_RE.match(line)
+        if start is None and match:
+            start, fence = offset, match.group(1)
+        elif start is not None and match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+            spans[start] = offset + len(line)
+            start = None
+        offset += len(line)
+    if start is not None:
+        spans[start] = len(text)
+    return spans
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+class _SafeUrls(Treeprocessor):
+    """Drop javascript:/data: and other unsafe URLs from links and images."""
+
+    def run(self, root: Any) -> None:
+        for element in root.iter():
+            for attribute in ("href", "src"):
+                value = element.get(attribute)
+                if value is not None and not _SAFE_URL.match(value.strip()):
+                    del element.attrib[attribute]
+
+
+def _markdown() -> markdown.Markdown:
+    md = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists"], output_format="html")
+    # Raw HTML is not trusted: without these two processors, "<tag>" is emitted as escaped text.
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    md.treeprocessors.register(_SafeUrls(md), "safe_urls", 0)
+    return md
+
+
+def render_markdown(text: str | None) -> SafeString:
+    """Markdown with $…$ / $$…$$ math → HTML with MathML, safe to put in a template as is."""
+    if not text:
+        return mark_safe("")
+    source, formulas = _extract_math(text)
+    body = _markdown().convert(source)
+
+    def restore(match: re.Match[str]) -> str:
+        latex, display = formulas[int(match.group(1))]
+        return math_to_mathml(latex, display=display)
+
+    body = _PLACEHOLDER_RE.sub(restore, body)
+    # A paragraph holding only display math becomes the math block itself.
+    body = re.sub(r"<p>\s*(<math [^>]*display=\"block\".*?</math>)\s*</p>", r"\1", body, flags=re.DOTALL)
+    return mark_safe(body)  # escaped Markdown output + allow-listed MathML
+
+
+# --------------------------------------------------------------------------- numbers, vectors, matrices
+
+
+def _format_number(value: float | None, digits: int) -> str:
+    if value is None:  # the engine's JSON form of a masked score (-inf)
+        return r"-\infty"
+    if isinstance(value, bool):
+        return r"\text{true}" if value else r"\text{false}"
+    if isinstance(value, int):
+        return str(value)
+    if math.isinf(value):
+        return r"-\infty" if value < 0 else r"\infty"
+    if math.isnan(value):
+        return r"\mathrm{NaN}"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    text = f"{value:.{digits}g}" if abs(value) >= 1e5 or abs(value) < 1e-3 else f"{value:.{digits}f}".rstrip("0")
+    return text.rstrip(".") if "e" not in text else text
+
+
+def value_to_latex(value: Any, *, digits: int = 4) -> str:
+    """A number, vector or matrix as LaTeX (vectors as row brackets, matrices as bmatrix).
+
+    ``None`` entries are masked scores (the engine stores -inf as None in JSON) and show as -∞.
+    """
+    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
+        return "(" + ", ".join(str(v) for v in value) + ")"
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        rows = list(value)
+        if rows and all(isinstance(r, Sequence) and not isinstance(r, str) for r in rows):
+            body = r" \\ ".join(" & ".join(_format_number(x, digits) for x in row) for row in rows)
+            return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
+        return "[" + ",\\ ".join(_format_number(x, digits) for x in rows) + "]"
+    if value is None or isinstance(value, int | float):
+        return _format_number(value, digits)
+    return r"\text{" + str(value).replace("\\", "").replace("{", "").replace("}", "") + "}"
+
+
+def render_value(value: Any, *, digits: int = 4, display: bool = False) -> SafeString:
+    """A number, vector or matrix as MathML."""
+    return mark_safe(math_to_mathml(value_to_latex(value, digits=digits), display=display))

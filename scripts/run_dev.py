@@ -1,0 +1,36 @@
+"""`make run`: bring quizsite up on the zero-install defaults with the demo content.
+
+SQLite, local-memory cache and eager Celery unless DATABASE_URL / REDIS_URL say otherwise.
+Migrates, loads (upserts) the lessons, creates the demo learner and admin, prints where to go,
+then hands the process over to Django's development server.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.chdir(REPO)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "quizsite.settings")
+os.environ.setdefault("DEBUG", "true")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+
+def main() -> None:
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = os.environ.get("PORT", "8000")
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("load_lessons")
+    call_command("seed_demo")
+    print(f"\nquizsite is starting at http://{host}:{port}/  (admin: http://{host}:{port}/admin/)\n", flush=True)
+    os.execv(sys.executable, [sys.executable, "manage.py", "runserver", f"{host}:{port}"])
+
+
+if __name__ == "__main__":
+    main()
