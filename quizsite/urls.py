@@ -6,5 +6,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    # API: /api/v1/ and /api/schema/, /api/docs/ (added by quizzes.api)
+    # Ops: /healthz
     path("", include("quizzes.urls")),
 ]

@@ -69,6 +69,21 @@ class Question(models.Model):
     template = models.CharField(_("generator template"), max_length=64, blank=True)
     params = models.JSONField(_("template parameters"), default=dict, blank=True)
     answer_form = models.CharField(_("answer form"), max_length=16, choices=AnswerForm.choices, blank=True)
+    fixed_seed = models.PositiveIntegerField(
+        _("fixed variant seed"),
+        null=True,
+        blank=True,
+        help_text=_("Numeric only: every learner gets this seed's variant instead of a fresh one."),
+    )
+    generated_from = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="generated_questions",
+        verbose_name=_("generated from"),
+        help_text=_("The numeric question whose template produced this standalone question."),
+    )
     # prompt only
     reference_answer = models.TextField(_("reference answer"), blank=True)
     rubric = models.JSONField(_("rubric points"), default=list, blank=True)
@@ -89,6 +104,12 @@ class Question(models.Model):
                 condition=(Q(kind="numeric") & ~Q(template="") & Q(answer_form__in=["input", "choice"]))
                 | (~Q(kind="numeric") & Q(template="") & Q(answer_form="")),
                 name="question_numeric_fields_only_on_numeric",
+            ),
+            models.CheckConstraint(
+                condition=Q(fixed_seed__isnull=True) | Q(kind="numeric"), name="question_fixed_seed_only_on_numeric"
+            ),
+            models.UniqueConstraint(
+                fields=["generated_from", "fixed_seed"], name="question_one_generated_per_source_seed"
             ),
         )
 
@@ -358,3 +379,89 @@ class LearnerProfile(models.Model):
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(self.time_zone)
+
+
+class IdempotencyKey(models.Model):
+    """A POST's response kept under the client's Idempotency-Key, so a retried request creates nothing.
+
+    Unique per (user, key) in the database: two concurrent retries cannot both do the work.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_keys")
+    key = models.CharField(max_length=255)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=512)
+    request_hash = models.CharField(max_length=64, help_text=_("SHA-256 of the request body."))
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("idempotency key")
+        verbose_name_plural = _("idempotency keys")
+        constraints = (models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user"),)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.key}"
+
+
+class ReminderDelivery(models.Model):
+    """One review reminder per learner per local day; the unique constraint is what makes it once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reminder_deliveries")
+    local_date = models.DateField(_("local date"))
+    due_count = models.PositiveIntegerField(_("items due"), default=0)
+    sent_at = models.DateTimeField(_("sent at"), null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("reminder delivery")
+        verbose_name_plural = _("reminder deliveries")
+        constraints = (
+            models.UniqueConstraint(fields=["user", "local_date"], name="reminder_once_per_user_local_day"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.local_date}"
+
+
+class GenerationJob(models.Model):
+    """An admin's request to turn a numeric question into N standalone fixed-seed questions."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        FAILED = "failed", _("Failed")
+
+    source = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="generation_jobs", verbose_name=_("source question")
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    first_seed = models.PositiveIntegerField(_("first seed"), default=0)
+    total = models.PositiveIntegerField(_("questions to generate"))
+    done = models.PositiveIntegerField(_("done"), default=0)
+    created = models.PositiveIntegerField(_("created"), default=0)
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.PENDING)
+    errors = models.JSONField(_("errors"), default=list, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        verbose_name = _("generation job")
+        verbose_name_plural = _("generation jobs")
+        constraints = (
+            models.CheckConstraint(condition=Q(total__gte=1, total__lte=1000), name="generation_job_total_range"),
+            models.CheckConstraint(condition=Q(done__lte=models.F("total")), name="generation_job_done_le_total"),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "running", "succeeded", "failed"]), name="generation_job_status_known"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.source} ×{self.total} ({self.status})"
