@@ -24,8 +24,9 @@ torch: venv
 lint: venv
 	$(BIN)/ruff check .
 
+# PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not postgres"' or PYTEST_ARGS=tests/attention_engine
 test: venv lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 run: venv
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/python scripts/run_dev.py

@@ -8,5 +8,5 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     # API: /api/v1/ and /api/schema/, /api/docs/ (added by quizzes.api)
     # Ops: /healthz
-    path("", include("quizzes.urls")),
+    path("", include("quizzes.web.urls")),
 ]

@@ -17,7 +17,7 @@ def test_lesson_list_shows_published_lessons_with_question_counts(client):
     factories.ChoiceQuestionFactory(lesson=second)
     factories.LessonFactory(title="草稿课程", published=False)
 
-    response = client.get(reverse("quizzes:lesson_list"))
+    response = client.get(reverse("web:lesson_list"))
 
     assert response.status_code == 200
     body = response.content.decode()
