@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv torch test lint run bench clean
+.PHONY: venv torch test lint run serve schema bench clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ test: venv lint
 
 run: venv
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/python scripts/run_dev.py
+
+# Production stack locally: collectstatic, migrate, gunicorn (2 workers) + Celery worker + beat against this
+# machine's PostgreSQL and Redis, in the foreground; Ctrl-C stops all.
+serve: venv
+	$(BIN)/python scripts/serve.py
+
+# Regenerate the committed OpenAPI schema (tests/api/test_schema.py fails when it is stale).
+schema: venv
+	SECRET_KEY=schema-only $(BIN)/python manage.py spectacular --file openapi.yaml --validate --fail-on-warn
 
 bench: venv
 	$(BIN)/python bench/generators.py

@@ -6,6 +6,7 @@ See `.env.example` for every variable.
 """
 
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -48,6 +49,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -139,7 +141,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "web:login"
 
 LOGGING = {
     "version": 1,
@@ -149,7 +151,152 @@ LOGGING = {
 }
 
 # --- Web pages (learner UI) ---------------------------------------------------------------
+LOGIN_REDIRECT_URL = "web:dashboard"
+LOGOUT_REDIRECT_URL = "web:dashboard"
+# Password-reset mail uses EMAIL_BACKEND from the "Background work" block below (console unless EMAIL_HOST is set).
 
 # --- REST API (/api/v1/) --------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "knox.auth.TokenAuthentication",  # first: its "Token" challenge makes anonymous requests 401, not 403
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["quizzes.api.parsers.LimitedJSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "quizzes.api.errors.api_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "login_ip": env.str("API_LOGIN_RATE_PER_IP", default="5/min"),
+        "login_username": env.str("API_LOGIN_RATE_PER_USERNAME", default="5/min"),
+    },
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),  # trusted proxies in front (X-Forwarded-For)
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    "UNICODE_JSON": True,
+}
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=env.int("API_TOKEN_TTL_DAYS", default=30)),
+    "AUTO_REFRESH": False,
+    "TOKEN_LIMIT_PER_USER": None,
+}
+#: Largest request body the API parses (bytes); bigger → 413.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=512 * 1024)
+#: Most entries in one offline upload; more → 400.
+API_OFFLINE_MAX_ENTRIES = env.int("API_OFFLINE_MAX_ENTRIES", default=500)
+#: How long an Idempotency-Key is remembered.
+API_IDEMPOTENCY_TTL = timedelta(hours=env.int("API_IDEMPOTENCY_TTL_HOURS", default=24))
+SPECTACULAR_SETTINGS = {
+    "TITLE": "quizsite API",
+    "DESCRIPTION": (
+        "Learn Transformer attention by retrieval practice and spaced review — the REST API for mobile clients.\n\n"
+        "Log in with `POST /api/v1/auth/login/` and send `Authorization: Token <token>`. "
+        'Every 4xx response has the body `{"error": {"code", "message", "fields"}}`. '
+        "POSTs that create something accept an `Idempotency-Key` header."
+    ),
+    "VERSION": "1.0.0",
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "COMPONENT_NO_READ_ONLY_REQUIRED": False,
+    "ENUM_NAME_OVERRIDES": {},
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "quizzes.api.schema.add_error_responses",
+    ],
+}
 
 # --- Background work and production -----------------------------------------------------------
+# Celery reliability. A task's message is acknowledged only after it finished (acks_late), and
+# put back if the worker process dies mid-task (reject_on_worker_lost), so every task is written
+# to be idempotent. One message at a time per worker process, so a crash strands at most one.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True  # nothing reads results; progress lives in the database
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=600)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=660)
+#: Longest retry countdown (exponential backoff is capped here).
+TASK_RETRY_BACKOFF_MAX = 600
+# Redis redelivers a message that was not acknowledged within visibility_timeout. It must exceed
+# both the longest countdown/ETA (TASK_RETRY_BACKOFF_MAX) and the hard time limit, or a task
+# still waiting or running would be handed to a second worker. Only the worker tests lower it.
+BROKER_VISIBILITY_TIMEOUT = env.int(
+    "BROKER_VISIBILITY_TIMEOUT", default=max(3600, 2 * max(CELERY_TASK_TIME_LIMIT, TASK_RETRY_BACKOFF_MAX))
+)
+if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT.")
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": BROKER_VISIBILITY_TIMEOUT,
+    # Sweep for abandoned messages a few times per visibility window (kombu's default is ~100 s).
+    "unacked_restore_interval": max(1, min(10, BROKER_VISIBILITY_TIMEOUT // 3)),
+    "unacked_restore_throttle": 1 if BROKER_VISIBILITY_TIMEOUT < 300 else 10,
+    # A dead or unreachable Redis must fail a publish quickly, not hang a web request.
+    "socket_connect_timeout": 2,
+    "socket_timeout": 10,
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Periodic tasks: a static schedule (no database scheduler). Exactly one `celery beat` may run.
+CELERY_BEAT_SCHEDULE = {
+    "send-review-reminders": {"task": "quizzes.tasks.send_review_reminders", "schedule": 15 * 60},
+    "housekeeping": {"task": "quizzes.tasks.housekeeping", "schedule": 60 * 60},
+}
+
+# A dead Redis must not take pages down: cache reads miss, writes are dropped, both are logged.
+if REDIS_URL:
+    CACHES["default"]["OPTIONS"].update({"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1})
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+
+# Reminders and housekeeping
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")  # absolute links in e-mails
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="quizsite <noreply@localhost>")
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.smtp.EmailBackend"
+    if env.str("EMAIL_HOST", default="")
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=587)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=True)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
+EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(BASE_DIR / "sent_emails"))
+REMINDER_UNSUBSCRIBE_MAX_AGE_DAYS = env.int("REMINDER_UNSUBSCRIBE_MAX_AGE_DAYS", default=90)
+ATTEMPT_ABANDON_AFTER_HOURS = env.int("ATTEMPT_ABANDON_AFTER_HOURS", default=24)
+
+# Static files: whitenoise serves them from gunicorn; hashed + compressed names outside DEBUG.
+# The test runner keeps plain storage so tests need no collectstatic (same test-runner check as SECRET_KEY).
+STATIC_MANIFEST = env.bool("STATIC_MANIFEST", default=not DEBUG and "pytest" not in sys.modules)
+# Without collected files (development, tests) whitenoise serves from the apps' static dirs instead.
+WHITENOISE_USE_FINDERS = WHITENOISE_AUTOREFRESH = not STATIC_MANIFEST
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# HTTPS and cookies: on whenever DEBUG is off, except inside the test runner (the test client and the
+# browser tests speak plain HTTP). Each switch can be turned off from the environment, e.g.
+# SECURE_SSL_REDIRECT=false behind a proxy that already redirects (`make serve` does that locally).
+_SECURE = not DEBUG and "pytest" not in sys.modules
+if env.bool("BEHIND_PROXY", default=False):  # only behind a proxy that sets this header itself
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=_SECURE)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=_SECURE)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=_SECURE)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365 if _SECURE else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_SECURE)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=_SECURE)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"

@@ -3,10 +3,15 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from quizzes import ops_views
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     # API: /api/v1/ and /api/schema/, /api/docs/ (added by quizzes.api)
+    path("api/", include("quizzes.api.urls")),
     # Ops: /healthz
+    path("healthz", ops_views.healthz, name="healthz"),
+    path("reminders/unsubscribe/<str:token>/", ops_views.reminder_unsubscribe_view, name="reminder_unsubscribe"),
     path("", include("quizzes.web.urls")),
 ]

@@ -459,7 +459,8 @@ class GenerationJob(models.Model):
             models.CheckConstraint(condition=Q(total__gte=1, total__lte=1000), name="generation_job_total_range"),
             models.CheckConstraint(condition=Q(done__lte=models.F("total")), name="generation_job_done_le_total"),
             models.CheckConstraint(
-                condition=Q(status__in=["pending", "running", "succeeded", "failed"]), name="generation_job_status_known"
+                condition=Q(status__in=["pending", "running", "succeeded", "failed"]),
+                name="generation_job_status_known",
             ),
         )
 

@@ -80,18 +80,18 @@ def _copy_safe(source: Element, parent: Element | None) -> Element | None:
     return element
 
 
-def math_to_mathml(latex: str, *, display: bool = False) -> str:
-    """One formula → a ``<math>`` element string; on a LaTeX error, the source shown as code."""
+def math_to_mathml(latex: str, *, display: bool = False) -> SafeString:
+    """One formula → a ``<math>`` element (safe: allow-listed tags only); on a LaTeX error, the source as code."""
     try:
         tree = convert_to_element(latex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises assorted exceptions on malformed input; show the source instead
-        return f'<code class="math-error">{html.escape(latex)}</code>'
+        return mark_safe(f'<code class="math-error">{html.escape(latex)}</code>')
     safe = _copy_safe(tree, None)
     assert safe is not None  # the root is always <math>
     safe.tail = None
     safe.set("xmlns", MATHML_NS)
     safe.set("display", "block" if display else "inline")
-    return tostring(safe, encoding="unicode", short_empty_elements=False)
+    return mark_safe(tostring(safe, encoding="unicode", short_empty_elements=False))
 
 
 # --------------------------------------------------------------------------- math extraction
@@ -250,4 +250,4 @@ def value_to_latex(value: Any, *, digits: int = 4) -> str:
 
 def render_value(value: Any, *, digits: int = 4, display: bool = False) -> SafeString:
     """A number, vector or matrix as MathML."""
-    return mark_safe(math_to_mathml(value_to_latex(value, digits=digits), display=display))
+    return math_to_mathml(value_to_latex(value, digits=digits), display=display)

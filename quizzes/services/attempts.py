@@ -8,6 +8,7 @@ import secrets
 from collections import defaultdict
 from collections.abc import Sequence
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -105,7 +106,10 @@ def _build_items(
             options = sorted(question.options.all(), key=lambda o: (o.order, o.key))
             item.option_order = choose_option_order(options, orders[question.pk], rng)
         elif question.kind == Question.Kind.NUMERIC:
-            item.variant_seed = choose_variant_seed(seeds[question.pk], rng)
+            if question.fixed_seed is not None:  # a generated standalone question: always its own variant
+                item.variant_seed = question.fixed_seed
+            else:
+                item.variant_seed = choose_variant_seed(seeds[question.pk], rng)
             item.variant = generators.generate(question.template, item.variant_seed, **question.params).to_dict()
         item.full_clean(exclude=["attempt"], validate_unique=False, validate_constraints=False)
         items.append(item)
@@ -148,7 +152,8 @@ def attempt_start(
             with transaction.atomic():
                 # Serialise this learner's starts (a no-op on SQLite, which serialises writers anyway);
                 # the unique constraint stays the guarantee, the retry its fallback.
-                type(user).objects.select_for_update().filter(pk=user.pk).first()
+                # get_user_model(), not type(user): a request's user is a SimpleLazyObject.
+                get_user_model().objects.select_for_update().filter(pk=user.pk).first()
                 last = Attempt.objects.filter(user=user, lesson=lesson).aggregate(n=Max("number"))["n"] or 0
                 attempt = Attempt(user=user, lesson=lesson, number=last + 1, mode=mode, seed=seed, started_at=now)
                 attempt.full_clean(validate_unique=False, validate_constraints=False)

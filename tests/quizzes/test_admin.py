@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from attention_engine import generators
 from quizzes.models import Attempt, AttemptItem, Question, ReviewCard, ReviewLog
 from tests import factories
 
@@ -177,7 +178,6 @@ def test_prompt_question_rubric_is_edited_one_point_per_line(admin_client, lesso
 
 @pytest.mark.django_db
 def test_numeric_question_with_unknown_template_is_refused(admin_client, lesson):
-    pytest.importorskip("attention_engine.generators")
     data = question_post(lesson, kind="numeric", template="no_such_template", answer_form="input")
     response = admin_client.post(reverse(ADD), data)
     assert response.status_code == 200
@@ -199,7 +199,6 @@ def _int_param(template_name: str | None = None):
 
 @pytest.mark.django_db
 def test_numeric_question_with_out_of_range_param_names_param_and_range(admin_client, lesson):
-    pytest.importorskip("attention_engine.generators")
     template, spec = _int_param()
     data = question_post(
         lesson, kind="numeric", template=template, answer_form="input", params=f'{{"{spec.name}": {spec.max + 1000}}}'
@@ -214,7 +213,6 @@ def test_numeric_question_with_out_of_range_param_names_param_and_range(admin_cl
 
 @pytest.mark.django_db
 def test_valid_numeric_question_is_saved(admin_client, lesson):
-    pytest.importorskip("attention_engine.generators")
     data = question_post(lesson, kind="numeric", template="attention_row_weights", answer_form="choice", params="{}")
     response = admin_client.post(reverse(ADD), data)
     assert response.status_code == 302, page_text(response)[:2000]
@@ -226,7 +224,6 @@ def test_valid_numeric_question_is_saved(admin_client, lesson):
 
 @pytest.mark.django_db
 def test_numeric_preview_for_seed_7_shows_mathml_answer_and_solution_steps(admin_client, lesson):
-    generators = pytest.importorskip("attention_engine.generators")
     question = factories.NumericQuestionFactory(
         lesson=lesson,
         template="causal_masked_weights",
@@ -238,6 +235,7 @@ def test_numeric_preview_for_seed_7_shows_mathml_answer_and_solution_steps(admin
     text = page_text(response)
     variant = generators.generate("causal_masked_weights", 7, **question.params)
     assert "<math" in text and "</math>" in text
+    assert "&lt;math" not in response.content.decode()  # formulas are rendered, not shown as escaped markup
     assert "$" not in text.split('id="question-preview"')[1]  # every formula became MathML
     assert response.context["seed"] == 7
     steps = response.context["steps"]
@@ -254,7 +252,6 @@ def test_numeric_preview_for_seed_7_shows_mathml_answer_and_solution_steps(admin
 
 @pytest.mark.django_db
 def test_preview_seed_changes_the_numbers(admin_client, lesson):
-    pytest.importorskip("attention_engine.generators")
     question = factories.NumericQuestionFactory(lesson=lesson)
     url = reverse("admin:quizzes_question_preview", args=[question.pk])
     first = admin_client.get(url, {"seed": 1}).context["variant"]
@@ -265,7 +262,6 @@ def test_preview_seed_changes_the_numbers(admin_client, lesson):
 
 @pytest.mark.django_db
 def test_preview_rejects_a_bad_seed_and_falls_back_to_zero(admin_client, lesson):
-    pytest.importorskip("attention_engine.generators")
     question = factories.NumericQuestionFactory(lesson=lesson)
     response = admin_client.get(reverse("admin:quizzes_question_preview", args=[question.pk]), {"seed": "-3"})
     assert response.status_code == 200

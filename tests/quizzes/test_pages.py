@@ -1,4 +1,4 @@
-"""The plain lesson list at "/" (the home page until the learner pages land)."""
+"""The public lesson list at /lessons/ (the learner pages themselves are tested in tests/web_core)."""
 
 import pytest
 from django.urls import reverse
@@ -29,12 +29,12 @@ def test_lesson_list_shows_published_lessons_with_question_counts(client):
 
 def test_lesson_list_speaks_chinese_when_asked(client):
     factories.LessonFactory()
-    response = client.get("/", headers={"accept-language": "zh-hans"})
+    response = client.get(reverse("web:lesson_list"), headers={"accept-language": "zh-hans"})
     assert response.status_code == 200
     assert "课程" in response.content.decode()
     assert '<html lang="zh-hans">' in response.content.decode()
 
 
 def test_empty_lesson_list(client):
-    response = client.get("/")
+    response = client.get(reverse("web:lesson_list"))
     assert "No lessons are published yet." in response.content.decode()

@@ -1,0 +1,102 @@
+"""``Idempotency-Key`` for POSTs that create something (quizzes.models.IdempotencyKey).
+
+A retry with the same key and the same request (method, path, JSON body) gets the original
+response back — same status, same body, header ``Idempotent-Replayed: true`` — and creates
+nothing. The same key with a different request → 422. Only successful (2xx) responses are kept:
+a request that failed may be retried with its key.
+
+Concurrency: the key row is inserted in the same transaction as the work. A concurrent retry's
+INSERT waits on the (user, key) unique index until the first commits, then fails and replays the
+stored response; if the first rolled back, the retry does the work. Keys expire after
+``API_IDEMPOTENCY_TTL``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from quizzes.api.errors import ApiError
+from quizzes.models import IdempotencyKey
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255
+
+IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
+    name=HEADER,
+    type={"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "Any unique string (e.g. a UUID) per logical request. A retry with the same key and body returns the "
+        "original response and creates nothing; the same key with a different body → 422."
+    ),
+)
+
+
+def _request_hash(request: Request) -> str:
+    body = json.dumps(request.data, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(f"{request.method}\n{request.path}\n{body}".encode()).hexdigest()
+
+
+def _replay(record: IdempotencyKey, digest: str) -> Response:
+    if record.request_hash != digest:
+        raise ApiError(
+            status_code=422,
+            code="idempotency_key_reused",
+            message=_("This Idempotency-Key was used with a different request."),
+        )
+    if record.response_status is None:
+        raise ApiError(status_code=409, code="request_in_progress", message=_("A request with this key is running."))
+    return Response(record.response_body, status=record.response_status, headers={"Idempotent-Replayed": "true"})
+
+
+def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
+    """Decorate an APIView method; requests without the header run as usual."""
+
+    @functools.wraps(handler)
+    def wrapper(view: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
+        key = request.headers.get(HEADER)
+        if key is None:
+            return handler(view, request, *args, **kwargs)
+        key = key.strip()
+        if not key or len(key) > MAX_KEY_LENGTH:
+            raise ApiError(
+                status_code=400,
+                code="invalid_idempotency_key",
+                message=_("Idempotency-Key must be 1 to %(max)d characters.") % {"max": MAX_KEY_LENGTH},
+                fields={HEADER: [_("Invalid key.")]},
+            )
+        digest = _request_hash(request)
+        with transaction.atomic():
+            expired = timezone.now() - settings.API_IDEMPOTENCY_TTL
+            IdempotencyKey.objects.filter(user=request.user, key=key, created_at__lt=expired).delete()
+            try:
+                with transaction.atomic():
+                    record = IdempotencyKey.objects.create(
+                        user=request.user, key=key, method=request.method, path=request.path[:512], request_hash=digest
+                    )
+            except IntegrityError:
+                return _replay(IdempotencyKey.objects.get(user=request.user, key=key), digest)
+            response = handler(view, request, *args, **kwargs)
+            if 200 <= response.status_code < 300:
+                record.response_status = response.status_code
+                record.response_body = json.loads(JSONRenderer().render(response.data) or b"null")
+                record.save(update_fields=["response_status", "response_body"])
+            else:
+                record.delete()
+            return response
+
+    return wrapper

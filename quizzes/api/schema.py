@@ -1,0 +1,48 @@
+"""OpenAPI helpers: the documented error responses every operation shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse
+
+from quizzes.api.serializers import ErrorResponseSerializer
+
+ERROR_DESCRIPTIONS = {
+    400: "Invalid request: see error.fields.",
+    401: "Not logged in, or the token is invalid or expired.",
+    403: "Logged in, but not allowed (e.g. staff only, or a missing CSRF token with session auth).",
+    404: "No such object for this learner (other learners' objects are never found).",
+    409: "Conflict with the current state.",
+    413: "The request body is too large.",
+    415: "Send JSON (Content-Type: application/json).",
+    422: "The Idempotency-Key was already used with a different request.",
+    429: "Too many requests; retry after the Retry-After header's seconds.",
+}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: OpenApiResponse(ErrorResponseSerializer, description=ERROR_DESCRIPTIONS[code]) for code in codes}
+
+
+def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Postprocessing hook: every operation may also answer 406 (Accept not JSON) and 401/400 in the error shape."""
+    ref = {"$ref": "#/components/schemas/ErrorResponse"}
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            responses = operation.setdefault("responses", {})
+            responses.setdefault(
+                "406", {"content": {"application/json": {"schema": ref}}, "description": "Only JSON is served."}
+            )
+            codes: tuple[int, ...] = ()
+            if method in ("post", "put", "patch"):  # a body is read (even if only for the Idempotency-Key hash)
+                codes = (400, 413, 415)
+            elif any(p.get("in") in ("query", "header") for p in operation.get("parameters", [])):
+                codes = (400,)
+            if codes:
+                for code in codes:
+                    responses.setdefault(
+                        str(code),
+                        {"content": {"application/json": {"schema": ref}}, "description": ERROR_DESCRIPTIONS[code]},
+                    )
+    return result

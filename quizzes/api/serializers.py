@@ -1,0 +1,481 @@
+"""Explicit request and response serializers, one per shape, with unique component names.
+
+Requests use the strict fields (quizzes.api.fields): the wrong JSON type is a 400, never coerced.
+Unknown keys in a request body are ignored (server-owned fields such as ``user``, ``correct``,
+``score``, ``due`` or ``stability`` are simply not fields of any request serializer).
+Responses are built from plain dicts (quizzes.selectors_api), so nothing reaches a client that a
+representation helper did not put there on purpose.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import serializers
+
+from quizzes.api.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictDateTimeField,
+    StrictFloatField,
+    StrictIntegerField,
+    StrictUUIDField,
+)
+from quizzes.models import Attempt, Question, ReviewCard
+
+MAX_DURATION_MS = 24 * 60 * 60 * 1000
+MAX_COUNT = 32767  # PositiveSmallIntegerField
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Machine-readable, e.g. validation_error, not_found, answer_locked.")
+    message = serializers.CharField(help_text="Human-readable, in the request's language.")
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text='Field path → messages, e.g. {"entries.3.reviewed_at": ["…"]}; {} when not about a field.',
+    )
+
+
+class ErrorResponseSerializer(serializers.Serializer):
+    error = ErrorDetailSerializer()
+
+
+# --- auth --------------------------------------------------------------------------------------
+
+
+class LoginSerializer(serializers.Serializer):
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=4096, trim_whitespace=False)
+    device_name = StrictCharField(
+        max_length=100, required=False, default="", allow_blank=True, help_text='The device, e.g. "Pixel 8".'
+    )
+
+
+class TokenUserSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_staff = serializers.BooleanField()
+
+
+class LoginResultSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`. Shown once.")
+    token_key = serializers.CharField(help_text="The token's first characters: identifies this device's token.")
+    device_name = serializers.CharField(allow_blank=True)
+    expiry = serializers.DateTimeField(allow_null=True)
+    user = TokenUserSerializer()
+
+
+class DeviceTokenSerializer(serializers.Serializer):
+    token_key = serializers.CharField()
+    created = serializers.DateTimeField()
+    expiry = serializers.DateTimeField(allow_null=True)
+    current = serializers.BooleanField(help_text="The token this request was made with.")
+
+
+class DeviceTokenListSerializer(serializers.Serializer):
+    tokens = DeviceTokenSerializer(many=True)
+
+
+# --- profile -----------------------------------------------------------------------------------
+
+
+class ProfileSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    time_zone = serializers.CharField()
+    day_rollover_hour = serializers.IntegerField(min_value=0, max_value=23)
+    desired_retention = serializers.FloatField(min_value=0.7, max_value=0.99)
+    new_per_day = serializers.IntegerField(min_value=0)
+    reviews_per_day = serializers.IntegerField(min_value=0)
+    reminder_opt_in = serializers.BooleanField()
+    reminder_hour = serializers.IntegerField(min_value=0, max_value=23)
+
+
+class ProfileUpdateSerializer(serializers.Serializer):
+    time_zone = StrictCharField(max_length=64, required=False, help_text='An IANA zone, e.g. "Asia/Shanghai".')
+    day_rollover_hour = StrictIntegerField(min_value=0, max_value=23, required=False)
+    desired_retention = StrictFloatField(min_value=0.7, max_value=0.99, required=False)
+    new_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
+    reviews_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
+    reminder_opt_in = StrictBooleanField(required=False)
+    reminder_hour = StrictIntegerField(min_value=0, max_value=23, required=False)
+
+
+# --- lessons -----------------------------------------------------------------------------------
+
+
+class LessonOptionSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    text_html = serializers.CharField()
+
+
+class LessonQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    order = serializers.IntegerField()
+    prompt = serializers.CharField(help_text="Markdown with LaTeX in $…$ / $$…$$.")
+    prompt_html = serializers.CharField(help_text="The prompt as safe HTML with MathML.")
+    answer_form = serializers.ChoiceField(choices=Question.AnswerForm.choices, allow_null=True)
+    template = serializers.CharField(allow_null=True)
+    options = LessonOptionSerializer(many=True, help_text="Choice questions: the options, in no meaningful order.")
+    line_count = serializers.IntegerField(allow_null=True, help_text="Recall cards: how many lines to write.")
+
+
+class LessonSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    title = serializers.CharField()
+    summary = serializers.CharField(allow_blank=True)
+    order = serializers.IntegerField()
+    question_count = serializers.IntegerField()
+
+
+class LessonListSerializer(serializers.Serializer):
+    lessons = LessonSummarySerializer(many=True)
+
+
+class LessonDetailSerializer(LessonSummarySerializer):
+    questions = LessonQuestionSerializer(many=True)
+
+
+# --- attempts ----------------------------------------------------------------------------------
+
+
+class AttemptStartSerializer(serializers.Serializer):
+    lesson_id = StrictIntegerField(min_value=1)
+    mode = serializers.ChoiceField(choices=Attempt.Mode.choices, default=Attempt.Mode.STUDY)
+
+
+class AttemptLessonSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    title = serializers.CharField()
+
+
+class ItemQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    prompt = serializers.CharField()
+    prompt_html = serializers.CharField()
+    answer_form = serializers.ChoiceField(choices=Question.AnswerForm.choices, allow_null=True)
+
+
+class ItemOptionSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="Opaque option id for this item; answer with it.")
+    text = serializers.CharField()
+    text_html = serializers.CharField()
+
+
+class GivenValueSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    value = serializers.JSONField(help_text="A number, a vector or a matrix (null where a score is masked).")
+    latex = serializers.CharField()
+
+
+class NumericChoiceSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    label = serializers.CharField()
+    label_en = serializers.CharField()
+
+
+class NumericPromptSerializer(serializers.Serializer):
+    template = serializers.CharField()
+    prompt = serializers.CharField()
+    prompt_html = serializers.CharField()
+    given = GivenValueSerializer(many=True)
+    expected_shape = serializers.ListField(child=serializers.IntegerField(), help_text="[] for a scalar.")
+    choices = NumericChoiceSerializer(many=True, help_text="answer_form=choice: the values to choose from.")
+
+
+class ItemResponseSerializer(serializers.Serializer):
+    option_id = serializers.CharField(required=False, allow_null=True)
+    choice_index = serializers.IntegerField(required=False)
+    value = serializers.JSONField(required=False)
+
+
+class MisconceptionSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title_zh = serializers.CharField(required=False)
+    title_en = serializers.CharField(required=False)
+    explanation_zh = serializers.CharField(required=False)
+    explanation_en = serializers.CharField(required=False)
+
+
+class SolutionStepSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    formula = serializers.CharField(allow_blank=True)
+    value = serializers.JSONField(allow_null=True)
+    shape = serializers.ListField(child=serializers.IntegerField())
+
+
+class ItemResultSerializer(serializers.Serializer):
+    """The reveal, stored when the item locked. Choice and numeric items fill different fields."""
+
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    correct = serializers.BooleanField()
+    score = serializers.FloatField()
+    explanation = serializers.CharField(allow_blank=True)
+    explanation_html = serializers.CharField(allow_blank=True)
+    feedback = serializers.CharField(required=False, allow_blank=True, help_text="Choice: the chosen option's.")
+    feedback_html = serializers.CharField(allow_blank=True)
+    chosen_option_id = serializers.CharField(required=False, allow_null=True)
+    correct_option_id = serializers.CharField(required=False, allow_null=True)
+    answer_form = serializers.CharField(required=False)
+    elements = serializers.JSONField(required=False, allow_null=True)
+    message = serializers.CharField(required=False, allow_blank=True)
+    chosen_choice_index = serializers.IntegerField(required=False)
+    correct_choice_index = serializers.IntegerField(required=False)
+    misconception = MisconceptionSerializer(required=False, allow_null=True)
+    correct_value = serializers.JSONField(required=False)
+    correct_value_latex = serializers.CharField(required=False)
+    answer_shape = serializers.ListField(child=serializers.IntegerField(), required=False)
+    solution = SolutionStepSerializer(many=True, required=False)
+
+
+class AttemptItemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    attempt_id = serializers.IntegerField()
+    position = serializers.IntegerField()
+    question = ItemQuestionSerializer()
+    options = ItemOptionSerializer(many=True, help_text="Choice questions: the options in this attempt's order.")
+    numeric = NumericPromptSerializer(allow_null=True)
+    answered = serializers.BooleanField()
+    answered_at = serializers.DateTimeField(allow_null=True)
+    response = ItemResponseSerializer(allow_null=True)
+    result = ItemResultSerializer(allow_null=True, help_text="null until the item is answered (locked).")
+
+
+class AttemptSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    lesson = AttemptLessonSerializer()
+    number = serializers.IntegerField()
+    mode = serializers.ChoiceField(choices=Attempt.Mode.choices)
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    item_count = serializers.IntegerField()
+    answered_count = serializers.IntegerField()
+    score = serializers.FloatField(
+        allow_null=True, help_text="Mean over items (unanswered = 0); null before any answer."
+    )
+
+
+class AttemptSerializer(AttemptSummarySerializer):
+    items = AttemptItemSerializer(many=True)
+
+
+class AttemptPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    results = AttemptSummarySerializer(many=True)
+
+
+class AnswerSerializer(serializers.Serializer):
+    option_id = StrictCharField(max_length=64, required=False, help_text="Choice questions: an option id of this item.")
+    choice_index = StrictIntegerField(
+        min_value=0, max_value=100, required=False, help_text="Numeric, answer_form=choice."
+    )
+    value = serializers.JSONField(
+        required=False, help_text='Numeric, answer_form=input: a number, list, nested list or text like "0.54, 0.46".'
+    )
+    duration_ms = StrictIntegerField(min_value=0, max_value=MAX_DURATION_MS, required=False)
+
+
+class AnswerResultSerializer(serializers.Serializer):
+    replayed = serializers.BooleanField(
+        help_text="true: the item was already answered with this answer; nothing stored."
+    )
+    item = AttemptItemSerializer()
+
+
+class AnswerConflictSerializer(ErrorResponseSerializer):
+    item = AttemptItemSerializer(help_text="The item with its locked response and result.")
+
+
+# --- reviews -----------------------------------------------------------------------------------
+
+
+class CardQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    lesson_id = serializers.IntegerField()
+    lesson_key = serializers.CharField()
+    prompt = serializers.CharField()
+    prompt_html = serializers.CharField()
+
+
+class ReviewCardSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    question = CardQuestionSerializer()
+    state = serializers.ChoiceField(choices=ReviewCard.State.choices)
+    state_label = serializers.CharField()
+    due = serializers.DateTimeField()
+    due_today = serializers.BooleanField()
+    last_review = serializers.DateTimeField(allow_null=True)
+    stability = serializers.FloatField(allow_null=True)
+    difficulty = serializers.FloatField(allow_null=True)
+    reps = serializers.IntegerField()
+    lapses = serializers.IntegerField()
+    suspended = serializers.BooleanField()
+    is_leech = serializers.BooleanField()
+
+
+class DashboardCountsSerializer(serializers.Serializer):
+    due = serializers.IntegerField(help_text="Cards due today (capped by reviews per day).")
+    new = serializers.IntegerField(help_text="New questions available today (capped by new per day).")
+    reviewed_today = serializers.IntegerField()
+    streak = serializers.IntegerField(help_text="Consecutive study days with a rating.")
+    next_due_after_today = serializers.DateTimeField(allow_null=True)
+    study_day = serializers.DateField()
+
+
+class DueQueueSerializer(serializers.Serializer):
+    counts = DashboardCountsSerializer()
+    count = serializers.IntegerField(help_text="Cards in the queue (all pages).")
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    results = ReviewCardSerializer(many=True, help_text="Most overdue first.")
+
+
+class CardPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    results = ReviewCardSerializer(many=True)
+
+
+class RateSerializer(serializers.Serializer):
+    question_id = StrictIntegerField(min_value=1)
+    rating = StrictIntegerField(min_value=1, max_value=4, help_text="1 Again, 2 Hard, 3 Good, 4 Easy.")
+    reviewed_at = StrictDateTimeField(required=False, help_text="Default: now.")
+    duration_ms = StrictIntegerField(min_value=0, max_value=MAX_DURATION_MS, required=False)
+    client_uuid = StrictUUIDField(required=False, help_text="Makes a retried rating harmless.")
+
+
+class UndoSerializer(serializers.Serializer):
+    card_id = StrictIntegerField(min_value=1, required=False, help_text="Default: the newest rating of any card.")
+
+
+class UndoResultSerializer(serializers.Serializer):
+    question_id = serializers.IntegerField()
+    card = ReviewCardSerializer(allow_null=True, help_text="null: that was the card's only rating (new again).")
+
+
+class RatingPreviewSerializer(serializers.Serializer):
+    rating = serializers.IntegerField()
+    label = serializers.CharField()
+    due = serializers.DateTimeField()
+    interval_seconds = serializers.IntegerField()
+    counts = serializers.BooleanField(help_text="false: a same-day repeat, logged without moving the schedule.")
+
+
+class QuestionReferenceSerializer(serializers.Serializer):
+    question_id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    reference_answer = serializers.CharField(allow_blank=True)
+    reference_answer_html = serializers.CharField(allow_blank=True)
+    rubric = serializers.ListField(child=serializers.CharField())
+    expected_lines = serializers.ListField(child=serializers.CharField())
+    explanation = serializers.CharField(allow_blank=True)
+    explanation_html = serializers.CharField(allow_blank=True)
+    rating_previews = RatingPreviewSerializer(many=True)
+
+
+class DayCountSerializer(serializers.Serializer):
+    day = serializers.DateField()
+    count = serializers.IntegerField()
+
+
+class ForecastSerializer(serializers.Serializer):
+    days = DayCountSerializer(many=True, help_text="Due cards per study day from today; today includes the overdue.")
+
+
+class HeatmapSerializer(serializers.Serializer):
+    days = DayCountSerializer(many=True, help_text="Ratings per study day, oldest first, ending today.")
+
+
+# --- offline upload ----------------------------------------------------------------------------
+
+
+class OfflineEntrySerializer(serializers.Serializer):
+    client_uuid = StrictUUIDField(help_text="Generated by the client once per review; makes re-uploads harmless.")
+    question_id = StrictIntegerField(min_value=1, required=False)
+    question_key = StrictCharField(max_length=100, required=False)
+    correct = StrictBooleanField(required=False, help_text="Quiz questions (choice, numeric): the answer's result.")
+    rating = StrictIntegerField(min_value=1, max_value=4, required=False, help_text="Prompt and recall cards: 1–4.")
+    reviewed_at = StrictDateTimeField()
+    duration_ms = StrictIntegerField(min_value=0, max_value=MAX_DURATION_MS, required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if "question_id" not in attrs and "question_key" not in attrs:
+            raise serializers.ValidationError({"question_id": "Give question_id or question_key."})
+        if ("correct" in attrs) == ("rating" in attrs):
+            raise serializers.ValidationError({"rating": "Give exactly one of correct (quiz) and rating (self-rated)."})
+        return attrs
+
+
+class OfflineUploadSerializer(serializers.Serializer):
+    entries = OfflineEntrySerializer(many=True, min_length=1, max_length=settings.API_OFFLINE_MAX_ENTRIES)
+
+
+class OfflineEntryResultSerializer(serializers.Serializer):
+    client_uuid = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=["applied", "already_stored", "duplicate", "rejected"])
+    reason = serializers.CharField(allow_null=True, help_text="rejected: unknown_question, wrong_outcome, in_future, …")
+    message = serializers.CharField(allow_blank=True)
+    question_id = serializers.IntegerField(allow_null=True)
+    card_id = serializers.IntegerField(allow_null=True)
+
+
+class OfflineUploadResultSerializer(serializers.Serializer):
+    entries = OfflineEntryResultSerializer(many=True, help_text="One per uploaded entry, in upload order.")
+    cards = ReviewCardSerializer(many=True, help_text="The cards of every question the batch touched, as they are now.")
+
+
+# --- engine ------------------------------------------------------------------------------------
+
+
+class DemoMatrixSerializer(serializers.Serializer):
+    d_k = serializers.IntegerField()
+    causal = serializers.BooleanField()
+    scaled = serializers.BooleanField()
+    tokens = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    weights = serializers.ListField(child=serializers.ListField(child=serializers.FloatField()))
+    row_max = serializers.ListField(child=serializers.FloatField())
+    mean_max_weight = serializers.FloatField()
+    score_std = serializers.FloatField()
+
+
+class VariantPreviewRequestSerializer(serializers.Serializer):
+    template = StrictCharField(max_length=64)
+    seed = StrictIntegerField(min_value=0, max_value=2**31 - 1, default=0)
+    params = serializers.DictField(required=False, default=dict, help_text="Template parameters.")
+
+
+class PreviewChoiceSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    value = serializers.JSONField()
+    label_zh = serializers.CharField()
+    label_en = serializers.CharField()
+    correct = serializers.BooleanField()
+    misconception = MisconceptionSerializer(allow_null=True)
+
+
+class VariantPreviewSerializer(serializers.Serializer):
+    template = serializers.CharField()
+    version = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    params = serializers.DictField()
+    prompt = serializers.CharField()
+    prompt_html = serializers.CharField()
+    given = GivenValueSerializer(many=True)
+    answer = serializers.JSONField()
+    answer_latex = serializers.CharField()
+    answer_shape = serializers.ListField(child=serializers.IntegerField())
+    choices = PreviewChoiceSerializer(many=True)
+    solution = SolutionStepSerializer(many=True)

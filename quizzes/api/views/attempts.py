@@ -1,0 +1,187 @@
+"""Attempts: start (study or review), list, read, answer an item (first answer locks), finish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes import selectors_api
+from quizzes.api import serializers as s
+from quizzes.api.errors import ApiError
+from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
+from quizzes.api.schema import errors
+from quizzes.api.views.common import PageQuerySerializer, page_of, query
+from quizzes.models import Lesson, Question, ReviewLog
+from quizzes.services import attempt_finish, attempt_start, item_answer
+
+TAG = ["attempts"]
+
+
+def _attempt(request: Request, attempt_id: int) -> Any:
+    return get_object_or_404(selectors_api.attempts_for(request.user), pk=attempt_id)
+
+
+class AttemptListView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="attempts_list",
+        summary="Your attempts, newest first",
+        parameters=[PageQuerySerializer],
+        responses={200: s.AttemptPageSerializer, **errors(400, 401)},
+    )
+    def get(self, request: Request) -> Response:
+        params = query(PageQuerySerializer, request)
+        total, rows = page_of(selectors_api.attempts_for(request.user), **params)
+        data = {**params, "count": total, "results": [selectors_api.attempt_public(a, with_items=False) for a in rows]}
+        return Response(s.AttemptPageSerializer(data).data)
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="attempts_start",
+        summary="Start an attempt at a lesson's quiz",
+        description=(
+            "study: every quiz question of the lesson; review: only your quiz questions of the lesson due today, "
+            "shuffled. Options come in a new order for this attempt, numeric questions with new numbers. "
+            "Nothing about correctness is included until an item is answered."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=s.AttemptStartSerializer,
+        responses={201: s.AttemptSerializer, **errors(400, 401, 422)},
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        serializer = s.AttemptStartSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        lesson = Lesson.objects.filter(pk=serializer.validated_data["lesson_id"], published=True).first()
+        if lesson is None:
+            raise ApiError(
+                status_code=400,
+                code="validation_error",
+                message=_("Some fields are invalid; see fields."),
+                fields={"lesson_id": [_("There is no published lesson with this id.")]},
+            )
+        attempt = attempt_start(user=request.user, lesson=lesson, mode=serializer.validated_data["mode"])
+        data = selectors_api.attempt_public(_attempt(request, attempt.pk))
+        return Response(s.AttemptSerializer(data).data, status=status.HTTP_201_CREATED)
+
+
+class AttemptDetailView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="attempts_read",
+        summary="An attempt with its items (answered items show their result)",
+        responses={200: s.AttemptSerializer, **errors(401, 404)},
+    )
+    def get(self, request: Request, attempt_id: int) -> Response:
+        return Response(s.AttemptSerializer(selectors_api.attempt_public(_attempt(request, attempt_id))).data)
+
+
+class AttemptFinishView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="attempts_finish",
+        summary="Finish an attempt (idempotent); unanswered items stay unanswered and score 0",
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=None,
+        responses={200: s.AttemptSerializer, **errors(401, 404, 422)},
+    )
+    @idempotent
+    def post(self, request: Request, attempt_id: int) -> Response:
+        attempt = _attempt(request, attempt_id)
+        attempt_finish(user=request.user, attempt=attempt)
+        return Response(s.AttemptSerializer(selectors_api.attempt_public(_attempt(request, attempt_id))).data)
+
+
+class ItemDetailView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="items_read",
+        summary="One attempt item",
+        responses={200: s.AttemptItemSerializer, **errors(401, 404)},
+    )
+    def get(self, request: Request, item_id: int) -> Response:
+        item = selectors_api.item_for(request.user, item_id)
+        if item is None:
+            raise Http404
+        return Response(s.AttemptItemSerializer(selectors_api.item_public(item)).data)
+
+
+def _answer_arguments(item: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """The service's keyword arguments for this item's kind; a missing or foreign answer is a 400 naming the field."""
+    question = item.question
+    if question.kind == Question.Kind.CHOICE:
+        handle = data.get("option_id")
+        if handle is None:
+            raise ApiError(
+                status_code=400,
+                code="validation_error",
+                message=_("Some fields are invalid; see fields."),
+                fields={"option_id": [_("Choose an option: send one of this item's option ids.")]},
+            )
+        option_id = selectors_api.option_from_handle(item, handle)
+        if option_id is None:
+            raise ApiError(
+                status_code=400,
+                code="validation_error",
+                message=_("Some fields are invalid; see fields."),
+                fields={"option_id": [_("That is not one of this item's option ids.")]},
+            )
+        return {"option_id": option_id}
+    if question.answer_form == Question.AnswerForm.CHOICE:
+        return {"choice_index": data.get("choice_index")}
+    return {"value": data.get("value")}
+
+
+class ItemAnswerView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="items_answer",
+        summary="Answer an item: the first answer locks it",
+        description=(
+            "Choice questions: `option_id`; numeric questions: `value` (answer_form=input) or `choice_index` "
+            "(answer_form=choice). The first answer is graded and locks the item; the response reveals the result. "
+            "The same answer again returns the same result (`replayed: true`); a different answer after the lock "
+            "is refused with 409 and the locked item."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=s.AnswerSerializer,
+        responses={
+            200: s.AnswerResultSerializer,
+            409: OpenApiResponse(
+                s.AnswerConflictSerializer, description="Already answered differently: the locked item."
+            ),
+            **errors(400, 401, 404, 422),
+        },
+    )
+    @idempotent
+    def post(self, request: Request, item_id: int) -> Response:
+        item = selectors_api.item_for(request.user, item_id)
+        if item is None:
+            raise Http404
+        serializer = s.AnswerSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        outcome = item_answer(
+            user=request.user,
+            item=item,
+            duration_ms=serializer.validated_data.get("duration_ms"),
+            source=ReviewLog.Source.API,
+            **_answer_arguments(item, serializer.validated_data),
+        )
+        shown = selectors_api.item_for(request.user, item_id)
+        item_data = s.AttemptItemSerializer(selectors_api.item_public(shown)).data
+        if outcome.conflicting:
+            raise ApiError(
+                status_code=status.HTTP_409_CONFLICT,
+                code="answer_locked",
+                message=_("This item is already answered with a different answer; the first answer counts."),
+                extra={"item": item_data},
+            )
+        return Response(s.AnswerResultSerializer({"replayed": outcome.replayed, "item": item_data}).data)

@@ -1,0 +1,112 @@
+"""Log in (a token per device), log out this device, log out everywhere, list this learner's tokens."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from django.contrib.auth import authenticate, logout
+from django.contrib.auth.signals import user_logged_in, user_logged_out
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from knox.models import AuthToken
+from knox.settings import knox_settings
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes.api import serializers as s
+from quizzes.api.errors import ApiError
+from quizzes.api.schema import errors
+from quizzes.api.throttling import LoginIPThrottle, LoginUsernameThrottle
+
+TAG = ["auth"]
+
+
+class LoginView(APIView):
+    authentication_classes: ClassVar[list] = []  # a stale token in the header must not block logging in again
+    permission_classes: ClassVar[list] = [AllowAny]
+    throttle_classes: ClassVar[list] = [LoginIPThrottle, LoginUsernameThrottle]
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="auth_login",
+        summary="Log in: username + password → a token for this device",
+        request=s.LoginSerializer,
+        responses={200: s.LoginResultSerializer, **errors(400, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = s.LoginSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        user = authenticate(request._request, username=data["username"], password=data["password"])
+        if user is None:
+            raise ApiError(status_code=400, code="invalid_credentials", message=_("Wrong username or password."))
+        instance, token = AuthToken.objects.create(user=user, expiry=knox_settings.TOKEN_TTL)
+        user_logged_in.send(sender=user.__class__, request=request._request, user=user)
+        result = {
+            "token": token,
+            "token_key": instance.token_key,
+            "device_name": data["device_name"],
+            "expiry": instance.expiry,
+            "user": {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff},
+        }
+        return Response(s.LoginResultSerializer(result).data)
+
+
+class LogoutView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="auth_logout",
+        summary="Log out this device (its token stops working)",
+        request=None,
+        responses={204: OpenApiResponse(description="Logged out."), **errors(401)},
+    )
+    def post(self, request: Request) -> Response:
+        if isinstance(request.auth, AuthToken):
+            request.auth.delete()
+        else:
+            logout(request._request)
+        user_logged_out.send(sender=request.user.__class__, request=request._request, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LogoutAllView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="auth_logout_all",
+        summary="Log out everywhere (every token of this learner stops working)",
+        request=None,
+        responses={204: OpenApiResponse(description="Logged out on every device."), **errors(401)},
+    )
+    def post(self, request: Request) -> Response:
+        user = request.user
+        AuthToken.objects.filter(user=user).delete()
+        if not isinstance(request.auth, AuthToken):
+            logout(request._request)
+        user_logged_out.send(sender=user.__class__, request=request._request, user=user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenListView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="auth_tokens_list",
+        summary="This learner's unexpired device tokens",
+        responses={200: s.DeviceTokenListSerializer, **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        now = timezone.now()
+        current = request.auth.digest if isinstance(request.auth, AuthToken) else None
+        tokens = AuthToken.objects.filter(Q(expiry__gt=now) | Q(expiry__isnull=True), user=request.user).order_by(
+            "-created"
+        )
+        rows = [
+            {"token_key": t.token_key, "created": t.created, "expiry": t.expiry, "current": t.digest == current}
+            for t in tokens
+        ]
+        return Response(s.DeviceTokenListSerializer({"tokens": rows}).data)

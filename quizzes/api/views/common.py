@@ -1,0 +1,56 @@
+"""Small helpers shared by the API views: paging, query parsing, ETags."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+MAX_PAGE_SIZE = 100
+
+
+class PageQuerySerializer(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, max_value=100000, default=1)
+    page_size = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, default=20)
+
+
+def query(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    """Validated query parameters (400 in the error shape otherwise)."""
+    serializer = serializer_class(data=request.query_params)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def page_of(rows: Any, *, page: int, page_size: int) -> tuple[int, list]:
+    """(total, the rows of this page) for a queryset or a list."""
+    total = rows.count() if hasattr(rows, "count") and not isinstance(rows, list) else len(rows)
+    start = (page - 1) * page_size
+    return total, list(rows[start : start + page_size])
+
+
+IF_NONE_MATCH_PARAMETER = OpenApiParameter(
+    name="If-None-Match",
+    type=OpenApiTypes.STR,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description="The ETag of a copy you have; 304 with no body if it is still current.",
+)
+
+
+def etag_response(request: Request, data: dict[str, Any]) -> Response:
+    """200 with an ETag over the exact body, or 304 when the client's If-None-Match already has it."""
+    body = JSONRenderer().render(data)
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    headers = {"ETag": etag, "Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"}
+    sent = request.headers.get("If-None-Match", "")
+    candidates = {tag.strip().removeprefix("W/") for tag in sent.split(",") if tag.strip()}
+    if etag in candidates or "*" in candidates:
+        return Response(status=304, headers=headers)
+    return Response(json.loads(body), headers=headers)

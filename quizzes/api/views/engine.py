@@ -1,0 +1,91 @@
+"""The attention engine over HTTP: lesson 1's d_k demo for everyone, variant previews for staff."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes import demo, selectors_api
+from quizzes.api import serializers as s
+from quizzes.api.errors import ApiError
+from quizzes.api.schema import errors
+from quizzes.rendering import render_markdown, value_to_latex
+
+TAG = ["engine"]
+
+
+class DemoQuerySerializer(serializers.Serializer):
+    d_k = serializers.IntegerField(min_value=demo.MIN_D_K, max_value=demo.MAX_D_K, default=16)
+    causal = serializers.BooleanField(default=False)
+    scaled = serializers.BooleanField(default=True)
+
+
+class DemoMatrixView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="engine_demo",
+        summary="Lesson 1's demo: attention weights of 6 tokens for a d_k, causal or not, scaled or not",
+        parameters=[DemoQuerySerializer],
+        responses={200: s.DemoMatrixSerializer, **errors(400, 401)},
+    )
+    def get(self, request: Request) -> Response:
+        params = DemoQuerySerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        return Response(s.DemoMatrixSerializer(demo.demo_matrix(**params.validated_data)).data)
+
+
+class VariantPreviewView(APIView):
+    permission_classes: ClassVar[list] = [IsAdminUser]
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="engine_variant_preview",
+        summary="Staff: a generated variant with its answer, distractors and worked solution",
+        request=s.VariantPreviewRequestSerializer,
+        responses={200: s.VariantPreviewSerializer, **errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        from attention_engine import generators
+
+        serializer = s.VariantPreviewRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if data["template"] not in generators.names():
+            raise ApiError(
+                status_code=400,
+                code="validation_error",
+                message="Unknown template.",
+                fields={"template": [f"Known templates: {', '.join(generators.names())}."]},
+            )
+        try:
+            variant = generators.generate(data["template"], data["seed"], **data["params"])
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            raise ApiError(
+                status_code=400, code="validation_error", message=str(exc), fields={"params": [str(exc)]}
+            ) from exc
+        d = variant.to_dict()
+        result = {
+            **{k: d[k] for k in ("template", "version", "seed", "params", "prompt", "answer", "answer_shape")},
+            "prompt_html": str(render_markdown(d["prompt"])),
+            "given": [{"name": n, "value": v, "latex": value_to_latex(v)} for n, v in d["given"].items()],
+            "answer_latex": value_to_latex(d["answer"]),
+            "choices": [
+                {
+                    "index": i,
+                    "value": c["value"],
+                    "label_zh": c["label_zh"],
+                    "label_en": c["label_en"],
+                    "correct": c["misconception"] is None,
+                    "misconception": selectors_api.misconception_public(c["misconception"]),
+                }
+                for i, c in enumerate(d["choices"])
+            ],
+            "solution": d["solution"],
+        }
+        return Response(s.VariantPreviewSerializer(result).data)

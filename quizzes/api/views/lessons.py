@@ -1,0 +1,45 @@
+"""Lesson content for caching clients: no correctness data of any kind, ETag / If-None-Match → 304."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes import selectors_api
+from quizzes.api import serializers as s
+from quizzes.api.schema import errors
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, etag_response
+
+TAG = ["lessons"]
+NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
+
+
+class LessonListView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="lessons_list",
+        summary="Published lessons in order",
+        parameters=[IF_NONE_MATCH_PARAMETER],
+        responses={200: s.LessonListSerializer, 304: NOT_MODIFIED, **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        from quizzes import selectors
+
+        lessons = [selectors_api.lesson_summary(lesson) for lesson in selectors.lesson_list_published()]
+        return etag_response(request, s.LessonListSerializer({"lessons": lessons}).data)
+
+
+class LessonDetailView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="lessons_read",
+        summary="A lesson with its published questions (no answers, explanations or feedback)",
+        parameters=[IF_NONE_MATCH_PARAMETER],
+        responses={200: s.LessonDetailSerializer, 304: NOT_MODIFIED, **errors(401, 404)},
+    )
+    def get(self, request: Request, lesson_id: int) -> Response:
+        lesson = get_object_or_404(selectors_api.lessons_with_content(), pk=lesson_id)
+        return etag_response(request, s.LessonDetailSerializer(selectors_api.lesson_content(lesson)).data)

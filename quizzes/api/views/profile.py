@@ -1,0 +1,47 @@
+"""The learner's settings: read and update (validated by the model through learner_profile_update)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes import selectors
+from quizzes.api import serializers as s
+from quizzes.api.schema import errors
+from quizzes.services import learner_profile_update
+from quizzes.services.profiles import PROFILE_FIELDS
+
+TAG = ["profile"]
+
+
+def _profile_data(user: object) -> dict:
+    profile = selectors.profile_for(user)
+    return {"username": user.get_username(), **{name: getattr(profile, name) for name in PROFILE_FIELDS}}
+
+
+class ProfileView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="profile_read",
+        summary="Read your settings",
+        responses={200: s.ProfileSerializer, **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(s.ProfileSerializer(_profile_data(request.user)).data)
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="profile_update",
+        summary="Update some of your settings",
+        description="Time zone from the tz database; rollover and reminder hours 0–23; retention 0.7–0.99; limits ≥ 0.",
+        request=s.ProfileUpdateSerializer,
+        responses={200: s.ProfileSerializer, **errors(400, 401)},
+    )
+    def patch(self, request: Request) -> Response:
+        serializer = s.ProfileUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        if serializer.validated_data:
+            learner_profile_update(user=request.user, **serializer.validated_data)
+        return Response(s.ProfileSerializer(_profile_data(request.user)).data)

@@ -1,0 +1,27 @@
+"""Writes behind the practice pages that combine other services: the review session's quiz part."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from quizzes import selectors_practice
+from quizzes.models import Attempt, Lesson
+from quizzes.services.attempts import attempt_start
+
+
+def review_attempt_get_or_start(*, user: AbstractBaseUser, lesson: Lesson, now: dt.datetime | None = None) -> Attempt:
+    """The review attempt for a lesson's due quiz questions: today's open one, or a new one.
+
+    A review session walks lesson by lesson; each lesson's due quiz items are answered in one
+    ``mode="review"`` attempt (``attempt_start`` picks the due questions and reshuffles every
+    option order). Resuming an unfinished one keeps a reload or a second tab from starting a
+    parallel attempt. Raises ValidationError("nothing_due") when nothing in the lesson is due.
+    """
+    now = now or timezone.now()
+    existing = selectors_practice.review_attempt_open(user=user, lesson=lesson, now=now)
+    if existing is not None:
+        return existing
+    return attempt_start(user=user, lesson=lesson, mode=Attempt.Mode.REVIEW, now=now)

@@ -1,0 +1,76 @@
+"""Celery tasks: thin wrappers that take ids, load what they need and call services.
+
+Every task is idempotent (acks_late redelivers after a crash), has the soft/hard time limits from
+settings, and retries transient failures — a database connection lost (OperationalError) or Redis
+unreachable — with exponential backoff capped at TASK_RETRY_BACKOFF_MAX (below the broker's
+visibility_timeout, see settings).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis.exceptions
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import OperationalError, close_old_connections
+
+from quizzes.services import generation, housekeeping, reminders
+
+logger = logging.getLogger(__name__)
+
+TRANSIENT_ERRORS = (OperationalError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+RELIABLE: dict[str, Any] = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": TRANSIENT_ERRORS,
+    "retry_backoff": 5,
+    "retry_backoff_max": settings.TASK_RETRY_BACKOFF_MAX,
+    "retry_jitter": True,
+    "max_retries": 6,
+}
+
+
+def _fresh_connection() -> None:
+    """Drop a database connection the last failure left broken before (re)trying."""
+    close_old_connections()
+
+
+@shared_task(name="quizzes.tasks.send_review_reminders", **RELIABLE)
+def send_review_reminders() -> dict[str, Any]:
+    """Beat, every 15 minutes: e-mail learners whose reminder is due (once per local day, see services)."""
+    _fresh_connection()
+    run = reminders.reminders_send_due()
+    logger.info("reminders: %d sent, %d failed, %d skipped", len(run.sent), len(run.failed), run.skipped)
+    return {"sent": len(run.sent), "failed": len(run.failed), "skipped": run.skipped}
+
+
+@shared_task(name="quizzes.tasks.run_generation_job", **RELIABLE)
+def run_generation_job(job_id: int) -> dict[str, Any] | None:
+    """Create a GenerationJob's questions; resumes where a killed run stopped."""
+    _fresh_connection()
+    try:
+        job = generation.generation_job_run(job_id=job_id)
+    except SoftTimeLimitExceeded:
+        logger.warning("generation job %s hit the soft time limit", job_id)
+        generation.generation_job_fail(job_id=job_id, reason="time limit reached; run the job again to resume")
+        return None
+    if job is None:
+        return None
+    return {"status": job.status, "done": job.done, "created": job.created, "errors": len(job.errors)}
+
+
+@shared_task(name="quizzes.tasks.housekeeping", **RELIABLE)
+def housekeeping_task() -> dict[str, int]:
+    """Beat, hourly: finish abandoned attempts, prune expired tokens and old idempotency keys."""
+    _fresh_connection()
+    result = housekeeping.housekeeping_run()
+    logger.info("housekeeping: %s", result)
+    return {
+        "attempts_finished": result.attempts_finished,
+        "tokens_deleted": result.tokens_deleted,
+        "idempotency_keys_deleted": result.idempotency_keys_deleted,
+    }

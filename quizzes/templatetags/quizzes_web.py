@@ -1,0 +1,52 @@
+"""Template helpers for the learner pages: Markdown + math, numbers as MathML, the nav's due count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.safestring import SafeString
+
+from quizzes import rendering, selectors
+
+register = template.Library()
+
+
+@register.filter(name="markdown")
+def markdown_filter(text: str | None) -> SafeString:
+    """Lesson/question Markdown with $…$ math → sanitised HTML with MathML (quizzes.rendering)."""
+    return rendering.render_markdown(text)
+
+
+@register.filter(name="math_value")
+def math_value(value: Any, digits: int = 4) -> SafeString:
+    """A number, vector or matrix as MathML, e.g. ``{{ variant.answer|math_value }}``."""
+    return rendering.render_value(value, digits=int(digits))
+
+
+@register.simple_tag(takes_context=True)
+def due_now(context: template.Context) -> int:
+    """Cards due today for the signed-in learner; computed once per request (the nav and the dashboard share it)."""
+    request = context.get("request")
+    if request is None or not request.user.is_authenticated:
+        return 0
+    cached = getattr(request, "_quizzes_due_now", None)
+    if cached is None:
+        cached = selectors.due_count(user=request.user)
+        request._quizzes_due_now = cached
+    return cached
+
+
+@register.filter
+def get_item(mapping: Any, key: Any) -> Any:
+    """``mapping|get_item:key`` — a dict lookup with a variable key (None when missing)."""
+    try:
+        return mapping.get(key)
+    except AttributeError:
+        return None
+
+
+@register.filter
+def percent(value: float | None) -> str:
+    """0.8333 → "83%"; None → "–"."""
+    return "–" if value is None else f"{round(value * 100)}%"

@@ -1,0 +1,120 @@
+"""Forms for the learner shell: sign-up, log-in, learner settings, the d_k demo controls."""
+
+from __future__ import annotations
+
+import zoneinfo
+from functools import lru_cache
+from typing import ClassVar
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from quizzes import demo
+
+
+class LoginForm(AuthenticationForm):
+    """Django's log-in form; kept as a hook for autocomplete hints."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
+        self.fields["password"].widget.attrs.update({"autocomplete": "current-password"})
+
+
+class SignupForm(UserCreationForm):
+    """Username, optional e-mail (only used for password resets), password twice."""
+
+    email = forms.EmailField(
+        label=_("E-mail (optional)"),
+        required=False,
+        help_text=_("Only used to reset a forgotten password."),
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
+
+
+@lru_cache(maxsize=1)
+def _time_zone_choices() -> list[tuple[str, str]]:
+    zones = sorted(z for z in zoneinfo.available_timezones() if "/" in z or z == "UTC")
+    return [(z, z.replace("_", " ")) for z in zones]
+
+
+class LearnerSettingsForm(forms.Form):
+    """The learner's study preferences. Saved through ``learner_profile_update`` (which validates again)."""
+
+    time_zone = forms.ChoiceField(
+        label=_("Time zone"),
+        choices=_time_zone_choices,
+        help_text=_("Your study day and reminders follow this time zone."),
+    )
+    day_rollover_hour = forms.TypedChoiceField(
+        label=_("New day starts at"),
+        coerce=int,
+        choices=[(h, f"{h:02d}:00") for h in range(24)],
+        help_text=_("Reviews done before this hour count for the previous day (Anki's default is 04:00)."),
+    )
+    language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
+    desired_retention = forms.FloatField(
+        label=_("Desired retention"),
+        min_value=0.70,
+        max_value=0.99,
+        step_size=0.01,
+        widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
+        help_text=_(
+            "The chance you still remember an item when it comes due (0.70–0.99). "
+            "Higher means more frequent reviews."
+        ),
+    )
+    new_per_day = forms.IntegerField(
+        label=_("New questions per day"),
+        min_value=0,
+        max_value=500,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    reminder_opt_in = forms.BooleanField(
+        label=_("E-mail me when reviews are due"),
+        required=False,
+        help_text=_("At most one reminder a day."),
+    )
+
+
+_D_K_RANGE = format_lazy(_("d_k must be from {low} to {high}."), low=demo.MIN_D_K, high=demo.MAX_D_K)
+
+
+class DemoForm(forms.Form):
+    """The d_k slider and the two toggles. A submitted form always carries ``demo=1``, so an
+    unchecked box means "off" rather than "use the default"."""
+
+    d_k = forms.IntegerField(
+        label=_("d_k (dimensions of Q and K)"),
+        min_value=demo.MIN_D_K,
+        max_value=demo.MAX_D_K,
+        error_messages={
+            "min_value": _D_K_RANGE,
+            "max_value": _D_K_RANGE,
+            "invalid": _("d_k must be a whole number."),
+            "required": _("d_k must be a whole number."),
+        },
+    )
+    scaled = forms.BooleanField(label=_("Divide by √d_k (scaled)"), required=False)
+    causal = forms.BooleanField(label=_("Causal mask"), required=False)
+
+    DEFAULTS: ClassVar[dict] = {"d_k": 16, "scaled": False, "causal": False}
+
+    @classmethod
+    def from_query(cls, query) -> DemoForm:
+        """Bound to the query string when the demo form was submitted, else to the defaults."""
+        if "demo" in query or "d_k" in query:
+            return cls(query)
+        return cls(cls.DEFAULTS)

@@ -1,0 +1,139 @@
+"""Forms of the practice pages: numeric answer grids, self-ratings, free-text answers, mock interview size.
+
+Validation here is about *reading* the input (an empty cell, a non-number); grading is the
+service's job. A form that does not validate never reaches the service, so the item stays
+unanswered and the learner keeps what they typed.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.models import ReviewLog
+from quizzes.selectors_practice import MOCK_INTERVIEW_MAX
+
+MAX_SELF_ANSWER_CHARS = 5000
+MAX_CELLS = 400  # a 20×20 grid; the engine's answers are far smaller
+
+
+def parse_number(text: str) -> float:
+    """A learner's number: full-width digits, a unicode minus and surrounding spaces are fine."""
+    cleaned = unicodedata.normalize("NFKC", text).strip().replace("−", "-").replace(" ", "")
+    value = float(cleaned)  # ValueError on anything else
+    if not math.isfinite(value):
+        raise ValueError(cleaned)
+    return value
+
+
+def cell_names(shape: Sequence[int]) -> list[list[str]]:
+    """Input names laid out like the answer: rows of cells (a scalar is one row of one cell)."""
+    if len(shape) == 0:
+        return [["value"]]
+    if len(shape) == 1:
+        return [[f"cell_{i}" for i in range(shape[0])]]
+    if len(shape) == 2:
+        return [[f"cell_{r}_{c}" for c in range(shape[1])] for r in range(shape[0])]
+    raise ValueError(f"answers of shape {tuple(shape)} cannot be typed in a grid")
+
+
+class NumericAnswerForm(forms.Form):
+    """One input per element of the answer; ``cleaned_data["value"]`` has the answer's shape."""
+
+    def __init__(self, *args, shape: Sequence[int], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.shape = tuple(shape)
+        self.rows = cell_names(self.shape)
+        if sum(len(row) for row in self.rows) > MAX_CELLS:
+            raise ValueError("answer grid too large")
+        for r, row in enumerate(self.rows):
+            for c, name in enumerate(row):
+                self.fields[name] = forms.CharField(
+                    required=False,
+                    max_length=40,
+                    label=_("Row %(row)d, column %(column)d") % {"row": r + 1, "column": c + 1}
+                    if len(self.shape) == 2
+                    else _("Value %(index)d") % {"index": c + 1},
+                )
+
+    def clean(self):
+        cleaned = super().clean()
+        empty, unreadable, values = [], [], []
+        for row in self.rows:
+            row_values = []
+            for name in row:
+                text = (cleaned.get(name) or "").strip()
+                if not text:
+                    empty.append(name)
+                    continue
+                try:
+                    row_values.append(parse_number(text))
+                except ValueError:
+                    unreadable.append(name)
+                    self.add_error(name, _("“%(text)s” is not a number.") % {"text": text})
+            values.append(row_values)
+        for name in empty:
+            self.add_error(name, _("Fill in this cell."))
+        if empty:
+            raise forms.ValidationError(
+                _("Fill in every cell before you submit: %(count)d left empty.") % {"count": len(empty)},
+                code="empty_cells",
+            )
+        if unreadable:
+            raise forms.ValidationError(
+                _("Type plain numbers such as 0.25 or -1.5 (no letters or fractions)."), code="not_a_number"
+            )
+        if len(self.shape) == 0:
+            cleaned["value"] = values[0][0]
+        elif len(self.shape) == 1:
+            cleaned["value"] = values[0]
+        else:
+            cleaned["value"] = values
+        return cleaned
+
+    def grid(self) -> list[list[forms.BoundField]]:
+        """The bound fields in rows, for the template."""
+        return [[self[name] for name in row] for row in self.rows]
+
+
+class RatingForm(forms.Form):
+    rating = forms.TypedChoiceField(
+        choices=ReviewLog.Rating.choices,
+        coerce=int,
+        error_messages={"invalid_choice": _("Rate with Again, Hard, Good or Easy.")},
+    )
+    mock_index = forms.IntegerField(
+        required=False, min_value=0, max_value=MOCK_INTERVIEW_MAX - 1, widget=forms.HiddenInput
+    )
+    next = forms.CharField(required=False, max_length=500, widget=forms.HiddenInput)
+
+
+class SelfAnswerForm(forms.Form):
+    """What the learner wrote from memory before revealing the reference (may be left empty)."""
+
+    answer = forms.CharField(
+        required=False,
+        max_length=MAX_SELF_ANSWER_CHARS,
+        strip=False,
+        label=_("Your answer"),
+        widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
+    )
+    next = forms.CharField(required=False, max_length=500, widget=forms.HiddenInput)
+
+
+class MockSizeForm(forms.Form):
+    n = forms.IntegerField(
+        min_value=1,
+        max_value=MOCK_INTERVIEW_MAX,
+        initial=5,
+        label=_("Number of prompts"),
+        error_messages={
+            "invalid": _("The number of prompts is a whole number from 1 to 10."),
+            "min_value": _("The number of prompts is a whole number from 1 to 10."),
+            "max_value": _("The number of prompts is a whole number from 1 to 10."),
+        },
+    )
