@@ -80,6 +80,23 @@ def _copy_safe(source: Element, parent: Element | None) -> Element | None:
     return element
 
 
+_FENCES = frozenset("[](){}|‖")
+
+
+def _stretch_matrix_brackets(root: Element) -> None:
+    """bmatrix/pmatrix brackets come out as plain ``<mo>[</mo>``, which Chromium draws one line high
+    next to a tall table; marking them stretchy fences makes them span the whole matrix."""
+    for row in root.iter("mrow"):
+        children = list(row)
+        if not any(child.tag == "mtable" for child in children):
+            continue
+        for position, child in enumerate(children):
+            if child.tag == "mo" and (child.text or "").strip() in _FENCES:
+                child.set("stretchy", "true")
+                child.set("fence", "true")
+                child.set("form", "prefix" if position == 0 else "postfix")
+
+
 def math_to_mathml(latex: str, *, display: bool = False) -> SafeString:
     """One formula → a ``<math>`` element (safe: allow-listed tags only); on a LaTeX error, the source as code."""
     try:
@@ -88,6 +105,7 @@ def math_to_mathml(latex: str, *, display: bool = False) -> SafeString:
         return mark_safe(f'<code class="math-error">{html.escape(latex)}</code>')
     safe = _copy_safe(tree, None)
     assert safe is not None  # the root is always <math>
+    _stretch_matrix_brackets(safe)
     safe.tail = None
     safe.set("xmlns", MATHML_NS)
     safe.set("display", "block" if display else "inline")

@@ -99,3 +99,10 @@ def test_escaped_specials_inside_text_are_unescaped():
     html = render_markdown("$(B, T, \\text{block\\_size})$ and $\\text{50\\%}$")
     assert "block_size" in html and "50%" in html
     assert "\\_" not in html
+
+
+def test_matrix_brackets_are_stretchy_fences_so_they_span_the_rows():
+    html_out = str(math_to_mathml(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"))
+    assert '<mo stretchy="true" fence="true" form="prefix">[</mo>' in html_out
+    assert '<mo stretchy="true" fence="true" form="postfix">]</mo>' in html_out
+    assert 'stretchy="true"' not in str(math_to_mathml(r"[a, b]"))  # brackets in a row stay as they are
