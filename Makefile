@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv torch test lint run serve schema bench clean
+.PHONY: venv torch test lint run serve schema messages bench bench-load bench-scaling clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,21 @@ serve: venv
 schema: venv
 	SECRET_KEY=schema-only $(BIN)/python manage.py spectacular --file openapi.yaml --validate --fail-on-warn
 
+# Refresh the zh-Hans catalogue after changing UI strings (run from quizzes/ so Django's own catalogues in
+# .venv are left alone), translate the new entries in django.po, then `make messages` again to compile.
+messages: venv
+	cd quizzes && DEBUG=1 ../$(BIN)/python ../manage.py makemessages -l zh_Hans --ignore "migrations/*" -e html,txt,py
+	cd quizzes && msgfmt --check -o locale/zh_Hans/LC_MESSAGES/django.mo locale/zh_Hans/LC_MESSAGES/django.po
+
 bench: venv
 	$(BIN)/python bench/generators.py
+
+# Needs PostgreSQL + Redis on 127.0.0.1 and wrk (apt-get install wrk); seeds 1M cards on the first run (~2 min).
+bench-load: venv
+	$(BIN)/python bench/load.py --markdown
+
+bench-scaling: venv
+	$(BIN)/python bench/scaling.py --markdown
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis db.sqlite3

@@ -271,8 +271,13 @@ def cards_public(cards: list[ReviewCard], *, user: AbstractBaseUser, now: dt.dat
     return [card_public(card, now=now, day_end=end) for card in cards]
 
 
-def dashboard_counts(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> dict[str, Any]:
-    """The numbers the dashboard shows: due today, new available, rated today, streak, next due."""
+def dashboard_counts(
+    *, user: AbstractBaseUser, now: dt.datetime | None = None, due: int | None = None
+) -> dict[str, Any]:
+    """The numbers the dashboard shows: due today, new available, rated today, streak, next due.
+
+    ``due``: today's due count when the caller already has it (the due queue), saving the same query twice.
+    """
     now = now or timezone.now()
     profile = selectors.profile_for(user)
     today = selectors.today_for(profile, now)
@@ -285,7 +290,7 @@ def dashboard_counts(*, user: AbstractBaseUser, now: dt.datetime | None = None) 
         .first()
     )
     return {
-        "due": selectors.due_count(user=user, now=now),
+        "due": selectors.due_count(user=user, now=now) if due is None else due,
         "new": len(selectors.new_questions(user=user, now=now)),
         "reviewed_today": ReviewLog.objects.filter(user=user, reviewed_at__gte=start, reviewed_at__lt=end).count(),
         "streak": selectors.review_streak(user=user, now=now),

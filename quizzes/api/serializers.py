@@ -69,6 +69,7 @@ class LoginResultSerializer(serializers.Serializer):
 
 class DeviceTokenSerializer(serializers.Serializer):
     token_key = serializers.CharField()
+    device_name = serializers.CharField(allow_blank=True, help_text="As given at log-in.")
     created = serializers.DateTimeField()
     expiry = serializers.DateTimeField(allow_null=True)
     current = serializers.BooleanField(help_text="The token this request was made with.")

@@ -5,13 +5,14 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from quizzes.api.docs import OfflineRedocView
 from quizzes.api.errors import api_not_found
-from quizzes.api.views import attempts, auth, engine, lessons, offline, profile, reviews
+from quizzes.api.views import attempts, auth, engine, lessons, offline, ping, profile, reviews
 
 v1 = [
     path("auth/login/", auth.LoginView.as_view(), name="login"),
     path("auth/logout/", auth.LogoutView.as_view(), name="logout"),
     path("auth/logout-all/", auth.LogoutAllView.as_view(), name="logout-all"),
     path("auth/tokens/", auth.TokenListView.as_view(), name="tokens"),
+    path("ping/", ping.PingView.as_view(), name="ping"),
     path("profile/", profile.ProfileView.as_view(), name="profile"),
     path("lessons/", lessons.LessonListView.as_view(), name="lessons"),
     path("lessons/<int:lesson_id>/", lessons.LessonDetailView.as_view(), name="lesson"),

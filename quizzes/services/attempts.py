@@ -111,7 +111,8 @@ def _build_items(
             else:
                 item.variant_seed = choose_variant_seed(seeds[question.pk], rng)
             item.variant = generators.generate(question.template, item.variant_seed, **question.params).to_dict()
-        item.full_clean(exclude=["attempt"], validate_unique=False, validate_constraints=False)
+        # "question" excluded too: it was just loaded, and checking that it exists is a query per item.
+        item.full_clean(exclude=["attempt", "question"], validate_unique=False, validate_constraints=False)
         items.append(item)
     return AttemptItem.objects.bulk_create(items)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from knox.models import AuthToken
 
 from quizzes.models import Attempt, IdempotencyKey
 
@@ -36,7 +37,6 @@ def attempts_expire_abandoned(*, now: dt.datetime | None = None, older_than: dt.
 
 def api_tokens_prune_expired(*, now: dt.datetime | None = None) -> int:
     """Delete knox tokens past their expiry (tokens without expiry are kept)."""
-    from knox.models import AuthToken
 
     deleted, _ = AuthToken.objects.filter(expiry__lt=now or timezone.now()).delete()
     return deleted

@@ -41,6 +41,8 @@ def test_login_gives_a_token_per_device_that_expires_after_the_ttl(anon, user, s
     assert authed(phone["token"]).get("/api/v1/profile/").status_code == 200
     listed = authed(phone["token"]).get("/api/v1/auth/tokens/").json()["tokens"]
     assert len(listed) == 2 and [t["current"] for t in listed].count(True) == 1
+    assert {t["device_name"] for t in listed} == {"Pixel 8", "iPad"}  # the learner can tell devices apart
+    assert next(t for t in listed if t["current"])["device_name"] == "Pixel 8"
     with time_machine.travel(timezone.now() + ttl + dt.timedelta(minutes=1)):
         assert_error(authed(phone["token"]).get("/api/v1/profile/"), 401, "authentication_failed")
 

@@ -51,3 +51,14 @@ def test_wrong_method_media_type_and_json(api):
     assert_error(api.post("/api/v1/reviews/rate/", "{not json", content_type="application/json"), 400, "parse_error")
     assert_error(api.post("/api/v1/reviews/rate/", '{"rating": NaN}', content_type="application/json"), 400)
     assert_error(api.get("/api/v1/profile/", HTTP_ACCEPT="text/html"), 406, "not_acceptable")
+
+
+def test_a_query_parameter_given_twice_is_a_400_naming_it(api):
+    for url in ("/api/v1/reviews/forecast/?days=3&days=5", "/api/v1/engine/demo/?d_k=4&d_k=8"):
+        body = assert_error(api.get(url), 400, "validation_error")
+        assert set(body["error"]["fields"]) <= {"days", "d_k"} and body["error"]["fields"]
+
+
+def test_a_query_parameter_without_a_value_is_a_400_not_the_default(api):
+    body = assert_error(api.get("/api/v1/attempts/?page="), 400, "validation_error")
+    assert list(body["error"]["fields"]) == ["page"]

@@ -76,7 +76,8 @@ def _in_process_app(settings):
 
 
 @schema.parametrize()
-@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+# derandomize: CI is a gate, so the same examples every run; new code paths still get explored when the schema changes
+@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @pytest.mark.django_db
 def test_api_conforms_to_its_schema(case, learner_token):
     case.call_and_validate(headers={"Authorization": f"Token {learner_token}"})

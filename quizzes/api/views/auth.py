@@ -22,6 +22,7 @@ from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
 from quizzes.api.throttling import LoginIPThrottle, LoginUsernameThrottle
+from quizzes.models import TokenDevice
 
 TAG = ["auth"]
 
@@ -47,11 +48,12 @@ class LoginView(APIView):
         if user is None:
             raise ApiError(status_code=400, code="invalid_credentials", message=_("Wrong username or password."))
         instance, token = AuthToken.objects.create(user=user, expiry=knox_settings.TOKEN_TTL)
+        device = TokenDevice.objects.create(token=instance, name=data["device_name"])
         user_logged_in.send(sender=user.__class__, request=request._request, user=user)
         result = {
             "token": token,
             "token_key": instance.token_key,
-            "device_name": data["device_name"],
+            "device_name": device.name,
             "expiry": instance.expiry,
             "user": {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff},
         }
@@ -102,11 +104,19 @@ class TokenListView(APIView):
     def get(self, request: Request) -> Response:
         now = timezone.now()
         current = request.auth.digest if isinstance(request.auth, AuthToken) else None
-        tokens = AuthToken.objects.filter(Q(expiry__gt=now) | Q(expiry__isnull=True), user=request.user).order_by(
-            "-created"
+        tokens = (
+            AuthToken.objects.filter(Q(expiry__gt=now) | Q(expiry__isnull=True), user=request.user)
+            .select_related("device")
+            .order_by("-created")
         )
         rows = [
-            {"token_key": t.token_key, "created": t.created, "expiry": t.expiry, "current": t.digest == current}
+            {
+                "token_key": t.token_key,
+                "device_name": t.device.name if hasattr(t, "device") else "",
+                "created": t.created,
+                "expiry": t.expiry,
+                "current": t.digest == current,
+            }
             for t in tokens
         ]
         return Response(s.DeviceTokenListSerializer({"tokens": rows}).data)

@@ -6,12 +6,15 @@ import hashlib
 import json
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+
+from quizzes.api.errors import ApiError
 
 MAX_PAGE_SIZE = 100
 
@@ -22,7 +25,24 @@ class PageQuerySerializer(serializers.Serializer):
 
 
 def query(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    """Validated query parameters (400 in the error shape otherwise)."""
+    """Validated query parameters (400 in the error shape otherwise).
+
+    A parameter given twice (``?days=1&days=2``) or without a value (``?days=``) is ambiguous, so it
+    is refused rather than one copy winning or the default being used silently.
+    """
+    problems = {}
+    for key, values in request.query_params.lists():
+        if len(values) > 1:
+            problems[key] = [_("Given more than once.")]
+        elif values == [""]:
+            problems[key] = [_("Give a value, or leave the parameter out.")]
+    if problems:
+        raise ApiError(
+            status_code=400,
+            code="validation_error",
+            message=_("Each query parameter may be given once, with a value."),
+            fields=problems,
+        )
     serializer = serializer_class(data=request.query_params)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)

@@ -15,6 +15,7 @@ from quizzes import demo, selectors_api
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
+from quizzes.api.views.common import query
 from quizzes.rendering import render_markdown, value_to_latex
 
 TAG = ["engine"]
@@ -35,9 +36,7 @@ class DemoMatrixView(APIView):
         responses={200: s.DemoMatrixSerializer, **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
-        params = DemoQuerySerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        return Response(s.DemoMatrixSerializer(demo.demo_matrix(**params.validated_data)).data)
+        return Response(s.DemoMatrixSerializer(demo.demo_matrix(**query(DemoQuerySerializer, request))).data)
 
 
 class VariantPreviewView(APIView):

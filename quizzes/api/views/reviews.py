@@ -62,7 +62,7 @@ class DueQueueView(APIView):
         data = {
             **params,
             "count": total,
-            "counts": selectors_api.dashboard_counts(user=request.user, now=now),
+            "counts": selectors_api.dashboard_counts(user=request.user, now=now, due=total),
             "results": selectors_api.cards_public(rows, user=request.user, now=now),
         }
         return Response(s.DueQueueSerializer(data).data)

@@ -1,0 +1,345 @@
+"""Load benchmark: the production stack on loopback, driven by wrk, five scenarios in one run.
+
+    .venv/bin/python bench/load.py [--duration 20] [--warmup 3] [--connections 32] [--markdown]
+
+1. Data: the bench database (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/quizsite_bench)
+   is migrated, loaded with the lessons and, if it has no scale learners yet, seeded with
+   ``seed_scale --learners 10000 --cards 100`` (1M review cards). Redis: BENCH_REDIS_URL (default db 5).
+2. Fixtures for this run, made before the server starts: knox tokens for 1,000 random learners,
+   logged-in sessions for 1,000 others, fresh study attempts (every choice item is answered exactly
+   once during the run), and the question list for offline batches.
+3. The stack: gunicorn with 2 workers (as ``make serve``; no access log, CONN_MAX_AGE=60 — see
+   bench/README.md), DEBUG off, PostgreSQL, Redis cache. Celery worker and beat are not started:
+   none of these requests enqueues work, and on 2 cores they would only take CPU from gunicorn.
+4. Scenarios (each: warm-up, then the measured window; wrk -t1 -c32, one thread is plenty and leaves
+   the CPU to gunicorn): bare GET /api/v1/ping/ (token auth + JSON, the ceiling), GET
+   /api/v1/reviews/due/, GET / (dashboard HTML, session cookie), POST /api/v1/items/<id>/answer/ (a
+   fresh item each request), POST /api/v1/reviews/offline/ (20 entries, fresh UUIDs).
+
+Prints a table (req/s, p50/p95/p99, errors, throughput ÷ bare) and writes bench/results/load-*.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
+WRK_DIR = REPO / "bench" / "wrk"
+HOST, PORT = "127.0.0.1", int(os.environ.get("BENCH_PORT", "8765"))
+BASE = f"http://{HOST}:{PORT}"
+
+BENCH_ENV = {
+    "DJANGO_SETTINGS_MODULE": "quizsite.settings",
+    "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench"),
+    "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
+    "DEBUG": "false",
+    "SECRET_KEY": os.environ.get("BENCH_SECRET_KEY", "bench-only-secret-key-" + "x" * 40),
+    "ALLOWED_HOSTS": f"{HOST},localhost",
+    "SECURE_SSL_REDIRECT": "false",
+    "SESSION_COOKIE_SECURE": "false",
+    "CSRF_COOKIE_SECURE": "false",
+    "SECURE_HSTS_SECONDS": "0",
+    "CONN_MAX_AGE": os.environ.get("BENCH_CONN_MAX_AGE", "60"),
+    "LOG_LEVEL": "WARNING",
+    "WEB_CONCURRENCY": "2",
+}
+os.environ.update(BENCH_ENV)
+sys.path.insert(0, str(REPO))
+
+SCENARIOS = ("bare", "due", "dashboard", "answer", "offline")
+TITLES = {
+    "bare": "GET /api/v1/ping/ (bare: token auth + JSON)",
+    "due": "GET /api/v1/reviews/due/",
+    "dashboard": "GET / (dashboard HTML, session)",
+    "answer": "POST /api/v1/items/<id>/answer/ (fresh item)",
+    "offline": "POST /api/v1/reviews/offline/ (20 reviews)",
+}
+
+
+def lua_string(value: str) -> str:
+    return json.dumps(value, ensure_ascii=True)  # a JSON string literal is a valid Lua string literal here
+
+
+def lua_requests(rows: list[tuple[str, str, dict[str, str], str | None]]) -> str:
+    lines = ["return {"]
+    for method, path, headers, body in rows:
+        header_lua = ", ".join(f"[{lua_string(k)}] = {lua_string(v)}" for k, v in headers.items())
+        body_lua = lua_string(body) if body is not None else "nil"
+        lines.append(f"  {{{lua_string(method)}, {lua_string(path)}, {{{header_lua}}}, {body_lua}}},")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# --- data ------------------------------------------------------------------------------------------
+
+
+def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
+    """Migrate/seed if needed and write the wrk data files; returns their paths and counts."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+    from django.db import connection
+    from knox.models import get_token_model
+
+    from quizzes.models import Lesson, Question
+    from quizzes.selectors_api import option_handle
+    from quizzes.services import attempt_start
+
+    t0 = time.perf_counter()
+    call_command("migrate", verbosity=0)
+    if not Lesson.objects.exists():
+        call_command("load_lessons", verbosity=0)
+    User = get_user_model()
+    scale = User.objects.filter(username__startswith="scale-")
+    if not scale.exists():
+        print("no scale learners yet: seed_scale --learners 10000 --cards 100", flush=True)
+        call_command("seed_scale", learners=10000, cards=100, seed=0)
+    ids = list(scale.order_by("id").values_list("id", flat=True))
+    rng = random.Random(seed)
+    rng.shuffle(ids)
+    token_ids, session_ids, attempt_ids = ids[:1000], ids[1000:2000], ids[2000:]
+
+    token_model = get_token_model()
+    token_model.objects.filter(user__username__startswith="scale-").delete()
+    tokens = []
+    for user in User.objects.filter(pk__in=token_ids):
+        _, token = token_model.objects.create(user=user, expiry=dt.timedelta(days=1))
+        tokens.append((user.pk, token))
+    token_of = dict(tokens)
+
+    cookies = []
+    for user in User.objects.filter(pk__in=session_ids):
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.set_expiry(86400)
+        session.save()
+        cookies.append(session.session_key)
+
+    # Fresh attempts: the answering learners also need tokens (made here, not counted above).
+    lesson = Lesson.objects.filter(published=True).order_by("order", "key").first()
+    answer_rows = []
+    users = iter(User.objects.filter(pk__in=attempt_ids[:5000]))
+    while len(answer_rows) < answer_items:
+        user = next(users)
+        _, token = token_model.objects.create(user=user, expiry=dt.timedelta(days=1))
+        attempt = attempt_start(user=user, lesson=lesson, mode="study")
+        for item in attempt.items.select_related("question").order_by("position"):
+            if item.question.kind != Question.Kind.CHOICE or not item.option_order:
+                continue
+            handle = option_handle(item.pk, rng.choice(item.option_order))
+            body = json.dumps({"option_id": handle, "duration_ms": rng.randint(2000, 30000)})
+            headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+            answer_rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, body))
+
+    questions = list(
+        Question.objects.filter(published=True, lesson__published=True).values_list("pk", "kind", "created_at")
+    )
+    newest = max(created for _, _, created in questions)
+    reviewed_at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1))
+    connection.close()
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    files = {
+        "bare": RESULTS / "wrk-bare.lua",
+        "due": RESULTS / "wrk-due.lua",
+        "dashboard": RESULTS / "wrk-dashboard.lua",
+        "answer": RESULTS / "wrk-answer.lua",
+        "offline": RESULTS / "wrk-offline.lua",
+    }
+    auth = [{"Authorization": f"Token {token}"} for _, token in tokens]
+    files["bare"].write_text(lua_requests([("GET", "/api/v1/ping/", h, None) for h in auth]))
+    files["due"].write_text(lua_requests([("GET", "/api/v1/reviews/due/", h, None) for h in auth]))
+    files["dashboard"].write_text(
+        lua_requests([("GET", "/", {"Cookie": f"sessionid={key}", "Accept-Language": "en"}, None) for key in cookies])
+    )
+    files["answer"].write_text(lua_requests(answer_rows))
+    quiz = {Question.Kind.CHOICE, Question.Kind.NUMERIC}
+    question_lua = ", ".join(f'{{{pk}, "{"quiz" if kind in quiz else "rated"}"}}' for pk, kind, _ in questions)
+    files["offline"].write_text(
+        "return {\n  tokens = {"
+        + ", ".join(lua_string(t) for t in token_of.values())
+        + "},\n  questions = {"
+        + question_lua
+        + "},\n  reviewed_at = "
+        + lua_string(reviewed_at.isoformat().replace("+00:00", "Z"))
+        + ",\n}\n"
+    )
+    print(
+        f"prepared in {time.perf_counter() - t0:.1f} s: {len(tokens)} tokens, {len(cookies)} sessions, "
+        f"{len(answer_rows)} fresh answer items, {len(questions)} questions for offline batches",
+        flush=True,
+    )
+    return {**files, "answer_items": len(answer_rows)}
+
+
+# --- server ----------------------------------------------------------------------------------------
+
+
+def start_server() -> subprocess.Popen:
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=REPO, env={**os.environ}, check=True,
+    )  # fmt: skip
+    cmd = [
+        sys.executable, "-m", "gunicorn", "quizsite.wsgi:application",
+        "--bind", f"{HOST}:{PORT}", "--workers", "2", "--log-level", "warning",
+    ]  # fmt: skip
+    server = subprocess.Popen(cmd, cwd=REPO, env={**os.environ}, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{BASE}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return server
+        except OSError:
+            time.sleep(0.3)
+    stop_server(server)
+    raise SystemExit("gunicorn did not answer /healthz within 30 s")
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+# --- wrk -------------------------------------------------------------------------------------------
+
+
+def wrk(script: str, args: list[str], *, seconds: float, connections: int) -> dict:
+    cmd = [
+        "wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
+        "-s", str(WRK_DIR / script), BASE, "--", *args,
+    ]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    line = next(line for line in out.splitlines() if line.startswith("BENCH_JSON "))
+    return json.loads(line.removeprefix("BENCH_JSON "))
+
+
+def run_scenario(name: str, files: dict, *, seconds: float, warmup: float, connections: int, cursor: list[int]):
+    if name == "offline":
+        script, args = "offline.lua", [str(files["offline"]), "20"]
+    elif name == "answer":
+        script = "list.lua"
+    else:
+        script, args = "list.lua", [str(files[name]), "random"]
+    results = []
+    for window in (warmup, seconds):
+        if name == "answer":
+            args = [str(files["answer"]), "sequential", str(cursor[0])]
+        result = wrk(script, args, seconds=window, connections=connections)
+        if name == "answer":
+            cursor[0] += result["requests"] + connections  # in-flight requests at the end were sent too
+        results.append(result)
+    measured = results[-1]
+    measured["rps"] = measured["requests"] / (measured["duration_us"] / 1e6)
+    errors = measured["errors"]
+    measured["error_count"] = sum(errors.values())
+    measured["error_rate"] = measured["error_count"] / max(1, measured["requests"])
+    return measured
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds per scenario")
+    parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds per scenario (not counted)")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--answer-items", type=int, default=12000, help="fresh attempt items to prepare")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", nargs="*", choices=SCENARIOS, help="run only these (bare always runs)")
+    parser.add_argument("--markdown", action="store_true", help="print the README table")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed: sudo apt-get install -y wrk")
+    files = prepare(args.answer_items, args.seed)
+    scenarios = [s for s in SCENARIOS if not args.only or s == "bare" or s in args.only]
+    server = start_server()
+    measured: dict[str, dict] = {}
+    cursor = [1]
+    try:
+        for name in scenarios:
+            print(f"{name}: {args.warmup:g} s warm-up + {args.duration:g} s …", flush=True)
+            measured[name] = run_scenario(
+                name, files, seconds=args.duration, warmup=args.warmup, connections=args.connections, cursor=cursor
+            )
+    finally:
+        stop_server(server)
+    bare = measured["bare"]["rps"]
+    for result in measured.values():
+        result["ratio_to_bare"] = result["rps"] / bare
+    if "answer" in measured:
+        measured["answer"]["items_used"] = cursor[0] - 1
+        measured["answer"]["items_prepared"] = files["answer_items"]
+        if cursor[0] - 1 > files["answer_items"]:
+            print(f"WARNING: {cursor[0] - 1} answers sent but only {files['answer_items']} fresh items; "
+                  "raise --answer-items", flush=True)  # fmt: skip
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    report = {
+        "when": stamp,
+        "connections": args.connections,
+        "duration_s": args.duration,
+        "machine": machine(),
+        "env": {k: v for k, v in BENCH_ENV.items() if k != "SECRET_KEY"},
+        "scenarios": measured,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"load-{stamp}.json").write_text(json.dumps(report, indent=2))
+    print_table(measured, markdown=args.markdown)
+    return 0
+
+
+def machine() -> str:
+    import platform
+
+    cpu = ""
+    with contextlib.suppress(OSError, StopIteration):
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+        cpu = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("model name"))
+    return f"{os.cpu_count()} cores {platform.machine()} {cpu}; Python {platform.python_version()}"
+
+
+def print_table(measured: dict[str, dict], *, markdown: bool) -> None:
+    ms = lambda us: us / 1000  # noqa: E731
+    header = ["scenario", "req/s", "× bare", "p50 ms", "p95 ms", "p99 ms", "errors"]
+    rows = []
+    for name, r in measured.items():
+        lat = r["latency_us"]
+        rows.append([
+            TITLES[name], f"{r['rps']:,.0f}", f"{r['ratio_to_bare']:.2f}", f"{ms(lat['p50']):.1f}",
+            f"{ms(lat['p95']):.1f}", f"{ms(lat['p99']):.1f}",
+            f"{r['error_count']} / {r['requests']:,} ({100 * r['error_rate']:.2f} %)",
+        ])  # fmt: skip
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|---|" + "---:|" * (len(header) - 1))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    else:
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+        for row in [header, *rows]:
+            print("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

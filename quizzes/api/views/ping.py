@@ -1,0 +1,29 @@
+"""GET /api/v1/ping/: authentication + a tiny JSON body, no query of its own.
+
+The load benchmark's ceiling (bench/load.py): what the stack costs for an authenticated API request
+before any view logic. Clients may also use it to check that a token still works.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes.api.schema import errors
+
+
+class PingView(APIView):
+    @extend_schema(
+        tags=["auth"],
+        operation_id="ping",
+        summary="Check that your token works (no other work: the benchmarks' ceiling)",
+        responses={
+            200: inline_serializer("Ping", {"ok": serializers.BooleanField(), "user_id": serializers.IntegerField()}),
+            **errors(401),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True, "user_id": request.user.pk})

@@ -1,0 +1,160 @@
+"""Queries per request stay constant however many rows a request handles (no N+1) — issue 7 §4.
+
+Each test measures a request with little data, grows the data (more questions, attempts, cards),
+and asserts the same request needs no more queries than before. Not timed: speed lives in bench/.
+The due queue, the lesson list and the dashboard have their own tests (tests/api/test_reviews.py,
+tests/api/test_profile_lessons.py, tests/web_core/test_dashboard.py); these cover the rest.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from quizzes import selectors_api
+from quizzes.services import attempt_start, card_rate
+from tests import factories
+from tests.api.conftest import token_client
+
+pytestmark = pytest.mark.django_db
+
+
+class counted:
+    """Count a request's queries (the baseline), failing if it needs more than ``most``.
+
+    Counts through ``execute_wrapper`` rather than ``connection.queries``: the test client's
+    request_started signal resets that log in the middle of a capture.
+    """
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.queries: list[str] = []
+
+    def _wrap(self, execute, sql, params, many, context):
+        self.queries.append(sql)
+        return execute(sql, params, many, context)
+
+    def __enter__(self) -> counted:
+        self._ctx = connection.execute_wrapper(self._wrap)
+        self._ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._ctx.__exit__(*exc)
+        if exc[0] is None:
+            assert len(self) <= self.most, f"{len(self)} queries for the small case (at most {self.most})"
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+
+@pytest.fixture
+def api(user):
+    return token_client(user)
+
+
+def quiz_lesson(choice: int, numeric: int):
+    lesson = factories.LessonFactory()
+    for n in range(choice):
+        factories.ChoiceQuestionFactory(lesson=lesson, order=n, options=4)
+    for n in range(numeric):
+        factories.NumericQuestionFactory(lesson=lesson, order=choice + n)
+    factories.PromptQuestionFactory(lesson=lesson, order=choice + numeric)
+    return lesson
+
+
+def start(api, lesson) -> dict:
+    response = api.post("/api/v1/attempts/", {"lesson_id": lesson.pk, "mode": "study"}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def test_attempt_start_queries_do_not_grow_with_questions_or_history(api):
+    small = quiz_lesson(choice=1, numeric=1)
+    start(api, small)  # a previous attempt: option-order history exists from here on
+    with counted(40) as few:
+        assert len(start(api, small)["items"]) == 2
+    large = quiz_lesson(choice=12, numeric=6)
+    for _ in range(3):
+        start(api, large)
+    with counted(len(few)):
+        assert len(start(api, large)["items"]) == 18
+
+
+def answer_first_choice(api, attempt: dict):
+    item = next(i for i in attempt["items"] if i["question"]["kind"] == "choice")
+    body = {"option_id": item["options"][0]["id"], "duration_ms": 4000}
+    response = api.post(f"/api/v1/items/{item['id']}/answer/", body, format="json")
+    assert response.status_code == 200, response.content
+    return response
+
+
+def test_answer_queries_do_not_grow_with_attempt_size_or_history(api, user):
+    small = quiz_lesson(choice=1, numeric=0)
+    attempt = start(api, small)
+    with counted(40) as few:
+        answer_first_choice(api, attempt)
+    large = quiz_lesson(choice=12, numeric=4)
+    for question in factories.PromptQuestionFactory.create_batch(30, lesson=large):
+        card_rate(user=user, question=question, rating=3, reviewed_at=timezone.now() - dt.timedelta(days=3))
+    for _ in range(2):  # a long history on the answered card: replays read it in one query
+        for item in start(api, large)["items"]:
+            if item["question"]["kind"] == "choice":
+                answer_first_choice(api, {"items": [item]})
+    attempt = start(api, large)
+    with counted(len(few)):
+        answer_first_choice(api, attempt)
+
+
+def test_attempt_list_and_detail_queries_do_not_grow(api):
+    lesson = quiz_lesson(choice=2, numeric=1)
+    first = start(api, lesson)
+    with counted(12) as few_list:
+        assert api.get("/api/v1/attempts/?page_size=100").json()["count"] == 1
+    with counted(12) as few_detail:
+        api.get(f"/api/v1/attempts/{first['id']}/")
+    big = quiz_lesson(choice=10, numeric=3)
+    for _ in range(15):
+        start(api, big)
+    with counted(len(few_list)):
+        assert len(api.get("/api/v1/attempts/?page_size=100").json()["results"]) == 16
+    latest = api.get("/api/v1/attempts/?page_size=1").json()["results"][0]
+    with counted(len(few_detail)):
+        assert len(api.get(f"/api/v1/attempts/{latest['id']}/").json()["items"]) == 13
+
+
+def test_card_list_queries_do_not_grow(api, user):
+    lesson = factories.LessonFactory()
+    past = timezone.now() - dt.timedelta(days=5)
+
+    def cards(n):
+        for question in factories.PromptQuestionFactory.create_batch(n, lesson=lesson):
+            card_rate(user=user, question=question, rating=3, reviewed_at=past)
+
+    cards(1)
+    with counted(12) as few:
+        api.get("/api/v1/cards/?page_size=100")
+    cards(40)
+    with counted(len(few)):
+        assert len(api.get("/api/v1/cards/?page_size=100").json()["results"]) == 41
+
+
+def test_lesson_detail_queries_do_not_grow(api):
+    small = quiz_lesson(choice=1, numeric=1)
+    with counted(12) as few:
+        api.get(f"/api/v1/lessons/{small.pk}/")
+    large = quiz_lesson(choice=15, numeric=5)
+    with counted(len(few)):
+        assert len(api.get(f"/api/v1/lessons/{large.pk}/").json()["questions"]) == 21
+
+
+def test_item_representation_needs_no_query_per_option(user, django_assert_num_queries):
+    """The public form of a loaded attempt (options, handles, variants) is built without touching the database."""
+    lesson = quiz_lesson(choice=6, numeric=2)
+    attempt = attempt_start(user=user, lesson=lesson, mode="study")
+    loaded = selectors_api.attempts_for(user).get(pk=attempt.pk)
+    with django_assert_num_queries(0):
+        assert len(selectors_api.attempt_public(loaded)["items"]) == 8
