@@ -52,6 +52,12 @@ def _answer_current_item(page: Page, attempt: Attempt, position: int) -> None:
     expect(page.locator("#item .verdict")).to_be_visible()
 
 
+def _wait_for_scripts(page: Page) -> None:
+    """The deferred scripts (htmx, the shortcuts) have run: key presses before that would do nothing."""
+    page.wait_for_selector("html[data-practice-js=ready]", state="attached")
+    page.wait_for_function("() => window.htmx !== undefined")
+
+
 def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, live_server, lessons, shoot):
     start = dt.datetime.now(dt.UTC)
     with time_machine.travel(start, tick=True):
@@ -66,6 +72,7 @@ def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, li
         order_before = _option_texts(page)
 
         # one click locks: the chosen option is marked, the others are disabled, the feedback shows
+        _wait_for_scripts(page)
         page.keyboard.press("2")  # keyboard shortcut: the second option
         expect(page.locator("#item .verdict")).to_be_visible()
         buttons = page.locator("#item button.option")
@@ -86,6 +93,7 @@ def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, li
         page.set_viewport_size({"width": 1280, "height": 900})
 
         # Enter goes to the next item; then end the quiz → the end screen
+        _wait_for_scripts(page)
         page.keyboard.press("Enter")
         expect(page.locator(".item-progress__text")).to_have_text("2 / 18")
         _answer_current_item(page, first, 2)

@@ -67,4 +67,6 @@
   }
 
   document.querySelectorAll("[data-countdown]").forEach(startCountdown);
+  // Lets browser tests (and anyone curious) know the shortcuts are live before pressing keys.
+  document.documentElement.setAttribute("data-practice-js", "ready");
 })();
