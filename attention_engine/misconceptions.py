@@ -108,6 +108,16 @@ class Misconception:
     scale: Callable[[int], float] | None = None
     normalise: Callable[[np.ndarray, bool], np.ndarray] | None = None
 
+    def describe(self) -> dict[str, str]:
+        """Id, titles and explanations as plain data: what a learner is shown after a wrong answer."""
+        return {
+            "id": self.id,
+            "title_zh": self.title_zh,
+            "title_en": self.title_en,
+            "explanation_zh": self.explanation_zh,
+            "explanation_en": self.explanation_en,
+        }
+
     @property
     def is_attention(self) -> bool:
         return self.scale is not None or self.normalise is not None
@@ -349,6 +359,15 @@ _ALL = (
 
 MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in _ALL}
 ATTENTION_IDS: tuple[str, ...] = tuple(m.id for m in _ALL if m.is_attention)
+
+
+def describe(id: str | None) -> dict[str, str] | None:
+    """``get(id).describe()``; None for no id, and just the id for one this engine no longer knows
+    (a variant stored under an older version must still display)."""
+    if not id:
+        return None
+    found = MISCONCEPTIONS.get(id)
+    return found.describe() if found else {"id": id}
 
 
 def get(id: str) -> Misconception:

@@ -80,25 +80,6 @@ def lessons_with_content() -> QuerySet[Lesson]:
     return selectors.lesson_list_published().prefetch_related(Prefetch("questions", queryset=questions))
 
 
-def misconception_public(misconception_id: str | None) -> dict[str, str] | None:
-    """A named misconception with its titles and explanations (staff previews and locked results)."""
-    if not misconception_id:
-        return None
-    from attention_engine import misconceptions
-
-    try:
-        found = misconceptions.get(misconception_id)
-    except (KeyError, ValueError):
-        return {"id": misconception_id}
-    return {
-        "id": found.id,
-        "title_zh": found.title_zh,
-        "title_en": found.title_en,
-        "explanation_zh": found.explanation_zh,
-        "explanation_en": found.explanation_en,
-    }
-
-
 # --- representations ---------------------------------------------------------------------------
 
 

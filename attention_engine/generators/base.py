@@ -18,6 +18,7 @@ serialisation) lives here once:
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
@@ -193,7 +194,7 @@ class Solution(NamedTuple):
     steps: list                         # [Step]
 
 
-class Template:
+class Template(ABC):
     """Base class of question templates; see the module docstring for what a subclass provides."""
 
     name: ClassVar[str]
@@ -211,14 +212,17 @@ class Template:
     max_distractors: ClassVar[int] = 3
 
     # --- what a template provides ------------------------------------------------------------
+    @abstractmethod
     def draw(self, rng: np.random.Generator, p: dict) -> dict:
-        raise NotImplementedError
+        """The inputs of one variant, drawn only from ``rng``."""
 
+    @abstractmethod
     def solve(self, inputs: dict) -> Solution:
-        raise NotImplementedError
+        """The answer, the candidate distractors and the worked solution, from the displayed inputs."""
 
+    @abstractmethod
     def prompt(self, inputs: dict) -> str:
-        raise NotImplementedError
+        """The question in Chinese, with LaTeX."""
 
     def acceptable(self, inputs: dict, solution: Solution) -> bool:
         return True
@@ -227,7 +231,7 @@ class Template:
         text = fmt_value(value, self.decimals, self.sig)
         return text, text
 
-    def check_params(self, p: dict) -> None:
+    def check_params(self, p: dict) -> None:  # noqa: B027 (optional hook: most templates have no cross-param rule)
         """Constraints between params (e.g. C divisible by n_head); ValueError naming them."""
 
     # --- shared machinery --------------------------------------------------------------------

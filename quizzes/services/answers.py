@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from attention_engine import misconceptions
 from quizzes.models import Attempt, AttemptItem, Option, Question, ReviewLog
 from quizzes.services.reviews import card_record_answer
 
@@ -47,24 +48,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, np.ndarray | np.generic):
         return value.tolist()
     return value
-
-
-def _misconception(misconception_id: str | None) -> dict[str, str] | None:
-    if not misconception_id:
-        return None
-    from attention_engine import misconceptions
-
-    try:
-        found = misconceptions.get(misconception_id)
-    except (KeyError, ValueError):
-        return {"id": misconception_id}
-    return {
-        "id": found.id,
-        "title_zh": found.title_zh,
-        "title_en": found.title_en,
-        "explanation_zh": found.explanation_zh,
-        "explanation_en": found.explanation_en,
-    }
 
 
 def _solution(variant: Any) -> list[dict[str, Any]]:
@@ -123,7 +106,7 @@ def _grade_numeric_choice(item: AttemptItem, variant: Any, choice_index: Any) ->
         "message": "",
         "chosen_choice_index": choice_index,
         "correct_choice_index": variant.correct_choice_index,
-        "misconception": _misconception(chosen.misconception),
+        "misconception": misconceptions.describe(chosen.misconception),
     }, choice_index
 
 
@@ -161,7 +144,7 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
         "score": float(graded.score),
         "elements": _jsonable(graded.elements),
         "message": graded.message,
-        "misconception": _misconception(misconception),
+        "misconception": misconceptions.describe(misconception),
     }, value
 
 

@@ -120,3 +120,12 @@ def test_every_attention_bug_keeps_the_shapes_of_the_real_thing(bug):
     q, k, v = qkv(4, 2, seed=3, batch=(2,))
     out, w = misconceptions.get(bug).attention(q, k, v, is_causal=True)
     assert out.shape == (2, 4, 2) and w.shape == (2, 4, 4)
+
+
+def test_describe_gives_texts_for_known_ids_and_keeps_unknown_ids_displayable():
+    from attention_engine.misconceptions import describe
+
+    known = describe("missing_scale")
+    assert known["id"] == "missing_scale" and "√d_k" in known["title_zh"] and known["explanation_en"]
+    assert describe("retired_in_a_later_version") == {"id": "retired_in_a_later_version"}
+    assert describe(None) is None and describe("") is None

@@ -194,7 +194,7 @@ def _int_param(template_name: str | None = None):
         for spec in generators.get(name).params.values():
             if spec.kind == "int" and spec.max is not None:
                 return name, spec
-    pytest.skip("no template declares a bounded int parameter")
+    pytest.fail("no template declares a bounded int parameter")
 
 
 @pytest.mark.django_db

@@ -11,7 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import demo, selectors_api
+from attention_engine import misconceptions
+from quizzes import demo
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
@@ -81,7 +82,7 @@ class VariantPreviewView(APIView):
                     "label_zh": c["label_zh"],
                     "label_en": c["label_en"],
                     "correct": c["misconception"] is None,
-                    "misconception": selectors_api.misconception_public(c["misconception"]),
+                    "misconception": misconceptions.describe(c["misconception"]),
                 }
                 for i, c in enumerate(d["choices"])
             ],
