@@ -8,15 +8,16 @@ fallback. Functions take the selectors' ``DayCount`` lists and return safe marku
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from collections.abc import Sequence
 
-from django.utils import formats
+from django.utils import dateformat, formats
 from django.utils.dates import WEEKDAYS_ABBR
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from quizzes.selectors import DayCount
 
@@ -107,6 +108,12 @@ def heat_legend(peak: int) -> list[tuple[int, str]]:
     return [(level, f"{lo}" if lo == hi else f"{lo}–{hi}") for level, (lo, hi) in sorted(spans.items())]
 
 
+@functools.lru_cache(maxsize=4096)
+def _format_day(day: dt.date, date_format: str, language: str | None) -> str:
+    """``formats.date_format(day)`` memoised: the heatmap formats the same 365 days on every dashboard."""
+    return dateformat.format(day, date_format)
+
+
 def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
     """A year of daily ratings as week columns (Monday on top), GitHub style, with month and weekday labels."""
     if not days:
@@ -132,13 +139,15 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
                 f'<text x="{left + col * step}" y="{top - 6}" font-size="10">'
                 f"{escape(formats.date_format(d.day, 'M'))}</text>"
             )
+    # 365 cells: look the date format and the plural forms up once, not per cell
+    date_format = formats.get_format("DATE_FORMAT")
+    plurals: dict[int, str] = {}
     for i, d in enumerate(days):
         col, row = divmod(offset + i, 7)
         x, y = left + col * step, top + row * step
-        title = ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", d.count) % {
-            "day": formats.date_format(d.day, "DATE_FORMAT"),
-            "count": d.count,
-        }
+        if d.count not in plurals:
+            plurals[d.count] = ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", d.count)
+        title = plurals[d.count] % {"day": _format_day(d.day, date_format, get_language()), "count": d.count}
         level = heat_level(d.count, peak)
         body.append(
             f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" rx="2" fill="{HEAT_COLOURS[level]}" '

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -21,6 +22,9 @@ from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Questio
 
 #: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
 MASTERY_STABILITY_DAYS = 21.0
+
+#: review_streak reads this many days of logs first, more only if the streak is longer.
+STREAK_WINDOW_DAYS = 40
 
 
 def profile_for(user: AbstractBaseUser) -> LearnerProfile:
@@ -75,36 +79,49 @@ def _logs_today(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetim
     return ReviewLog.objects.filter(user=user, reviewed_at__gte=start, reviewed_at__lt=end_of_today(profile, now))
 
 
-def due_cards(*, user: AbstractBaseUser, now: dt.datetime | None = None, capped: bool = True) -> list[ReviewCard]:
+def due_cards(
+    *,
+    user: AbstractBaseUser,
+    now: dt.datetime | None = None,
+    capped: bool = True,
+    profile: LearnerProfile | None = None,
+    only: Sequence[str] | None = None,
+) -> list[ReviewCard]:
     """Cards due today, most overdue first; excludes suspended and unpublished.
 
     Capped by the profile's ``reviews_per_day`` minus reviews already done today.
+    ``profile``: the learner's profile when the caller already has it (saves a query);
+    ``only``: load just these columns (``QuerySet.only`` paths) when the caller knows what it reads.
     """
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     cards = (
         _live_cards(user)
         .filter(due__lt=end_of_today(profile, now))
         .select_related("question", "question__lesson")
         .order_by("due", "id")
     )
+    if only is not None:
+        cards = cards.only(*only)
     if not capped:
         return list(cards)
     done = _logs_today(user, profile, now).filter(role=ReviewLog.Role.REVIEW).count()
     return list(cards[: max(0, profile.reviews_per_day - done)])
 
 
-def due_count(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> int:
-    return len(due_cards(user=user, now=now))
+def due_count(*, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None) -> int:
+    return len(due_cards(user=user, now=now, profile=profile))
 
 
-def new_questions(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> list[Question]:
+def new_questions(
+    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[Question]:
     """Published questions the learner has never answered, in lesson order.
 
     Capped by ``new_per_day`` minus questions first studied today.
     """
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     started = _logs_today(user, profile, now).filter(role=ReviewLog.Role.FIRST).count()
     remaining = max(0, profile.new_per_day - started)
     questions = (
@@ -130,7 +147,9 @@ class ReviewSessionLesson:
         return [*self.quiz_cards, *self.prompt_cards, *self.recall_cards]
 
 
-def review_session(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> list[ReviewSessionLesson]:
+def review_session(
+    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[ReviewSessionLesson]:
     """Today's due cards grouped by lesson (lesson order).
 
     Within a lesson the quiz cards are reshuffled — stable for the day, so a reload shows the
@@ -139,9 +158,9 @@ def review_session(*, user: AbstractBaseUser, now: dt.datetime | None = None) ->
     through ``attempt_start(mode="review")``, which also reshuffles every question's options.
     """
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     groups: dict[int, ReviewSessionLesson] = {}
-    for card in due_cards(user=user, now=now):
+    for card in due_cards(user=user, now=now, profile=profile):
         lesson = card.question.lesson
         group = groups.setdefault(lesson.pk, ReviewSessionLesson(lesson=lesson))
         if card.question.kind in Question.QUIZ_KINDS:
@@ -159,10 +178,12 @@ def review_session(*, user: AbstractBaseUser, now: dt.datetime | None = None) ->
     return sorted(groups.values(), key=lambda g: (g.lesson.order, g.lesson.key))
 
 
-def lesson_due_questions(*, user: AbstractBaseUser, lesson: Lesson, now: dt.datetime | None = None) -> list[Question]:
+def lesson_due_questions(
+    *, user: AbstractBaseUser, lesson: Lesson, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[Question]:
     """The lesson's quiz questions due today for this learner (uncapped; a review attempt)."""
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     cards = _live_cards(user).filter(
         question__lesson=lesson, question__kind__in=Question.QUIZ_KINDS, due__lt=end_of_today(profile, now)
     )
@@ -193,11 +214,11 @@ def card_state(card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog] 
 
 
 def rating_preview(
-    *, user: AbstractBaseUser, question: Question, now: dt.datetime | None = None
+    *, user: AbstractBaseUser, question: Question, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[RatingPreview]:
     """The due date and interval each self-rating (Again/Hard/Good/Easy) would give right now."""
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     card = ReviewCard.objects.filter(user=user, question=question).first()
     state = card_state(card, profile) if card else scheduling.Replay(None, [], 0, 0, None)
     outcomes = scheduling.preview(
@@ -240,9 +261,11 @@ class LessonProgress:
         return self.studied / self.total if self.total else 0.0
 
 
-def lesson_progress(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> list[LessonProgress]:
+def lesson_progress(
+    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[LessonProgress]:
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     horizon = end_of_today(profile, now)
     per_lesson: dict[int, Counter] = defaultdict(Counter)
     studied = ReviewCard.objects.filter(user=user, question__published=True)
@@ -252,11 +275,17 @@ def lesson_progress(*, user: AbstractBaseUser, now: dt.datetime | None = None) -
             per_lesson[lesson_id]["mastered"] += 1
     for lesson_id in _live_cards(user).filter(due__lt=horizon).values_list("question__lesson_id", flat=True):
         per_lesson[lesson_id]["due"] += 1
+    # attempt_score per attempt from the item scores alone (narrow rows, one query, no JSON columns)
+    item_scores: dict[int, list[float]] = defaultdict(list)
+    attempt_lesson: dict[int, int] = {}
+    items = AttemptItem.objects.filter(attempt__user=user).values_list("attempt_id", "attempt__lesson_id", "score")
+    for attempt_id, lesson_id, score in items:
+        item_scores[attempt_id].append(score or 0.0)
+        attempt_lesson[attempt_id] = lesson_id
     best: dict[int, float] = {}
-    for attempt in Attempt.objects.filter(user=user).prefetch_related("items"):
-        score = attempt_score(attempt)
-        if score is not None:
-            best[attempt.lesson_id] = max(best.get(attempt.lesson_id, 0.0), score)
+    for attempt_id, scores in item_scores.items():
+        lesson_id = attempt_lesson[attempt_id]
+        best[lesson_id] = max(best.get(lesson_id, 0.0), sum(scores) / len(scores))
     return [
         LessonProgress(
             lesson=lesson,
@@ -284,10 +313,12 @@ class DayCount:
     count: int
 
 
-def due_forecast(*, user: AbstractBaseUser, days: int = 14, now: dt.datetime | None = None) -> list[DayCount]:
+def due_forecast(
+    *, user: AbstractBaseUser, days: int = 14, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[DayCount]:
     """Due cards per study day for the next ``days`` days; today includes everything overdue."""
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     today = today_for(profile, now)
     horizon = scheduling.day_end(today + dt.timedelta(days=days - 1), profile.zone, profile.day_rollover_hour)
     counts: Counter = Counter()
@@ -301,28 +332,55 @@ def _log_days(user: AbstractBaseUser, profile: LearnerProfile, since: dt.datetim
     return Counter(scheduling.local_day(m, profile.zone, profile.day_rollover_hour) for m in moments)
 
 
-def review_heatmap(*, user: AbstractBaseUser, days: int = 365, now: dt.datetime | None = None) -> list[DayCount]:
+def review_heatmap(
+    *, user: AbstractBaseUser, days: int = 365, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[DayCount]:
     """Ratings per study day (every log, including same-day repeats), oldest first, ending today."""
     now = now or timezone.now()
-    profile = profile_for(user)
+    profile = profile if profile is not None else profile_for(user)
     today = today_for(profile, now)
     first = today - dt.timedelta(days=days - 1)
     counts = _log_days(user, profile, scheduling.day_start(first, profile.zone, profile.day_rollover_hour))
     return [DayCount(first + dt.timedelta(days=i), counts[first + dt.timedelta(days=i)]) for i in range(days)]
 
 
-def review_streak(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> int:
-    """Consecutive study days with at least one rating, ending today (or yesterday if none yet today)."""
-    now = now or timezone.now()
-    profile = profile_for(user)
-    today = today_for(profile, now)
-    days_seen = {
-        scheduling.local_day(m, profile.zone, profile.day_rollover_hour)
-        for m in ReviewLog.objects.filter(user=user).values_list("reviewed_at", flat=True)
-    }
+def _streak_in(days_seen: set[dt.date] | Counter, today: dt.date) -> tuple[int, dt.date]:
+    """The streak ending today (or yesterday) within ``days_seen``, and the first day without a rating before it."""
     day = today if today in days_seen else today - dt.timedelta(days=1)
     streak = 0
     while day in days_seen:
         streak += 1
         day -= dt.timedelta(days=1)
-    return streak
+    return streak, day
+
+
+def review_streak(
+    *,
+    user: AbstractBaseUser,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+    recent: Sequence[DayCount] | None = None,
+) -> int:
+    """Consecutive study days with at least one rating, ending today (or yesterday if none yet today).
+
+    Reads only the logs of the last few weeks; the window grows while the streak reaches its start.
+    ``recent``: ``review_heatmap``'s days ending today when the caller has them — no query then,
+    unless the streak is as long as the heatmap.
+    """
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user)
+    today = today_for(profile, now)
+    if recent and recent[-1].day == today:
+        streak, gap = _streak_in({d.day for d in recent if d.count}, today)
+        if gap >= recent[0].day:
+            return streak
+    window = STREAK_WINDOW_DAYS
+    while True:
+        first = today - dt.timedelta(days=window)
+        since = scheduling.day_start(first, profile.zone, profile.day_rollover_hour)
+        streak, day = _streak_in(_log_days(user, profile, since), today)
+        if day >= first:  # the streak ended inside the window
+            return streak
+        if not ReviewLog.objects.filter(user=user, reviewed_at__lt=since).exists():
+            return streak
+        window *= 4

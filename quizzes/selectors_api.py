@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from quizzes import scheduling, selectors
-from quizzes.models import Attempt, AttemptItem, Lesson, Option, Question, ReviewCard, ReviewLog
+from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Option, Question, ReviewCard, ReviewLog
 from quizzes.rendering import render_markdown, value_to_latex
 
 OPTION_HANDLE_SALT = "quizzes.api.option-handle"
@@ -245,22 +245,54 @@ def card_public(card: ReviewCard, *, now: dt.datetime | None = None, day_end: dt
     }
 
 
-def cards_public(cards: list[ReviewCard], *, user: AbstractBaseUser, now: dt.datetime | None = None) -> list[dict]:
+#: The columns ``card_public`` reads (for ``selectors.due_cards(only=...)``): the card, its question, the lesson key.
+CARD_PUBLIC_FIELDS = (
+    "id",
+    "question",
+    "state",
+    "due",
+    "last_review",
+    "stability",
+    "difficulty",
+    "reps",
+    "lapses",
+    "suspended",
+    "is_leech",
+    "question__key",
+    "question__kind",
+    "question__lesson",
+    "question__prompt",
+    "question__lesson__key",
+)
+
+
+def cards_public(
+    cards: list[ReviewCard],
+    *,
+    user: AbstractBaseUser,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+) -> list[dict]:
     now = now or timezone.now()
-    profile = selectors.profile_for(user)
+    profile = profile if profile is not None else selectors.profile_for(user)
     end = selectors.end_of_today(profile, now)
     return [card_public(card, now=now, day_end=end) for card in cards]
 
 
 def dashboard_counts(
-    *, user: AbstractBaseUser, now: dt.datetime | None = None, due: int | None = None
+    *,
+    user: AbstractBaseUser,
+    now: dt.datetime | None = None,
+    due: int | None = None,
+    profile: LearnerProfile | None = None,
 ) -> dict[str, Any]:
     """The numbers the dashboard shows: due today, new available, rated today, streak, next due.
 
-    ``due``: today's due count when the caller already has it (the due queue), saving the same query twice.
+    ``due``: today's due count when the caller already has it (the due queue), saving the same query twice;
+    ``profile``: the learner's profile when the caller already has it.
     """
     now = now or timezone.now()
-    profile = selectors.profile_for(user)
+    profile = profile if profile is not None else selectors.profile_for(user)
     today = selectors.today_for(profile, now)
     start = scheduling.day_start(today, profile.zone, profile.day_rollover_hour)
     end = selectors.end_of_today(profile, now)
@@ -271,10 +303,10 @@ def dashboard_counts(
         .first()
     )
     return {
-        "due": selectors.due_count(user=user, now=now) if due is None else due,
-        "new": len(selectors.new_questions(user=user, now=now)),
+        "due": selectors.due_count(user=user, now=now, profile=profile) if due is None else due,
+        "new": len(selectors.new_questions(user=user, now=now, profile=profile)),
         "reviewed_today": ReviewLog.objects.filter(user=user, reviewed_at__gte=start, reviewed_at__lt=end).count(),
-        "streak": selectors.review_streak(user=user, now=now),
+        "streak": selectors.review_streak(user=user, now=now, profile=profile),
         "next_due_after_today": next_card,
         "study_day": today,
     }

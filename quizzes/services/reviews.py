@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from quizzes import scheduling
-from quizzes.models import AttemptItem, Question, ReviewCard, ReviewLog
+from quizzes.models import AttemptItem, LearnerProfile, Question, ReviewCard, ReviewLog
 from quizzes.selectors import card_state, profile_for
 
 #: Ratings stamped further in the future than this (client clock skew) are refused.
@@ -37,14 +37,15 @@ def _lock_card(*, user: AbstractBaseUser, question: Question, at: dt.datetime) -
     return card
 
 
-def card_replay(*, card: ReviewCard) -> ReviewCard | None:
+def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> ReviewCard | None:
     """Rebuild a card's FSRS state and denormalised columns from all its logs.
 
     Call inside a transaction holding the card's row lock. The first log gets the two-day
     rule, later logs count only as their study day's first; each log's ``role`` is rewritten
     to match. A card left without logs is deleted (the question is new again) → None.
     """
-    profile = profile_for(card.user)
+    if profile is None:
+        profile = profile_for(card.user)
     logs = list(card.logs.order_by("reviewed_at", "id"))
     if not logs:
         card.delete()
@@ -96,7 +97,7 @@ def _add_log(
     )
     log.full_clean(validate_constraints=False)  # uniqueness is the database's job (see card_rate)
     log.save()
-    card_replay(card=card)
+    card_replay(card=card, profile=profile_for(user))  # the card is the user's: no card.user query
     log.refresh_from_db(fields=["role"])
     return log
 

@@ -34,29 +34,29 @@ DEMO_LESSON_KEY = "sdpa"
 
 @require_safe
 def dashboard(request: HttpRequest) -> HttpResponse:
-    """"/": the learner's dashboard, or a short landing page with the lessons for visitors."""
+    """ "/": the learner's dashboard, or a short landing page with the lessons for visitors."""
     if not request.user.is_authenticated:
         return render(request, "web/core/landing.html", {"lessons": selectors.lesson_list_published()})
     user = request.user
     now = timezone.now()
-    profile = selectors.profile_for(user)
-    due = selectors.due_count(user=user, now=now)
+    profile = selectors.profile_for(user)  # once per request, passed down
+    due = selectors.due_count(user=user, now=now, profile=profile)
     request._quizzes_due_now = due  # the nav badge reuses it
-    forecast = selectors.due_forecast(user=user, days=14, now=now)
-    heatmap = selectors.review_heatmap(user=user, days=365, now=now)
+    forecast = selectors.due_forecast(user=user, days=14, now=now, profile=profile)
+    heatmap = selectors.review_heatmap(user=user, days=365, now=now, profile=profile)
     context = {
         "profile": profile,
         "due": due,
         "next_review": None if due else selectors_web.next_review_at(user=user),
-        "streak": selectors.review_streak(user=user, now=now),
-        "progress": selectors.lesson_progress(user=user, now=now),
+        "streak": selectors.review_streak(user=user, now=now, profile=profile, recent=heatmap),
+        "progress": selectors.lesson_progress(user=user, now=now, profile=profile),
         "forecast": forecast,
         "forecast_svg": charts.forecast_svg(forecast),
         "forecast_summary": charts.forecast_summary(forecast),
         "heatmap_svg": charts.heatmap_svg(heatmap),
         "heatmap_summary": charts.heatmap_summary(heatmap),
         "heatmap_active_days": [d for d in reversed(heatmap) if d.count],
-        "new_available": len(selectors.new_questions(user=user, now=now)),
+        "new_available": len(selectors.new_questions(user=user, now=now, profile=profile)),
     }
     return render(request, "web/core/dashboard.html", context)
 

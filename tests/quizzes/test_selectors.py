@@ -174,6 +174,21 @@ def test_heatmap_and_streak_use_local_study_days(shanghai_user, time_machine):
     assert selectors.review_streak(user=shanghai_user) == 0
 
 
+def test_streak_longer_than_the_first_window_and_the_heatmap(shanghai_user, time_machine):
+    """review_streak reads a bounded window first and widens it; the heatmap shortcut falls back when needed."""
+    prompt = factories.PromptQuestionFactory()
+    days = selectors.STREAK_WINDOW_DAYS + 10
+    for back in range(days, 0, -1):
+        time_machine.move_to(utc(2025, 3, 1, 2) - dt.timedelta(days=back), tick=False)
+        card_rate(user=shanghai_user, question=prompt, rating=3)
+    time_machine.move_to(utc(2025, 3, 1, 2), tick=False)  # nothing yet today
+    assert selectors.review_streak(user=shanghai_user) == days
+    recent = selectors.review_heatmap(user=shanghai_user, days=365)
+    assert selectors.review_streak(user=shanghai_user, recent=recent) == days
+    short = selectors.review_heatmap(user=shanghai_user, days=20)  # the streak reaches its start: query instead
+    assert selectors.review_streak(user=shanghai_user, recent=short) == days
+
+
 def test_lesson_list_published_counts_published_questions(lesson):
     factories.ChoiceQuestionFactory(lesson=lesson)
     factories.ChoiceQuestionFactory(lesson=lesson, published=False)

@@ -58,12 +58,14 @@ class DueQueueView(APIView):
     def get(self, request: Request) -> Response:
         params = query(PageQuerySerializer, request)
         now = timezone.now()
-        total, rows = page_of(selectors.due_cards(user=request.user, now=now), **params)
+        profile = selectors.profile_for(request.user)  # once per request, passed down
+        cards = selectors.due_cards(user=request.user, now=now, profile=profile, only=selectors_api.CARD_PUBLIC_FIELDS)
+        total, rows = page_of(cards, **params)
         data = {
             **params,
             "count": total,
-            "counts": selectors_api.dashboard_counts(user=request.user, now=now, due=total),
-            "results": selectors_api.cards_public(rows, user=request.user, now=now),
+            "counts": selectors_api.dashboard_counts(user=request.user, now=now, due=total, profile=profile),
+            "results": selectors_api.cards_public(rows, user=request.user, now=now, profile=profile),
         }
         return Response(s.DueQueueSerializer(data).data)
 
