@@ -1,4 +1,4 @@
-"""The lesson-1 exercise (fill in 3 TODOs), solved with the engine.
+"""The lesson-1 exercise (fill in the three blanks), solved with the engine.
 
 With seed 0 the output must match, line for line, the expected output printed in the lesson, so
 the draws below happen in exactly the lesson's order: X, W_q, W_k, W_v, then the two variance
