@@ -115,6 +115,9 @@ else:
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="cache+memory://")
     CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 CELERY_TASK_EAGER_PROPAGATES = True
+#: How long a learner's cached due queue may be kept (quizzes/learner_cache.py); 0 = off. Off without
+#: Redis: a per-process cache can't see other processes' writes.
+LEARNER_CACHE_SECONDS = env.int("LEARNER_CACHE_SECONDS", default=300 if REDIS_URL else 0)
 CELERY_TIMEZONE = "UTC"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"

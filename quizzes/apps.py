@@ -6,3 +6,6 @@ class QuizzesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "quizzes"
     verbose_name = _("Quizzes")
+
+    def ready(self) -> None:
+        from quizzes import signals  # noqa: F401  (connects the cache-stamp receivers)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Q, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
+from django.db.models.functions import ExtractHour, TruncDate
 from django.utils import timezone
 
 from quizzes import scheduling
@@ -79,6 +80,44 @@ def _logs_today(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetim
     return ReviewLog.objects.filter(user=user, reviewed_at__gte=start, reviewed_at__lt=end_of_today(profile, now))
 
 
+@dataclass(frozen=True)
+class TodayLogs:
+    """The learner's ratings so far today: all of them, the counted reviews, the first studies."""
+
+    total: int
+    reviews: int
+    first: int
+
+
+def today_logs(*, user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime) -> TodayLogs:
+    """One query for the three counts the daily caps and the dashboard need."""
+    counts = _logs_today(user, profile, now).aggregate(
+        total=Count("id"),
+        reviews=Count("id", filter=Q(role=ReviewLog.Role.REVIEW)),
+        first=Count("id", filter=Q(role=ReviewLog.Role.FIRST)),
+    )
+    return TodayLogs(**counts)
+
+
+def _due_today(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewCard]:
+    return _live_cards(user).filter(due__lt=end_of_today(profile, now)).order_by("due", "id")
+
+
+def due_queue(
+    *,
+    user: AbstractBaseUser,
+    now: dt.datetime,
+    profile: LearnerProfile,
+    today: TodayLogs | None = None,
+    only: Sequence[str] | None = None,
+) -> QuerySet[ReviewCard]:
+    """``due_cards`` as a capped queryset, for a COUNT or a page in SQL (slicing it again keeps the cap)."""
+    cards = _due_today(user, profile, now).select_related("question", "question__lesson")
+    if only is not None:
+        cards = cards.only(*only)
+    return cards[: _reviews_left(user, profile, now, today)]
+
+
 def due_cards(
     *,
     user: AbstractBaseUser,
@@ -86,31 +125,48 @@ def due_cards(
     capped: bool = True,
     profile: LearnerProfile | None = None,
     only: Sequence[str] | None = None,
+    today: TodayLogs | None = None,
 ) -> list[ReviewCard]:
     """Cards due today, most overdue first; excludes suspended and unpublished.
 
     Capped by the profile's ``reviews_per_day`` minus reviews already done today.
-    ``profile``: the learner's profile when the caller already has it (saves a query);
-    ``only``: load just these columns (``QuerySet.only`` paths) when the caller knows what it reads.
+    ``profile``, ``today``: the learner's profile and ``today_logs`` when the caller already has them
+    (each saves a query); ``only``: load just these columns (``QuerySet.only`` paths) when the caller
+    knows what it reads.
     """
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user)
-    cards = (
-        _live_cards(user)
-        .filter(due__lt=end_of_today(profile, now))
-        .select_related("question", "question__lesson")
-        .order_by("due", "id")
-    )
-    if only is not None:
-        cards = cards.only(*only)
     if not capped:
-        return list(cards)
-    done = _logs_today(user, profile, now).filter(role=ReviewLog.Role.REVIEW).count()
-    return list(cards[: max(0, profile.reviews_per_day - done)])
+        cards = _due_today(user, profile, now).select_related("question", "question__lesson")
+        return list(cards.only(*only) if only is not None else cards)
+    return list(due_queue(user=user, now=now, profile=profile, today=today, only=only))
 
 
-def due_count(*, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None) -> int:
-    return len(due_cards(user=user, now=now, profile=profile))
+def _reviews_left(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
+    today = today if today is not None else today_logs(user=user, profile=profile, now=now)
+    return max(0, profile.reviews_per_day - today.reviews)
+
+
+def due_count(
+    *,
+    user: AbstractBaseUser,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+    today: TodayLogs | None = None,
+) -> int:
+    """``len(due_cards(...))`` as one COUNT."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user)
+    return due_queue(user=user, now=now, profile=profile, today=today).count()
+
+
+def _unseen_questions(user: AbstractBaseUser) -> QuerySet[Question]:
+    return Question.objects.filter(published=True, lesson__published=True).exclude(review_cards__user=user)
+
+
+def _new_left(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
+    today = today if today is not None else today_logs(user=user, profile=profile, now=now)
+    return max(0, profile.new_per_day - today.first)
 
 
 def new_questions(
@@ -122,15 +178,22 @@ def new_questions(
     """
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user)
-    started = _logs_today(user, profile, now).filter(role=ReviewLog.Role.FIRST).count()
-    remaining = max(0, profile.new_per_day - started)
-    questions = (
-        Question.objects.filter(published=True, lesson__published=True)
-        .exclude(review_cards__user=user)
-        .select_related("lesson")
-        .order_by("lesson__order", "lesson__key", "order", "key")
-    )
-    return list(questions[:remaining])
+    questions = _unseen_questions(user).select_related("lesson")
+    questions = questions.order_by("lesson__order", "lesson__key", "order", "key")
+    return list(questions[: _new_left(user, profile, now, None)])
+
+
+def new_count(
+    *,
+    user: AbstractBaseUser,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+    today: TodayLogs | None = None,
+) -> int:
+    """``len(new_questions(...))`` as one COUNT."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user)
+    return _unseen_questions(user)[: _new_left(user, profile, now, today)].count()
 
 
 @dataclass
@@ -328,8 +391,25 @@ def due_forecast(
 
 
 def _log_days(user: AbstractBaseUser, profile: LearnerProfile, since: dt.datetime) -> Counter:
-    moments = ReviewLog.objects.filter(user=user, reviewed_at__gte=since).values_list("reviewed_at", flat=True)
-    return Counter(scheduling.local_day(m, profile.zone, profile.day_rollover_hour) for m in moments)
+    """Ratings per study day since ``since``.
+
+    The database counts per local calendar day, split at the rollover hour (before it, the
+    rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
+    per day instead of every log.
+    """
+    zone, rollover = profile.zone, profile.day_rollover_hour
+    groups = (
+        ReviewLog.objects.filter(user=user, reviewed_at__gte=since)
+        .annotate(date=TruncDate("reviewed_at", tzinfo=zone), hour=ExtractHour("reviewed_at", tzinfo=zone))
+        .annotate(before_rollover=ExpressionWrapper(Q(hour__lt=rollover), output_field=BooleanField()))
+        .values("date", "before_rollover")
+        .annotate(ratings=Count("id"))
+        .values_list("date", "before_rollover", "ratings")
+    )
+    days: Counter = Counter()
+    for date, before_rollover, ratings in groups:
+        days[date - dt.timedelta(days=1) if before_rollover else date] += ratings
+    return days
 
 
 def review_heatmap(

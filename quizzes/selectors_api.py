@@ -25,8 +25,8 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from quizzes import scheduling, selectors
-from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Option, Question, ReviewCard, ReviewLog
+from quizzes import selectors
+from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Option, Question, ReviewCard
 from quizzes.rendering import render_markdown, value_to_latex
 
 OPTION_HANDLE_SALT = "quizzes.api.option-handle"
@@ -67,6 +67,7 @@ def item_for(user: AbstractBaseUser, item_id: int) -> AttemptItem | None:
         AttemptItem.objects.filter(pk=item_id, attempt__user=user)
         .select_related("attempt", "question")
         .prefetch_related("question__options")
+        .order_by()  # one row by pk: the inherited ordering would only add joins (attempt → lesson) and a sort
         .first()
     )
 
@@ -285,16 +286,16 @@ def dashboard_counts(
     now: dt.datetime | None = None,
     due: int | None = None,
     profile: LearnerProfile | None = None,
+    today: selectors.TodayLogs | None = None,
 ) -> dict[str, Any]:
     """The numbers the dashboard shows: due today, new available, rated today, streak, next due.
 
     ``due``: today's due count when the caller already has it (the due queue), saving the same query twice;
-    ``profile``: the learner's profile when the caller already has it.
+    ``profile``, ``today``: the learner's profile and ``selectors.today_logs`` when the caller already has them.
     """
     now = now or timezone.now()
     profile = profile if profile is not None else selectors.profile_for(user)
-    today = selectors.today_for(profile, now)
-    start = scheduling.day_start(today, profile.zone, profile.day_rollover_hour)
+    today = today if today is not None else selectors.today_logs(user=user, profile=profile, now=now)
     end = selectors.end_of_today(profile, now)
     next_card = (
         ReviewCard.objects.filter(user=user, suspended=False, due__gte=end, question__published=True)
@@ -303,13 +304,34 @@ def dashboard_counts(
         .first()
     )
     return {
-        "due": selectors.due_count(user=user, now=now, profile=profile) if due is None else due,
-        "new": len(selectors.new_questions(user=user, now=now, profile=profile)),
-        "reviewed_today": ReviewLog.objects.filter(user=user, reviewed_at__gte=start, reviewed_at__lt=end).count(),
+        "due": selectors.due_count(user=user, now=now, profile=profile, today=today) if due is None else due,
+        "new": selectors.new_count(user=user, now=now, profile=profile, today=today),
+        "reviewed_today": today.total,
         "streak": selectors.review_streak(user=user, now=now, profile=profile),
         "next_due_after_today": next_card,
-        "study_day": today,
+        "study_day": selectors.today_for(profile, now),
     }
+
+
+def due_queue(*, user: AbstractBaseUser, page: int, page_size: int, now: dt.datetime) -> tuple[dict, dt.datetime]:
+    """The due queue's page with the dashboard counts, and the moment it goes stale by itself (the day's end).
+
+    Any write of the learner's makes it stale sooner: ``quizzes.learner_cache`` keys it by their stamp.
+    """
+    profile = selectors.profile_for(user)  # once per request, passed down
+    today = selectors.today_logs(user=user, profile=profile, now=now)
+    queue = selectors.due_queue(user=user, now=now, profile=profile, today=today, only=CARD_PUBLIC_FIELDS)
+    count = queue.count()
+    start = (page - 1) * page_size
+    rows = list(queue[start : start + page_size]) if start < count else []
+    data = {
+        "page": page,
+        "page_size": page_size,
+        "count": count,
+        "counts": dashboard_counts(user=user, now=now, due=count, profile=profile, today=today),
+        "results": cards_public(rows, user=user, now=now, profile=profile),
+    }
+    return data, selectors.end_of_today(profile, now)
 
 
 def question_reference(*, user: AbstractBaseUser, question: Question, now: dt.datetime | None = None) -> dict:

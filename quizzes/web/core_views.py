@@ -40,7 +40,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     user = request.user
     now = timezone.now()
     profile = selectors.profile_for(user)  # once per request, passed down
-    due = selectors.due_count(user=user, now=now, profile=profile)
+    today = selectors.today_logs(user=user, profile=profile, now=now)
+    due = selectors.due_count(user=user, now=now, profile=profile, today=today)
     request._quizzes_due_now = due  # the nav badge reuses it
     forecast = selectors.due_forecast(user=user, days=14, now=now, profile=profile)
     heatmap = selectors.review_heatmap(user=user, days=365, now=now, profile=profile)
@@ -56,7 +57,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "heatmap_svg": charts.heatmap_svg(heatmap),
         "heatmap_summary": charts.heatmap_summary(heatmap),
         "heatmap_active_days": [d for d in reversed(heatmap) if d.count],
-        "new_available": len(selectors.new_questions(user=user, now=now, profile=profile)),
+        "new_available": selectors.new_count(user=user, now=now, profile=profile, today=today),
     }
     return render(request, "web/core/dashboard.html", context)
 

@@ -60,7 +60,7 @@ class TestDue:
         time_machine.move_to(utc(2025, 1, 1, 8), tick=False)
         study(user, lesson)
         time_machine.move_to(utc(2025, 1, 3, 12), tick=False)
-        assert len(selectors.due_cards(user=user)) == 2
+        assert len(selectors.due_cards(user=user)) == selectors.due_count(user=user) == 2
         assert len(selectors.due_cards(user=user, capped=False)) == 4
         card = selectors.due_cards(user=user)[0]
         attempt = attempt_start(user=user, lesson=lesson, mode="review")
@@ -74,13 +74,17 @@ class TestDue:
         for i in range(5):
             factories.ChoiceQuestionFactory(lesson=lesson, order=i)
         time_machine.move_to(utc(2025, 1, 1, 8), tick=False)
-        assert len(selectors.new_questions(user=user)) == 3
+        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 3
         attempt = attempt_start(user=user, lesson=lesson)
         item = attempt.items.get(position=0)
         item_answer(user=user, item=item, option_id=item.option_order[0])
-        assert len(selectors.new_questions(user=user)) == 2
+        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 2
         time_machine.move_to(utc(2025, 1, 2, 8), tick=False)
-        assert len(selectors.new_questions(user=user)) == 3
+        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 3
+        for i in range(4):
+            item = attempt.items.get(position=i + 1)
+            item_answer(user=user, item=item, option_id=item.option_order[0])
+        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 0  # all 5 studied
 
 
 def test_review_session_groups_by_lesson_quiz_reshuffled_recall_last(user, time_machine):
@@ -200,3 +204,29 @@ def test_profile_for_never_writes(user):
     profile = selectors.profile_for(user)
     assert profile.pk is None and profile.time_zone == "UTC"
     assert not LearnerProfile.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("zone", "rollover", "around"),
+    [
+        ("America/New_York", 4, utc(2025, 3, 9, 7)),  # clocks go forward 02:00 → 03:00 local
+        ("America/New_York", 2, utc(2025, 11, 2, 6)),  # clocks go back 02:00 → 01:00 local
+        ("Asia/Kolkata", 5, utc(2025, 6, 1, 0)),  # UTC+05:30: the study day starts at a half hour in UTC
+        ("Australia/Lord_Howe", 0, utc(2025, 4, 5, 15)),  # a half-hour DST shift, rollover at midnight
+    ],
+)
+def test_heatmap_days_agree_with_the_schedulers_study_day(user, time_machine, zone, rollover, around):
+    """The database groups ratings by day; each must land on ``scheduling.local_day`` of its moment."""
+    from collections import Counter
+
+    from quizzes import scheduling
+
+    LearnerProfile.objects.create(user=user, time_zone=zone, day_rollover_hour=rollover)
+    prompt = factories.PromptQuestionFactory()
+    moments = [around + dt.timedelta(minutes=47 * i) for i in range(-40, 40)]  # ±31 h, every 47 min
+    time_machine.move_to(moments[-1] + dt.timedelta(minutes=1), tick=False)
+    for moment in moments:
+        card_rate(user=user, question=prompt, rating=3, reviewed_at=moment)
+    expected = Counter(scheduling.local_day(m, scheduling.zoneinfo.ZoneInfo(zone), rollover) for m in moments)
+    heatmap = selectors.review_heatmap(user=user, days=10)
+    assert {d.day: d.count for d in heatmap if d.count} == dict(expected)

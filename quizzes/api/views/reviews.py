@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -15,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import selectors, selectors_api
+from quizzes import learner_cache, selectors, selectors_api
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
@@ -58,16 +60,19 @@ class DueQueueView(APIView):
     def get(self, request: Request) -> Response:
         params = query(PageQuerySerializer, request)
         now = timezone.now()
-        profile = selectors.profile_for(request.user)  # once per request, passed down
-        cards = selectors.due_cards(user=request.user, now=now, profile=profile, only=selectors_api.CARD_PUBLIC_FIELDS)
-        total, rows = page_of(cards, **params)
-        data = {
-            **params,
-            "count": total,
-            "counts": selectors_api.dashboard_counts(user=request.user, now=now, due=total, profile=profile),
-            "results": selectors_api.cards_public(rows, user=request.user, now=now, profile=profile),
-        }
-        return Response(s.DueQueueSerializer(data).data)
+
+        def build() -> tuple[dict, dt.datetime]:
+            data, valid_until = selectors_api.due_queue(user=request.user, now=now, **params)
+            return s.DueQueueSerializer(data).data, valid_until
+
+        data = learner_cache.learner_read(
+            user_id=request.user.pk,
+            name="due-queue",
+            params=(params["page"], params["page_size"], get_language()),  # state labels are translated
+            now=now,
+            build=build,
+        )
+        return Response(data)
 
 
 class CardListView(APIView):
