@@ -206,20 +206,22 @@ def item_answer(
             AttemptItem.objects.filter(pk=item.pk, answered_at__isnull=False).exists()
         ):
             raise ValidationError(_("This attempt is finished."), code="attempt_finished")
+        answer = {
+            "response": response,
+            "chosen_option": chosen,
+            "is_correct": result["correct"],
+            "score": result["score"],
+            "result": result,
+            "answered_at": now,
+        }
         # No joins in this UPDATE: PostgreSQL re-checks a plain WHERE on the row after waiting for its lock.
-        won = AttemptItem.objects.filter(pk=item.pk, answered_at__isnull=True).update(
-            response=response,
-            chosen_option=chosen,
-            is_correct=result["correct"],
-            score=result["score"],
-            result=result,
-            answered_at=now,
-        )
+        won = AttemptItem.objects.filter(pk=item.pk, answered_at__isnull=True).update(**answer)
         if won:
-            item.refresh_from_db()
+            for field, stored in answer.items():  # what the row now holds; no reload needed
+                setattr(item, field, stored)
             card_record_answer(
                 user=user, item=item, correct=result["correct"], reviewed_at=now, duration_ms=duration_ms, source=source
             )
             return AnswerOutcome(item=item, result=item.result, replayed=False, conflicting=False)
-    item.refresh_from_db()
+    item.refresh_from_db(fields=list(answer))  # the first answer's; the item keeps its question and attempt
     return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=item.response != response)

@@ -29,7 +29,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from quizzes import scheduling
-from quizzes.models import Question, ReviewCard, ReviewLog
+from quizzes.models import LearnerProfile, Question, ReviewCard, ReviewLog
+from quizzes.selectors import profile_for
 from quizzes.services.reviews import MAX_CLOCK_SKEW, card_replay
 
 
@@ -146,8 +147,9 @@ def offline_reviews_merge(
         questions[question.pk] = question
         to_apply[question.pk].append((entry, judged, outcome))
 
+    profile = profile_for(user)  # once for the batch: every card replays in the learner's study days
     for question_id, group in to_apply.items():
-        _apply_group(user=user, question=questions[question_id], group=group)
+        _apply_group(user=user, question=questions[question_id], group=group, profile=profile)
 
     touched = {o.question_id for o in outcomes if o.status != EntryStatus.REJECTED and o.question_id is not None}
     cards = list(
@@ -163,7 +165,11 @@ def offline_reviews_merge(
 
 
 def _apply_group(
-    *, user: AbstractBaseUser, question: Question, group: list[tuple[OfflineEntry, int, EntryOutcome]]
+    *,
+    user: AbstractBaseUser,
+    question: Question,
+    group: list[tuple[OfflineEntry, int, EntryOutcome]],
+    profile: LearnerProfile,
 ) -> None:
     """Append one card's new logs and replay it, under the card's row lock."""
     with transaction.atomic():
@@ -191,7 +197,7 @@ def _apply_group(
                 source=ReviewLog.Source.OFFLINE,
                 client_uuid=entry.client_uuid,
             )
-            log.full_clean(validate_constraints=False)
+            log.full_clean(exclude=["user", "card"], validate_constraints=False)  # FKs: the database checks them
             try:
                 with transaction.atomic():
                     log.save()
@@ -200,7 +206,7 @@ def _apply_group(
                 continue
             added += 1
         if added:
-            card_replay(card=card)
+            card_replay(card=card, profile=profile)
         elif _created:
             card.delete()
 

@@ -175,8 +175,7 @@ class ItemAnswerView(APIView):
             source=ReviewLog.Source.API,
             **_answer_arguments(item, serializer.validated_data),
         )
-        shown = selectors_api.item_for(request.user, item_id)
-        item_data = s.AttemptItemSerializer(selectors_api.item_public(shown)).data
+        item_data = s.AttemptItemSerializer(selectors_api.item_public(outcome.item)).data
         if outcome.conflicting:
             raise ApiError(
                 status_code=status.HTTP_409_CONFLICT,
