@@ -32,6 +32,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from quizzes import learner_cache
 from quizzes.models import Lesson, Option, Question
 
 USERNAME_PREFIX = "scale-"
@@ -126,6 +127,7 @@ class Command(BaseCommand):
                           "quizzes_attempt", "quizzes_attemptitem"):  # fmt: skip
                 cursor.execute(f"ANALYZE {table}")
         self._step("ANALYZE")
+        learner_cache.content_changed()  # COPY sends no signals: no cached due queue may outlive the reseed
         self.stdout.write(f"done in {time.perf_counter() - self.t0:.1f} s (password of every learner: {PASSWORD})")
 
     def _step(self, message: str) -> None:
