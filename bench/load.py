@@ -1,20 +1,26 @@
-"""Load benchmark: the production stack on loopback, driven by wrk, five scenarios in one run.
+"""Load benchmark: the production stack on loopback, driven by wrk, eight scenarios in one run.
 
-    .venv/bin/python bench/load.py [--duration 20] [--warmup 3] [--connections 32] [--markdown]
+    .venv/bin/python bench/load.py [--duration 20] [--warmup 3] [--connections 32] [--only NAME ...] [--markdown]
 
 1. Data: the bench database (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/quizsite_bench)
    is migrated, loaded with the lessons and, if it has no scale learners yet, seeded with
-   ``seed_scale --learners 10000 --cards 100`` (1M review cards). Redis: BENCH_REDIS_URL (default db 5).
-2. Fixtures for this run, made before the server starts: knox tokens for 1,000 random learners,
-   logged-in sessions for 1,000 others, fresh study attempts (every choice item is answered exactly
-   once during the run), and the question list for offline batches.
+   ``seed_scale --learners 10000 --cards 100`` (1M review cards). Redis: BENCH_REDIS_URL (default db 5),
+   emptied before the run so no learner's due queue is cached at the start.
+2. Fixtures for this run, made before the server starts: knox tokens for 1,000 random learners (repeat
+   fetches) and for 6,000 others (first fetches, each used once), logged-in sessions for 1,000 more,
+   fresh study attempts (every choice item is answered exactly once during the run), and the question
+   list for offline batches.
 3. The stack: gunicorn with 2 workers (as ``make serve``; no access log, CONN_MAX_AGE=60 — see
    bench/README.md), DEBUG off, PostgreSQL, Redis cache. Celery worker and beat are not started:
    none of these requests enqueues work, and on 2 cores they would only take CPU from gunicorn.
-4. Scenarios (each: warm-up, then the measured window; wrk -t1 -c32, one thread is plenty and leaves
-   the CPU to gunicorn): bare GET /api/v1/ping/ (token auth + JSON, the ceiling), GET
-   /api/v1/reviews/due/, GET / (dashboard HTML, session cookie), POST /api/v1/items/<id>/answer/ (a
-   fresh item each request), POST /api/v1/reviews/offline/ (20 entries, fresh UUIDs).
+4. Scenarios (``SCENARIOS`` below; each: warm-up, then the measured window; wrk -t1, one thread is
+   plenty and leaves the CPU to gunicorn). Six at saturation — 32 connections sending back to back,
+   for throughput and its ratio to the bare endpoint: bare GET /api/v1/ping/ (token auth + JSON, the
+   ceiling), GET /api/v1/reviews/due/ by the same 1,000 learners again and again (cached) and by
+   learners fetching it for the first time (a cache miss each), GET / (dashboard HTML), POST
+   /api/v1/items/<id>/answer/ (a fresh item each request), POST /api/v1/reviews/offline/ (20 entries,
+   fresh UUIDs). Two with 32 learners who think 0.5–1.5 s between clicks, for latency: the due queue
+   (first fetches) and the answer POST.
 
 Prints a table (req/s, p50/p95/p99, errors, throughput ÷ bare) and writes bench/results/load-*.json.
 """
@@ -33,6 +39,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,13 +66,33 @@ BENCH_ENV = {
 os.environ.update(BENCH_ENV)
 sys.path.insert(0, str(REPO))
 
-SCENARIOS = ("bare", "due", "dashboard", "answer", "offline")
-TITLES = {
-    "bare": "GET /api/v1/ping/ (bare: token auth + JSON)",
-    "due": "GET /api/v1/reviews/due/",
-    "dashboard": "GET / (dashboard HTML, session)",
-    "answer": "POST /api/v1/items/<id>/answer/ (fresh item)",
-    "offline": "POST /api/v1/reviews/offline/ (20 reviews)",
+@dataclass(frozen=True)
+class Scenario:
+    """One wrk run. ``data``: the prepared request list it draws from; ``mode``: "random" (any entry,
+    repeats allowed) or "sequential" (each entry once, continuing where the last run on that list
+    stopped); ``think_ms``: each client waits uniformly this long between its requests (None: closed
+    loop at saturation)."""
+
+    title: str
+    data: str
+    mode: str = "random"
+    think_ms: tuple[int, int] | None = None
+
+
+THINK_MS = (500, 1500)  # a learner reading a card between two clicks, kept short: mean 1 s
+SCENARIOS = {
+    "bare": Scenario("GET /api/v1/ping/ (bare: token auth + JSON)", "bare"),
+    "due": Scenario("GET /api/v1/reviews/due/ (repeat fetches: cached)", "due"),
+    "due_cold": Scenario("GET /api/v1/reviews/due/ (first fetch: cache miss)", "due_cold", "sequential"),
+    "dashboard": Scenario("GET / (dashboard HTML, session)", "dashboard"),
+    "answer": Scenario("POST /api/v1/items/<id>/answer/ (fresh item)", "answer", "sequential"),
+    "offline": Scenario("POST /api/v1/reviews/offline/ (20 reviews)", "offline"),
+    "due_cold_think": Scenario(
+        "GET /api/v1/reviews/due/ (first fetch, cache miss), think 0.5–1.5 s", "due_cold", "sequential", THINK_MS
+    ),
+    "answer_think": Scenario(
+        "POST /api/v1/items/<id>/answer/ (fresh item), think 0.5–1.5 s", "answer", "sequential", THINK_MS
+    ),
 }
 
 
@@ -93,6 +120,7 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
     django.setup()
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
+    from django.core.cache import cache
     from django.core.management import call_command
     from django.db import connection
     from knox.models import get_token_model
@@ -113,7 +141,8 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
     ids = list(scale.order_by("id").values_list("id", flat=True))
     rng = random.Random(seed)
     rng.shuffle(ids)
-    token_ids, session_ids, attempt_ids = ids[:1000], ids[1000:2000], ids[2000:]
+    # Separate learners per use; the answering learners never fetch the queue, so they may also be cold ones.
+    token_ids, session_ids, attempt_ids, cold_ids = ids[:1000], ids[1000:2000], ids[2000:], ids[4000:]
 
     token_model = get_token_model()
     token_model.objects.filter(user__username__startswith="scale-").delete()
@@ -122,6 +151,13 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
         _, token = token_model.objects.create(user=user, expiry=dt.timedelta(days=1))
         tokens.append((user.pk, token))
     token_of = dict(tokens)
+
+    # Cold: learners whose queue nobody fetched yet in this run (the cache is emptied below).
+    cold = [
+        {"Authorization": f"Token {token_model.objects.create(user=user, expiry=dt.timedelta(days=1))[1]}"}
+        for user in User.objects.filter(pk__in=cold_ids)
+    ]
+    rng.shuffle(cold)
 
     cookies = []
     for user in User.objects.filter(pk__in=session_ids):
@@ -155,11 +191,13 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
     newest = max(created for _, _, created in questions)
     reviewed_at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1))
     connection.close()
+    cache.clear()  # Redis db of the bench only: no learner's queue is cached when the run starts
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     files = {
         "bare": RESULTS / "wrk-bare.lua",
         "due": RESULTS / "wrk-due.lua",
+        "due_cold": RESULTS / "wrk-due-cold.lua",
         "dashboard": RESULTS / "wrk-dashboard.lua",
         "answer": RESULTS / "wrk-answer.lua",
         "offline": RESULTS / "wrk-offline.lua",
@@ -167,6 +205,7 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
     auth = [{"Authorization": f"Token {token}"} for _, token in tokens]
     files["bare"].write_text(lua_requests([("GET", "/api/v1/ping/", h, None) for h in auth]))
     files["due"].write_text(lua_requests([("GET", "/api/v1/reviews/due/", h, None) for h in auth]))
+    files["due_cold"].write_text(lua_requests([("GET", "/api/v1/reviews/due/", h, None) for h in cold]))
     files["dashboard"].write_text(
         lua_requests([("GET", "/", {"Cookie": f"sessionid={key}", "Accept-Language": "en"}, None) for key in cookies])
     )
@@ -183,11 +222,12 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
         + ",\n}\n"
     )
     print(
-        f"prepared in {time.perf_counter() - t0:.1f} s: {len(tokens)} tokens, {len(cookies)} sessions, "
+        f"prepared in {time.perf_counter() - t0:.1f} s: {len(tokens)} tokens, {len(cold)} cold learners, "
+        f"{len(cookies)} sessions, "
         f"{len(answer_rows)} fresh answer items, {len(questions)} questions for offline batches",
         flush=True,
     )
-    return {**files, "answer_items": len(answer_rows)}
+    return {**files, "answer_items": len(answer_rows), "cold_learners": len(cold)}
 
 
 # --- server ----------------------------------------------------------------------------------------
@@ -237,20 +277,20 @@ def wrk(script: str, args: list[str], *, seconds: float, connections: int) -> di
     return json.loads(line.removeprefix("BENCH_JSON "))
 
 
-def run_scenario(name: str, files: dict, *, seconds: float, warmup: float, connections: int, cursor: list[int]):
-    if name == "offline":
-        script, args = "offline.lua", [str(files["offline"]), "20"]
-    elif name == "answer":
-        script = "list.lua"
-    else:
-        script, args = "list.lua", [str(files[name]), "random"]
+def run_scenario(scenario: Scenario, files: dict, *, seconds: float, warmup: float, connections: int, cursors: dict):
+    """Warm-up, then the measured window; returns wrk's summary of the measured window plus req/s and errors."""
     results = []
     for window in (warmup, seconds):
-        if name == "answer":
-            args = [str(files["answer"]), "sequential", str(cursor[0])]
+        if scenario.data == "offline":
+            script, args = "offline.lua", [str(files["offline"]), "20"]
+        else:
+            start = cursors.setdefault(scenario.data, 1)
+            script, args = "list.lua", [str(files[scenario.data]), scenario.mode, str(start)]
+        if scenario.think_ms:
+            args += [str(scenario.think_ms[0]), str(scenario.think_ms[1])]
         result = wrk(script, args, seconds=window, connections=connections)
-        if name == "answer":
-            cursor[0] += result["requests"] + connections  # in-flight requests at the end were sent too
+        if scenario.mode == "sequential":
+            cursors[scenario.data] += result["requests"] + connections  # in-flight requests at the end were sent too
         results.append(result)
     measured = results[-1]
     measured["rps"] = measured["requests"] / (measured["duration_us"] / 1e6)
@@ -273,27 +313,31 @@ def main() -> int:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: sudo apt-get install -y wrk")
     files = prepare(args.answer_items, args.seed)
-    scenarios = [s for s in SCENARIOS if not args.only or s == "bare" or s in args.only]
+    names = [name for name in SCENARIOS if not args.only or name == "bare" or name in args.only]
     server = start_server()
     measured: dict[str, dict] = {}
-    cursor = [1]
+    cursors: dict[str, int] = {}
     try:
-        for name in scenarios:
+        for name in names:
             print(f"{name}: {args.warmup:g} s warm-up + {args.duration:g} s …", flush=True)
             measured[name] = run_scenario(
-                name, files, seconds=args.duration, warmup=args.warmup, connections=args.connections, cursor=cursor
+                SCENARIOS[name],
+                files,
+                seconds=args.duration,
+                warmup=args.warmup,
+                connections=args.connections,
+                cursors=cursors,
             )
     finally:
         stop_server(server)
     bare = measured["bare"]["rps"]
     for result in measured.values():
         result["ratio_to_bare"] = result["rps"] / bare
-    if "answer" in measured:
-        measured["answer"]["items_used"] = cursor[0] - 1
-        measured["answer"]["items_prepared"] = files["answer_items"]
-        if cursor[0] - 1 > files["answer_items"]:
-            print(f"WARNING: {cursor[0] - 1} answers sent but only {files['answer_items']} fresh items; "
-                  "raise --answer-items", flush=True)  # fmt: skip
+    for data, prepared in (("answer", files["answer_items"]), ("due_cold", files["cold_learners"])):
+        used = cursors.get(data, 1) - 1
+        if used > prepared:
+            print(f"WARNING: {used} requests from the {data} list but only {prepared} prepared; "
+                  f"the last {used - prepared} repeated earlier ones", flush=True)  # fmt: skip
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     report = {
         "when": stamp,
@@ -305,7 +349,7 @@ def main() -> int:
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"load-{stamp}.json").write_text(json.dumps(report, indent=2))
-    print_table(measured, markdown=args.markdown)
+    print_table(measured, markdown=args.markdown, connections=args.connections)
     return 0
 
 
@@ -319,16 +363,16 @@ def machine() -> str:
     return f"{os.cpu_count()} cores {platform.machine()} {cpu}; Python {platform.python_version()}"
 
 
-def print_table(measured: dict[str, dict], *, markdown: bool) -> None:
+def print_table(measured: dict[str, dict], *, markdown: bool, connections: int) -> None:
     ms = lambda us: us / 1000  # noqa: E731
-    header = ["scenario", "req/s", "× bare", "p50 ms", "p95 ms", "p99 ms", "errors"]
+    header = ["scenario", "clients", "req/s", "× bare", "p50 ms", "p95 ms", "p99 ms", "errors"]
     rows = []
     for name, r in measured.items():
         lat = r["latency_us"]
         rows.append([
-            TITLES[name], f"{r['rps']:,.0f}", f"{r['ratio_to_bare']:.2f}", f"{ms(lat['p50']):.1f}",
-            f"{ms(lat['p95']):.1f}", f"{ms(lat['p99']):.1f}",
-            f"{r['error_count']} / {r['requests']:,} ({100 * r['error_rate']:.2f} %)",
+            SCENARIOS[name].title, str(connections), f"{r['rps']:,.0f}", f"{r['ratio_to_bare']:.2f}",
+            f"{ms(lat['p50']):.1f}", f"{ms(lat['p95']):.1f}", f"{ms(lat['p99']):.1f}",
+            f"{r['error_count']} / {r['requests']:,}",
         ])  # fmt: skip
     if markdown:
         print("| " + " | ".join(header) + " |")

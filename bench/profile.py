@@ -1,0 +1,153 @@
+"""Where a request's time goes: the load scenarios in process, per-request ms and queries, optional pyinstrument.
+
+    .venv/bin/python bench/profile.py due [--requests 200] [--pyinstrument]
+    .venv/bin/python bench/profile.py answer|dashboard|ping|offline ...
+
+Runs against the load benchmark's database (BENCH_DATABASE_URL, default …/quizsite_bench, seeded by
+``make bench-load`` or ``manage.py seed_scale``) and Redis db 5, with DEBUG off, through Django's test
+client: the whole middleware + DRF stack, without gunicorn and the network. Each request uses a
+different random learner (fresh attempt items for ``answer``), like the load benchmark.
+Prints mean / median / p95 ms and queries per request; ``--pyinstrument`` adds the call tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+os.environ.update(
+    {
+        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
+        "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench"),
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
+        "ALLOWED_HOSTS": "testserver,127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "CONN_MAX_AGE": "60",
+        "LOG_LEVEL": "WARNING",
+    }
+)
+sys.path.insert(0, str(REPO))
+
+SCENARIOS = ("ping", "due", "dashboard", "answer", "offline")
+
+
+def requests_for(name: str, count: int, rng: random.Random) -> list[tuple[str, str, dict, str | None]]:
+    """(method, path, headers, body) per request, each from a different random scale learner."""
+    from django.contrib.auth import get_user_model
+    from knox.models import get_token_model
+
+    from quizzes.models import Lesson, Question
+    from quizzes.selectors_api import option_handle
+    from quizzes.services import attempt_start
+
+    users = list(get_user_model().objects.filter(username__startswith="scale-").order_by("?")[: count + 50])
+    if not users:
+        raise SystemExit("no scale learners: run `manage.py seed_scale --learners 10000 --cards 100` first")
+    token_model = get_token_model()
+
+    def token(user) -> dict:
+        return {"HTTP_AUTHORIZATION": f"Token {token_model.objects.create(user=user, expiry=dt.timedelta(hours=1))[1]}"}
+
+    rows = []
+    if name in ("ping", "due"):
+        path = "/api/v1/ping/" if name == "ping" else "/api/v1/reviews/due/"
+        rows = [("GET", path, token(user), None) for user in users[:count]]
+    elif name == "dashboard":
+        from django.test import Client
+
+        for user in users[:count]:
+            client = Client()
+            client.force_login(user)
+            cookie = client.cookies["sessionid"].value
+            rows.append(("GET", "/", {"HTTP_COOKIE": f"sessionid={cookie}", "HTTP_ACCEPT_LANGUAGE": "en"}, None))
+    elif name == "answer":
+        lesson = Lesson.objects.filter(published=True).order_by("order", "key").first()
+        for user in users:
+            headers = token(user)
+            attempt = attempt_start(user=user, lesson=lesson, mode="study")
+            for item in attempt.items.select_related("question").order_by("position"):
+                if item.question.kind == Question.Kind.CHOICE and item.option_order:
+                    body = {"option_id": option_handle(item.pk, rng.choice(item.option_order)), "duration_ms": 5000}
+                    rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, json.dumps(body)))
+            if len(rows) >= count:
+                break
+    elif name == "offline":
+        published = Question.objects.filter(published=True, lesson__published=True)
+        questions = list(published.values_list("pk", "kind", "created_at"))
+        newest = max(created for _, _, created in questions)  # a review can't predate its question
+        at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1)).isoformat()
+        for user in users[:count]:
+            entries = []
+            for pk, kind, _ in rng.sample(questions, 20):
+                entry = {"client_uuid": str(uuid.uuid4()), "question_id": pk, "reviewed_at": at}
+                entry.update({"correct": rng.random() < 0.8} if kind in Question.QUIZ_KINDS else {"rating": 3})
+                entries.append(entry)
+            rows.append(("POST", "/api/v1/reviews/offline/", token(user), json.dumps({"entries": entries})))
+    return rows[:count]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenario", choices=SCENARIOS)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--pyinstrument", action="store_true", help="print the call tree over all requests")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--passes", type=int, default=1, help="send the same requests again (GETs: the second pass reads the cache)"
+    )
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    rows = requests_for(args.scenario, args.requests, random.Random(args.seed))
+    client = Client(raise_request_exception=True)
+    method, path, headers, body = rows[0]  # warm-up: imports, connection, template and URL caches
+    client.generic(method, path, data=body or "", content_type="application/json", **headers)
+    rows = rows[1:]
+    profiler = None
+    if args.pyinstrument:
+        from pyinstrument import Profiler
+
+        profiler = Profiler(interval=0.0005)
+        profiler.start()
+    times, queries, statuses = [], [], {}
+    for method, path, headers, body in rows * args.passes:
+        with CaptureQueriesContext(connection) as captured:
+            t0 = time.perf_counter()
+            response = client.generic(method, path, data=body or "", content_type="application/json", **headers)
+            times.append((time.perf_counter() - t0) * 1000)
+        queries.append(len(captured))
+        statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+    if profiler is not None:
+        profiler.stop()
+        print(profiler.output_text(unicode=True, color=False, show_all=False))
+    for number in range(args.passes):
+        part = slice(number * len(rows), (number + 1) * len(rows))
+        ms, counts = sorted(times[part]), queries[part]
+        print(
+            f"{args.scenario} pass {number + 1}: {len(ms)} requests, mean {statistics.fmean(ms):.2f} ms, "
+            f"median {statistics.median(ms):.2f} ms, p95 {ms[int(0.95 * (len(ms) - 1))]:.2f} ms, "
+            f"queries {min(counts)}–{max(counts)} (mean {statistics.fmean(counts):.1f})"
+        )
+    print(f"statuses {statuses}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
