@@ -325,10 +325,10 @@ def due_queue(*, user: AbstractBaseUser, page: int, page_size: int, now: dt.date
     start = (page - 1) * page_size
     rows = list(queue[start : start + page_size]) if start < count else []
     data = {
+        "counts": dashboard_counts(user=user, now=now, due=count, profile=profile, today=today),
+        "count": count,
         "page": page,
         "page_size": page_size,
-        "count": count,
-        "counts": dashboard_counts(user=user, now=now, due=count, profile=profile, today=today),
         "results": cards_public(rows, user=user, now=now, profile=profile),
     }
     return data, selectors.end_of_today(profile, now)

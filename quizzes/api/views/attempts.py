@@ -183,4 +183,5 @@ class ItemAnswerView(APIView):
                 message=_("This item is already answered with a different answer; the first answer counts."),
                 extra={"item": item_data},
             )
-        return Response(s.AnswerResultSerializer({"replayed": outcome.replayed, "item": item_data}).data)
+        # item_data is already serialized: wrapping it in AnswerResultSerializer (the schema) would do it twice.
+        return Response({"replayed": outcome.replayed, "item": item_data})
