@@ -30,15 +30,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import http.client
+import itertools
 import json
 import os
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,18 +76,20 @@ class Scenario:
     """One wrk run. ``data``: the prepared request list it draws from; ``mode``: "random" (any entry,
     repeats allowed) or "sequential" (each entry once, continuing where the last run on that list
     stopped); ``think_ms``: each client waits uniformly this long between its requests (None: closed
-    loop at saturation)."""
+    loop at saturation; with think time the client is ``think_client`` — wrk's ``delay()`` miscounts
+    latency when the server closes each connection, as gunicorn's sync workers do)."""
 
     title: str
     data: str
     mode: str = "random"
     think_ms: tuple[int, int] | None = None
+    prime: bool = False  # send every entry of ``data`` once before the window (fills the learners' caches)
 
 
 THINK_MS = (500, 1500)  # a learner reading a card between two clicks, kept short: mean 1 s
 SCENARIOS = {
     "bare": Scenario("GET /api/v1/ping/ (bare: token auth + JSON)", "bare"),
-    "due": Scenario("GET /api/v1/reviews/due/ (repeat fetches: cached)", "due"),
+    "due": Scenario("GET /api/v1/reviews/due/ (repeat fetches: cached)", "due", prime=True),
     "due_cold": Scenario("GET /api/v1/reviews/due/ (first fetch: cache miss)", "due_cold", "sequential"),
     "dashboard": Scenario("GET / (dashboard HTML, session)", "dashboard"),
     "answer": Scenario("POST /api/v1/items/<id>/answer/ (fresh item)", "answer", "sequential"),
@@ -203,13 +210,15 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
         "offline": RESULTS / "wrk-offline.lua",
     }
     auth = [{"Authorization": f"Token {token}"} for _, token in tokens]
-    files["bare"].write_text(lua_requests([("GET", "/api/v1/ping/", h, None) for h in auth]))
-    files["due"].write_text(lua_requests([("GET", "/api/v1/reviews/due/", h, None) for h in auth]))
-    files["due_cold"].write_text(lua_requests([("GET", "/api/v1/reviews/due/", h, None) for h in cold]))
-    files["dashboard"].write_text(
-        lua_requests([("GET", "/", {"Cookie": f"sessionid={key}", "Accept-Language": "en"}, None) for key in cookies])
-    )
-    files["answer"].write_text(lua_requests(answer_rows))
+    rows = {
+        "bare": [("GET", "/api/v1/ping/", h, None) for h in auth],
+        "due": [("GET", "/api/v1/reviews/due/", h, None) for h in auth],
+        "due_cold": [("GET", "/api/v1/reviews/due/", h, None) for h in cold],
+        "dashboard": [("GET", "/", {"Cookie": f"sessionid={key}", "Accept-Language": "en"}, None) for key in cookies],
+        "answer": answer_rows,
+    }
+    for name, entries in rows.items():
+        files[name].write_text(lua_requests(entries))
     quiz = {Question.Kind.CHOICE, Question.Kind.NUMERIC}
     question_lua = ", ".join(f'{{{pk}, "{"quiz" if kind in quiz else "rated"}"}}' for pk, kind, _ in questions)
     files["offline"].write_text(
@@ -227,7 +236,7 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
         f"{len(answer_rows)} fresh answer items, {len(questions)} questions for offline batches",
         flush=True,
     )
-    return {**files, "answer_items": len(answer_rows), "cold_learners": len(cold)}
+    return {**files, "rows": rows, "answer_items": len(answer_rows), "cold_learners": len(cold)}
 
 
 # --- server ----------------------------------------------------------------------------------------
@@ -277,17 +286,100 @@ def wrk(script: str, args: list[str], *, seconds: float, connections: int) -> di
     return json.loads(line.removeprefix("BENCH_JSON "))
 
 
+def send(request: tuple[str, str, dict[str, str], str | None]) -> int:
+    """One request on a fresh connection (as wrk's against sync workers); returns the status."""
+    method, path, headers, body = request
+    connection = http.client.HTTPConnection(HOST, PORT, timeout=10)
+    try:
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    finally:
+        connection.close()
+
+
+def prime(requests: list, *, threads: int = 4) -> None:
+    with ThreadPoolExecutor(threads) as pool:
+        statuses = list(pool.map(send, requests))
+    bad = sum(1 for status in statuses if status >= 400)
+    print(f"  primed {len(statuses)} learners ({bad} errors)", flush=True)
+
+
+def think_client(
+    requests: list, *, start: int, seconds: float, clients: int, think_ms: tuple[int, int], seed: int
+) -> tuple[dict, int]:
+    """``clients`` threads, each: think (uniform in ``think_ms``), send the next request, time it.
+
+    Returns (the wrk-shaped summary, requests sent). Latency is send → full response, think excluded.
+    """
+    cursor = itertools.count(start - 1)
+    deadline = time.monotonic() + seconds
+    lock = threading.Lock()
+    latencies: list[float] = []
+    errors = {"connect": 0, "read": 0, "write": 0, "status": 0, "timeout": 0}
+
+    def learner(number: int) -> None:
+        rng = random.Random(seed * 1000 + number)
+        while True:
+            time.sleep(rng.uniform(*think_ms) / 1000)
+            if time.monotonic() >= deadline:
+                return
+            request = requests[next(cursor) % len(requests)]
+            t0 = time.perf_counter()
+            try:
+                status = send(request)
+            except TimeoutError:
+                status = None
+            elapsed = time.perf_counter() - t0
+            with lock:
+                latencies.append(elapsed)
+                if status is None:
+                    errors["timeout"] += 1
+                elif status >= 400:
+                    errors["status"] += 1
+
+    t0 = time.perf_counter()
+    workers = [threading.Thread(target=learner, args=(n,)) for n in range(clients)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    duration = time.perf_counter() - t0
+    us = sorted(x * 1e6 for x in latencies) or [0.0]
+    percentiles = {f"p{q}": us[min(len(us) - 1, int(q / 100 * len(us)))] for q in (50, 95, 99)}
+    summary = {
+        "requests": len(latencies),
+        "duration_us": duration * 1e6,
+        "errors": errors,
+        "latency_us": {"mean": statistics.fmean(us), **percentiles, "max": us[-1]},
+    }
+    return summary, next(cursor) - (start - 1)
+
+
 def run_scenario(scenario: Scenario, files: dict, *, seconds: float, warmup: float, connections: int, cursors: dict):
-    """Warm-up, then the measured window; returns wrk's summary of the measured window plus req/s and errors."""
+    """Warm-up, then the measured window; returns the measured window's summary plus req/s and errors."""
+    if scenario.prime:
+        prime(files["rows"][scenario.data])
     results = []
     for window in (warmup, seconds):
+        start = cursors.setdefault(scenario.data, 1)
+        if scenario.think_ms:
+            result, sent = think_client(
+                files["rows"][scenario.data],
+                start=start,
+                seconds=window,
+                clients=connections,
+                think_ms=scenario.think_ms,
+                seed=start,
+            )
+            cursors[scenario.data] += sent
+            results.append(result)
+            continue
         if scenario.data == "offline":
             script, args = "offline.lua", [str(files["offline"]), "20"]
         else:
-            start = cursors.setdefault(scenario.data, 1)
             script, args = "list.lua", [str(files[scenario.data]), scenario.mode, str(start)]
-        if scenario.think_ms:
-            args += [str(scenario.think_ms[0]), str(scenario.think_ms[1])]
         result = wrk(script, args, seconds=window, connections=connections)
         if scenario.mode == "sequential":
             cursors[scenario.data] += result["requests"] + connections  # in-flight requests at the end were sent too
