@@ -130,11 +130,15 @@ class Misconception:
 
     def weights(self, q, k, is_causal: bool = False) -> np.ndarray:
         """Buggy weights (..., L, S) from q (..., L, E) and k (..., S, E)."""
+        q, k = as_float_array(q), as_float_array(k)
+        dots = q @ k.swapaxes(-2, -1)                     # (..., L, E) @ (..., E, S) -> (..., L, S)
+        return self.weights_from_dots(dots, q.shape[-1], is_causal)
+
+    def weights_from_dots(self, dots: np.ndarray, d_k: int, is_causal: bool = False) -> np.ndarray:
+        """Buggy weights (..., L, S) from the unscaled q·k (..., L, S): one Q Kᵀ serves every bug."""
         if not self.is_attention:
             raise ValueError(f"misconception {self.id!r} is not a bug in the attention computation")
-        q, k = as_float_array(q), as_float_array(k)
-        scale = (self.scale or correct_scale)(q.shape[-1])
-        scores = (q @ np.swapaxes(k, -2, -1)) * scale     # (..., L, E) @ (..., E, S) -> (..., L, S)
+        scores = dots * (self.scale or correct_scale)(d_k)    # (..., L, S)
         return (self.normalise or correct_weights)(scores, is_causal)
 
     def attention(self, q, k, v, is_causal: bool = False) -> tuple[np.ndarray, np.ndarray]:

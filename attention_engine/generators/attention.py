@@ -7,6 +7,7 @@ the numbers the answer is computed from.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from ..core import shared_causal_mask, softmax
 from ..misconceptions import get as misconception
 from .base import ParamSpec, Solution, Template, specs, step
-from .display import fmt, latex_matrix, latex_row
+from .display import fmt_many, latex_matrix, latex_row
 
 SCALE_BUGS = ("missing_scale", "divide_by_dk", "softmax_wrong_axis", "missing_softmax")
 MASK_BUGS = ("mask_fill_zero", "mask_after_softmax", "missing_causal_mask")
@@ -38,13 +39,13 @@ def row_steps(Q: np.ndarray, K: np.ndarray, i: int, is_causal: bool) -> tuple[np
     """The weights of query row i (0-based) computed the way a learner does it, with the steps."""
     T, d_k = K.shape
     s = K @ Q[i]                                          # (T,)  s_j = q_i · k_j
-    scaled = s / np.sqrt(d_k)                             # (T,)
+    scaled = s / math.sqrt(d_k)                           # (T,)
     steps = [
         step("点积分数", rf"s_j = q_{{{i + 1}}} \cdot k_j", s),
         step("缩放", rf"\tilde s_j = s_j / \sqrt{{{d_k}}}", scaled),
     ]
     if is_causal:
-        scaled = np.where(np.arange(T) <= i, scaled, -np.inf)   # (T,)  future keys -> -inf
+        scaled = np.where(shared_causal_mask(T, T)[i], scaled, -np.inf)   # (T,)  future keys -> -inf
         steps.append(step("因果掩码", rf"\tilde s_j = -\infty \quad (j > {i + 1})", scaled))
     e = np.exp(scaled - scaled.max())                     # (T,)  minus the max: same result, no overflow
     w = e / e.sum()                                       # (T,)  sums to 1; e^-inf = 0 for masked keys
@@ -52,10 +53,13 @@ def row_steps(Q: np.ndarray, K: np.ndarray, i: int, is_causal: bool) -> tuple[np
     return w, steps
 
 
-def wrong_row(bug: str, Q, K, i: int, is_causal: bool, V=None) -> np.ndarray:
-    """Row i of the weights (or, given V, of the output) with the misconception ``bug`` in place."""
-    m = misconception(bug)
-    return (m.weights(Q, K, is_causal) if V is None else m.attention(Q, K, V, is_causal)[0])[i]
+def wrong_row(bug: str, dots: np.ndarray, d_k: int, i: int, is_causal: bool, V=None) -> np.ndarray:
+    """Row i of the weights (or, given V, of the output) with the misconception ``bug`` in place.
+
+    ``dots`` is Q Kᵀ (T, T), computed once per variant: each bug only changes what comes after it.
+    """
+    weights = misconception(bug).weights_from_dots(dots, d_k, is_causal)   # (T, T)
+    return weights[i] if V is None else (weights @ V)[i]                    # (T,) or (T, T) @ (T, d_v) -> (d_v,)
 
 
 def wrong_score_row(bug: str, S, i: int) -> np.ndarray:
@@ -79,11 +83,12 @@ class QueryRow(Template):
         inputs["is_causal"] = causal
         return inputs
 
-    def row(self, inputs) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, list]:
+    def row(self, inputs) -> tuple[np.ndarray, int, int, np.ndarray, list]:
+        """(Q Kᵀ for the misconceptions, d_k, query index, its weights, the steps so far)."""
         Q, K = np.asarray(inputs["Q"], dtype=float), np.asarray(inputs["K"], dtype=float)  # (T, d_k)
         i = inputs["query"] - 1
         w, steps = row_steps(Q, K, i, inputs["is_causal"])
-        return Q, K, i, w, steps
+        return Q @ K.T, K.shape[1], i, w, steps           # (T, d_k) @ (d_k, T) -> (T, T)
 
     def bugs(self, inputs) -> tuple[str, ...]:
         return SCALE_BUGS + MASK_BUGS if inputs["is_causal"] else SCALE_BUGS
@@ -114,9 +119,9 @@ class AttentionRowWeights(QueryRow):
     atol = 0.01
 
     def solve(self, inputs):
-        Q, K, i, w, steps = self.row(inputs)
+        dots, d_k, i, w, steps = self.row(inputs)
         causal = inputs["is_causal"]
-        wrong = [(m, partial(wrong_row, m, Q, K, i, causal)) for m in self.bugs(inputs)]
+        wrong = [(m, partial(wrong_row, m, dots, d_k, i, causal)) for m in self.bugs(inputs)]
         return Solution(w, wrong, steps)
 
     def prompt(self, inputs):
@@ -141,13 +146,14 @@ class AttentionOutput(QueryRow):
     atol = 0.02
 
     def solve(self, inputs):
-        Q, K, i, w, steps = self.row(inputs)
+        dots, d_k, i, w, steps = self.row(inputs)
         V = np.asarray(inputs["V"], dtype=float)           # (T, d_v)
         out = w @ V                                        # (T,) @ (T, d_v) -> (d_v,)
-        terms = r" + ".join(rf"{fmt(wj, 2)} \times {latex_row(vj, 1)}" for wj, vj in zip(w, V, strict=True))
+        terms = r" + ".join(rf"{wj} \times {latex_row(vj, 1)}"
+                            for wj, vj in zip(fmt_many(w.tolist(), 2), V.tolist(), strict=True))
         steps.append(step("加权求和", rf"o = \sum_j w_j v_j = {terms}", out))
         causal = inputs["is_causal"]
-        wrong = [(m, partial(wrong_row, m, Q, K, i, causal, V)) for m in self.bugs(inputs)]
+        wrong = [(m, partial(wrong_row, m, dots, d_k, i, causal, V)) for m in self.bugs(inputs)]
         return Solution(out, wrong, steps)
 
     def prompt(self, inputs):

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from ..core import has_neginf
 from .display import fmt_value, nest, round_flat
 
 MAX_ATTEMPTS = 64
@@ -127,15 +128,17 @@ class Step:
 
 def step(name: str, formula: str, value=None, shape: tuple | None = None) -> Step:
     """A Step from a numpy value: plain JSON-able lists, shape taken from the value unless given."""
+    if shape is None and isinstance(value, np.ndarray):
+        return Step(name, formula, plain(value), value.shape)   # already a tuple of python ints
     if shape is None:
         shape = np.shape(value) if value is not None else ()
-    return Step(name, formula, plain(value), tuple(int(n) for n in shape))
+    return Step(name, formula, plain(value), tuple(map(int, shape)))
 
 
 def plain(x):
     """numpy values -> python floats/ints/lists for JSON; -inf (a masked score) -> None."""
     if isinstance(x, np.ndarray):
-        if x.dtype.kind == "f" and x.size and x.min() == -np.inf:
+        if x.dtype.kind == "f" and has_neginf(x):
             return np.where(np.isneginf(x), None, x).tolist()
         return x.tolist()
     if isinstance(x, np.generic):
@@ -291,13 +294,22 @@ class Template(ABC):
         a = np.asarray(value, dtype=float)
         return a.shape, round_flat(a.ravel().tolist(), self.decimals, self.sig)
 
-    def _apart(self, x: tuple, y: tuple) -> bool:
-        """Two values differ by more than SEPARATION x the grading tolerance somewhere (or in shape)."""
-        if x[0] != y[0]:
-            return True
+    def _apart(self, x: tuple, others: list) -> bool:
+        """x differs from each of ``others`` by more than SEPARATION x the grading tolerance somewhere
+        (or in shape). Plain loops: this runs for every pair of options, on a handful of numbers."""
+        shape, mine = x
         atol, rtol = self.atol, self.rtol
-        return any(abs(a - b) > SEPARATION * (atol + rtol * max(abs(a), abs(b))) + 1e-12
-                   for a, b in zip(x[1], y[1], strict=True))
+        tol = SEPARATION * atol + 1e-12                   # the whole tolerance when rtol = 0 (most templates)
+        for other_shape, theirs in others:
+            if other_shape != shape:
+                continue
+            for a, b in zip(mine, theirs, strict=True):
+                limit = SEPARATION * (atol + rtol * max(abs(a), abs(b))) + 1e-12 if rtol else tol
+                if abs(a - b) > limit:
+                    break                                 # apart at this entry
+            else:
+                return False                              # within the tolerance everywhere: too close
+        return True
 
     def _options(self, exact: tuple, candidates: list, rng: np.random.Generator) -> list | None:
         """[(None, answer as shown), (misconception, wrong value as shown), ...]: up to max_distractors
@@ -312,7 +324,7 @@ class Template(ABC):
             if value is None:
                 continue
             shown = self._shown(value)
-            if all(map(math.isfinite, shown[1])) and all(self._apart(shown, other) for other in taken):
+            if all(map(math.isfinite, shown[1])) and self._apart(shown, taken):
                 taken.append(shown)
                 options.append((misconception, shown))
                 if len(options) > self.max_distractors:

@@ -6,6 +6,9 @@ this rounding, so the learner never sees two options that print the same.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from itertools import repeat
+
 import numpy as np
 
 
@@ -33,8 +36,15 @@ def nest(shape: tuple, flat: list):
 def fmt_many(values, decimals: int | None = None, sig: int | None = None) -> list[str]:
     """Numbers as shown: fixed decimals, or significant digits; never "-0.00"."""
     spec = f".{sig}g" if sig is not None else f".{decimals}f"
-    texts = [format(v, spec) for v in values]
-    return [t[1:] if t[0] == "-" and not t.strip("-0.") else t for t in texts]
+    return list(map(_fmt, values, repeat(spec)))
+
+
+@lru_cache(maxsize=4096)
+def _fmt(x: float, spec: str) -> str:
+    """One number, memoised: prompts and options print the same few hundred numbers over and over
+    (inputs in tenths, options rounded to hundredths), and float formatting is the costly part."""
+    text = format(x, spec)
+    return text[1:] if text[0] == "-" and not text.strip("-0.") else text   # "-0.00" -> "0.00"
 
 
 def fmt(x: float, decimals: int | None = None, sig: int | None = None) -> str:
@@ -47,8 +57,9 @@ def fmt_value(value, decimals: int | None = None, sig: int | None = None) -> str
         value = value.tolist()
     if not isinstance(value, list):
         return fmt(value, decimals, sig)
-    rows = value if value and isinstance(value[0], list) else [value]
-    return "[" + "; ".join(", ".join(fmt_many(row, decimals, sig)) for row in rows) + "]"
+    if not value or not isinstance(value[0], list):      # a vector, the common case: one row
+        return "[" + ", ".join(fmt_many(value, decimals, sig)) + "]"
+    return "[" + "; ".join(", ".join(fmt_many(row, decimals, sig)) for row in value) + "]"
 
 
 def fmt_shape(shape) -> str:
@@ -65,4 +76,4 @@ def latex_matrix(m, decimals: int) -> str:
 
 def latex_row(v, decimals: int) -> str:
     r"""A row vector as [a,\ b,\ c]."""
-    return "[" + r",\ ".join(fmt_many(np.asarray(v, dtype=float).tolist(), decimals)) + "]"
+    return "[" + r",\ ".join(fmt_many(v.tolist() if isinstance(v, np.ndarray) else v, decimals)) + "]"

@@ -104,3 +104,18 @@ def test_shape_errors_name_the_dims():
     with pytest.raises(ValueError, match="not both"):
         scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)),
                                      attn_mask=np.ones((2, 2), bool), is_causal=True)
+
+
+@given(
+    arrays(
+        np.float64,
+        st.integers(0, 130),  # both sides of the 64-element switch to numpy
+        elements=st.sampled_from([0.0, -1.5, 2.0, np.inf, -np.inf, np.nan, -0.0]),
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_has_neginf_agrees_with_numpy(x):
+    from attention_engine.core import has_neginf
+
+    assert has_neginf(x) == bool(np.isneginf(x).any())
+    assert has_neginf(x.reshape(1, -1)) == has_neginf(x)
