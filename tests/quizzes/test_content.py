@@ -353,7 +353,6 @@ def test_wrong_types_are_reported_with_a_hint(lesson_dir):
 
 @pytest.mark.django_db
 def test_numeric_question_is_validated_by_the_domain_rule(lesson_dir):
-    pytest.importorskip("attention_engine.generators")
     path = lesson_dir / "demo.yaml"
     path.write_text(
         path.read_text()
@@ -437,7 +436,6 @@ SIX_QUESTION_TEMPLATES = {
 @pytest.fixture(scope="module")
 def real_lessons(django_db_setup, django_db_blocker):
     """Load fixtures/lessons once for the module (the 50-seed numeric check is the slow part)."""
-    pytest.importorskip("attention_engine.generators")
     with django_db_blocker.unblock():
         report = content_load()
         yield report
