@@ -112,10 +112,14 @@ def due_queue(
     only: Sequence[str] | None = None,
 ) -> QuerySet[ReviewCard]:
     """``due_cards`` as a capped queryset, for a COUNT or a page in SQL (slicing it again keeps the cap)."""
+    return _due_rows(user, profile, now, only)[: _reviews_left(user, profile, now, today)]
+
+
+def _due_rows(
+    user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime, only: Sequence[str] | None
+) -> QuerySet[ReviewCard]:
     cards = _due_today(user, profile, now).select_related("question", "question__lesson")
-    if only is not None:
-        cards = cards.only(*only)
-    return cards[: _reviews_left(user, profile, now, today)]
+    return cards.only(*only) if only is not None else cards
 
 
 def due_cards(
@@ -137,8 +141,7 @@ def due_cards(
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user)
     if not capped:
-        cards = _due_today(user, profile, now).select_related("question", "question__lesson")
-        return list(cards.only(*only) if only is not None else cards)
+        return list(_due_rows(user, profile, now, only))
     return list(due_queue(user=user, now=now, profile=profile, today=today, only=only))
 
 

@@ -313,7 +313,7 @@ def dashboard_counts(
     }
 
 
-def due_queue(*, user: AbstractBaseUser, page: int, page_size: int, now: dt.datetime) -> tuple[dict, dt.datetime]:
+def due_queue_page(*, user: AbstractBaseUser, page: int, page_size: int, now: dt.datetime) -> tuple[dict, dt.datetime]:
     """The due queue's page with the dashboard counts, and the moment it goes stale by itself (the day's end).
 
     Any write of the learner's makes it stale sooner: ``quizzes.learner_cache`` keys it by their stamp.

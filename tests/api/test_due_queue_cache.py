@@ -158,13 +158,13 @@ def test_the_body_is_exactly_the_documented_serializers_representation(api, user
     from rest_framework.renderers import JSONRenderer
 
     from quizzes.api.serializers import DueQueueSerializer
-    from quizzes.selectors_api import due_queue
+    from quizzes.selectors_api import due_queue_page
 
     cards = due_prompts(user, lesson, 3)
     card_rate(user=user, question=cards[0].question, rating=1)  # a lapse: learning state, reviewed today
     factories.PromptQuestionFactory(lesson=lesson)  # something new
     body = due(api)
-    data, _valid_until = due_queue(user=user, now=timezone.now(), page=1, page_size=20)
+    data, _valid_until = due_queue_page(user=user, now=timezone.now(), page=1, page_size=20)
     documented = json.loads(JSONRenderer().render(DueQueueSerializer(data).data))
     assert body == documented
     assert list(body) == list(documented) and list(body["results"][0]) == list(documented["results"][0])

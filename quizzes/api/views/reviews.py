@@ -60,14 +60,14 @@ class DueQueueView(APIView):
         params = query(PageQuerySerializer, request)
         now = timezone.now()
 
-        # due_queue's dict is already DueQueueSerializer's representation (a test holds them equal):
+        # due_queue_page's dict is already DueQueueSerializer's representation (a test holds them equal):
         # running the serializer too would cost a fifth of a cache miss.
         data = learner_cache.learner_read(
             user_id=request.user.pk,
             name="due-queue",
             params=(params["page"], params["page_size"], get_language()),  # state labels are translated
             now=now,
-            build=lambda: selectors_api.due_queue(user=request.user, now=now, **params),
+            build=lambda: selectors_api.due_queue_page(user=request.user, now=now, **params),
         )
         return Response(data)
 
