@@ -163,13 +163,16 @@ class Variant:
     rtol: float
     choices: list = field(default_factory=list)
     solution: list = field(default_factory=list)
+    # How to type the answer ("写出 3 个数，保留两位小数"): shown only when the learner types it, never
+    # beside choices. Empty for versions whose prompt still carries that sentence itself.
+    answer_format: str = ""
 
     @property
     def correct_choice_index(self) -> int:
         return next(i for i, c in enumerate(self.choices) if c.misconception is None)
 
     def to_dict(self) -> dict:
-        return {
+        d = {
             "template": self.template, "version": self.version, "seed": self.seed,
             "params": dict(self.params), "prompt": self.prompt, "given": self.given,
             "answer": self.answer, "answer_shape": list(self.answer_shape),
@@ -177,6 +180,9 @@ class Variant:
             "choices": [c.to_dict() for c in self.choices],
             "solution": [s.to_dict() for s in self.solution],
         }
+        if self.answer_format:   # absent, not "", for versions without it: their stored dicts stay as they were
+            d["answer_format"] = self.answer_format
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> Variant:
@@ -186,6 +192,7 @@ class Variant:
             answer_shape=tuple(d["answer_shape"]), atol=d["atol"], rtol=d["rtol"],
             choices=[Choice(**c) for c in d["choices"]],
             solution=[Step(s["name"], s["formula"], s["value"], tuple(s["shape"])) for s in d["solution"]],
+            answer_format=d.get("answer_format", ""),
         )
 
 
@@ -226,6 +233,10 @@ class Template(ABC):
     @abstractmethod
     def prompt(self, inputs: dict) -> str:
         """The question in Chinese, with LaTeX."""
+
+    def answer_format(self, inputs: dict) -> str:
+        """How to type the answer, in Chinese (shown only for typed answers); "" when the prompt says it."""
+        return ""
 
     def acceptable(self, inputs: dict, solution: Solution) -> bool:
         return True
@@ -343,5 +354,5 @@ class Template(ABC):
             prompt=self.prompt(inputs),
             given={k: plain(v) for k, v in inputs.items() if k not in self.hidden},
             answer=nest(*exact), answer_shape=exact[0], atol=self.atol, rtol=self.rtol,
-            choices=choices, solution=solution.steps,
+            choices=choices, solution=solution.steps, answer_format=self.answer_format(inputs),
         )

@@ -1,16 +1,32 @@
 """Grading a learner's numeric answer: shape first, then each element within the variant's tolerance.
 
-Learner input never raises: anything unreadable or of the wrong shape is a wrong answer with an
-English message saying what was expected. Strings may use commas or spaces between values
-(also the full-width "，"), ";" or newlines between matrix rows, brackets, a unicode minus and a
-trailing "%".
+Learner input never raises: anything unreadable, non-finite or of the wrong shape is a wrong answer
+saying what was expected. Strings may use commas or spaces between values (also the full-width "，"),
+";" or newlines between matrix rows, brackets, a unicode minus and a trailing "%".
+
+Every result carries a ``code`` with JSON ``params`` besides the English ``message``, so an app can
+store the code and word it in the learner's language when it displays the result (the engine has
+no translations of its own):
+
+=================  ==========================================================  ===========================
+code               params                                                      message
+=================  ==========================================================  ===========================
+``correct``        {}                                                          correct
+``incorrect``      {}  (a single number, wrong)                                incorrect
+``partly_correct`` {"correct": 1, "total": 2, "unit": "values" | "rows"}       1 of 2 values correct
+``wrong_shape``    {"expected": [3, 3], "got": [3, 2, 3]} (got: row lengths)   expected a 3×3 matrix, got …
+``unreadable``     {"token": "zero", "expected": [2]}                          could not read 'zero' …
+``empty``          {"expected": [2]}                                           the answer is empty; …
+``not_finite``     {"token": "1e400", "expected": [2]}                         '1e400' is not a number …
+=================  ==========================================================  ===========================
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -26,29 +42,59 @@ class GradeResult:
     correct: bool
     score: float                        # 0..1, partial credit per element (vector) or per row (matrix)
     elements: bool | list | None        # per-element correctness, None when the shape was wrong
-    message: str
+    message: str                        # English, for the CLI and logs; apps word ``code`` themselves
+    code: str = "correct"
+    params: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"correct": self.correct, "score": self.score, "elements": self.elements,
-                "message": self.message}
+                "message": self.message, "code": self.code, "params": self.params}
+
+
+TOKEN_CHARS = 40   # a token echoed back in a message is cut to this many characters
 
 
 class _Unreadable(ValueError):
-    """The response cannot be read as numbers; the message is shown to the learner."""
+    """The response cannot be read as finite numbers: ``code`` and ``token`` say why."""
+
+    def __init__(self, code: str, token: str = ""):
+        # Echoed text is stored and rendered later: no control characters (NUL breaks jsonb), no lone surrogates.
+        cut = token[:TOKEN_CHARS].encode("utf-8", "replace").decode("utf-8")
+        self.code, self.token = code, "".join(c if c.isprintable() else "\ufffd" for c in cut)
+        super().__init__(code)
+
+    def message(self) -> str:
+        if self.code == "empty":
+            return "the answer is empty"
+        if self.code == "not_finite":
+            return f"{self.token!r} is not a number I can grade (too large, infinite or NaN)"
+        return f"could not read {self.token!r} as a number"
+
+
+def _finite(x: float, token: str) -> float:
+    if not math.isfinite(x):
+        raise _Unreadable("not_finite", token)
+    return x
 
 
 def _number(token) -> float:
     if isinstance(token, bool | np.bool_) or token is None:
-        raise _Unreadable(f"could not read {token!r} as a number")
-    if isinstance(token, int | float | np.integer | np.floating):
-        return float(token)
+        raise _Unreadable("unreadable", repr(token))
+    if isinstance(token, int | np.integer):
+        try:
+            return float(token)
+        except OverflowError:                       # an int too large for a float, e.g. 10**400
+            raise _Unreadable("not_finite", f"~1e{int(int(token).bit_length() * math.log10(2))}") from None
+    if isinstance(token, float | np.floating):
+        return _finite(float(token), repr(float(token)))
     if isinstance(token, str):
         text = token.strip().replace("−", "-").removesuffix("%")
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
-            raise _Unreadable(f"could not read {token.strip()!r} as a number") from None
-    raise _Unreadable(f"could not read {type(token).__name__} as a number")
+            raise _Unreadable("unreadable", token.strip()) from None
+        return _finite(value, token.strip())
+    raise _Unreadable("unreadable", type(token).__name__)
 
 
 def _rows(response) -> list[list[float]]:
@@ -59,11 +105,11 @@ def _rows(response) -> list[list[float]]:
         rows = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response.strip())]
         rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in rows if row.strip(_BRACKETS + " \t,，")]
         if not rows:
-            raise _Unreadable("the answer is empty")
+            raise _Unreadable("empty")
         return rows
     if isinstance(response, list | tuple):
         if not response:
-            raise _Unreadable("the answer is empty")
+            raise _Unreadable("empty")
         if all(isinstance(r, list | tuple | np.ndarray) for r in response):
             return [[_number(t) for t in row] for row in response]
         return [[_number(t) for t in response]]
@@ -109,21 +155,27 @@ def grade(variant: Variant | Mapping, response) -> GradeResult:
     if not isinstance(variant, Variant):
         raise ValueError(f"grade() needs a Variant, got {type(variant).__name__}")
     shape = tuple(variant.answer_shape)
+    expected = list(shape)
     try:
         rows = _rows(response)
     except _Unreadable as exc:
-        return GradeResult(False, 0.0, None, f"{exc}; expected {_describe_expected(shape)}")
+        params = {"expected": expected} if exc.code == "empty" else {"token": exc.token, "expected": expected}
+        return GradeResult(False, 0.0, None, f"{exc.message()}; expected {_describe_expected(shape)}",
+                           exc.code, params)
     got = _fit(rows, shape)
     if got is None:
-        return GradeResult(False, 0.0, None, f"expected {_describe_expected(shape)}, got {_describe_got(rows)}")
+        return GradeResult(False, 0.0, None, f"expected {_describe_expected(shape)}, got {_describe_got(rows)}",
+                           "wrong_shape", {"expected": expected, "got": [len(r) for r in rows]})
 
     # + 1e-9: a response exactly at the tolerance (0.55 vs 0.54, atol 0.01) passes despite binary floats
     ok = np.isclose(got, np.asarray(variant.answer, dtype=float), rtol=variant.rtol, atol=variant.atol + 1e-9)
     if ok.ndim == 0:
         correct = bool(ok)
-        return GradeResult(correct, float(correct), correct, "correct" if correct else "incorrect")
+        return GradeResult(correct, float(correct), correct, *(("correct",) * 2 if correct else ("incorrect",) * 2))
     units = ok if ok.ndim == 1 else ok.all(axis=1)          # (n,) elements or (r,) whole rows
     n_ok, n = int(units.sum()), len(units)
     noun = "values" if ok.ndim == 1 else "rows"
-    correct = n_ok == n
-    return GradeResult(correct, n_ok / n, ok.tolist(), "correct" if correct else f"{n_ok} of {n} {noun} correct")
+    if n_ok == n:
+        return GradeResult(True, 1.0, ok.tolist(), "correct", "correct")
+    return GradeResult(False, n_ok / n, ok.tolist(), f"{n_ok} of {n} {noun} correct",
+                       "partly_correct", {"correct": n_ok, "total": n, "unit": noun})

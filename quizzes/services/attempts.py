@@ -24,40 +24,18 @@ NUMBERING_RETRIES = 8
 MAX_VARIANT_SEED = 2**31 - 1
 
 
-def choose_option_order(options: Sequence[Option], history: Sequence[Sequence[int]], rng: random.Random) -> list[int]:
-    """A new option order (option ids) for one question, given this learner's earlier orders.
+def choose_option_order(options: Sequence[Option], rng: random.Random) -> list[int]:
+    """A uniformly random order (option ids) for one question in one attempt.
 
-    * With ≥ 2 options the order always differs from the previous one.
-    * The correct option goes to a position it has been shown in least often so far (never
-      the previous one), ties broken at random: over any n attempts of an n-option question
-      it visits every position, so position can't be memorised instead of content. The
-      other options are shuffled uniformly.
-    Questions without exactly one correct option (authoring error) get a uniform shuffle that
-    still differs from the previous order.
+    Deliberately independent of the learner's earlier orders: any rule tied to them leaks the
+    answer. "Never the same as last time" returns the correct option to its last place with
+    p = 5/23 instead of 1/4 on four options, 40 % of the time instead of a third on three and
+    100 % on two; "the place it has been shown least" lets a learner name the position without
+    reading. So a retake may now and then repeat the previous order (p = 1/n!): that is the price
+    of an order that says nothing about the answer.
     """
-    ids = [option.pk for option in options]
-    if len(ids) < 2:
-        return ids
-    previous = list(history[-1]) if history else None
-    correct = [option.pk for option in options if option.is_correct]
-    if len(correct) == 1:
-        anchor = correct[0]
-        counts = dict.fromkeys(range(len(ids)), 0)
-        for order in history:
-            if anchor in order and order.index(anchor) < len(ids):
-                counts[order.index(anchor)] += 1
-        last = previous.index(anchor) if previous and anchor in previous else None
-        allowed = [pos for pos in counts if pos != last]
-        fewest = min(counts[pos] for pos in allowed)
-        position = rng.choice([pos for pos in allowed if counts[pos] == fewest])
-        others = [pk for pk in ids if pk != anchor]
-        rng.shuffle(others)
-        order = [*others[:position], anchor, *others[position:]]
-    else:
-        order = ids[:]
-        rng.shuffle(order)
-    while order == previous:  # only possible when content changed or no single correct option
-        rng.shuffle(order)
+    order = [option.pk for option in options]
+    rng.shuffle(order)
     return order
 
 
@@ -76,21 +54,15 @@ def choose_variant_seed(used: set[int], rng: random.Random) -> int:
             return seed
 
 
-def _history(user: AbstractBaseUser, questions: Sequence[Question]) -> tuple[dict, dict]:
-    """This learner's earlier option orders (oldest first) and variant seeds, per question."""
-    orders: dict[int, list[list[int]]] = defaultdict(list)
+def _seen_variant_seeds(user: AbstractBaseUser, questions: Sequence[Question]) -> dict[int, set[int]]:
+    """The numeric variant seeds this learner has already been given, per question."""
     seeds: dict[int, set[int]] = defaultdict(set)
-    rows = (
-        AttemptItem.objects.filter(attempt__user=user, question__in=questions)
-        .order_by("attempt__started_at", "attempt_id")
-        .values_list("question_id", "option_order", "variant_seed")
-    )
-    for question_id, option_order, variant_seed in rows:
-        if option_order:
-            orders[question_id].append(option_order)
-        if variant_seed is not None:
-            seeds[question_id].add(variant_seed)
-    return orders, seeds
+    rows = AttemptItem.objects.filter(
+        attempt__user=user, question__in=questions, variant_seed__isnull=False
+    ).values_list("question_id", "variant_seed")
+    for question_id, variant_seed in rows:
+        seeds[question_id].add(variant_seed)
+    return seeds
 
 
 def _build_items(
@@ -98,13 +70,13 @@ def _build_items(
 ) -> list[AttemptItem]:
     from attention_engine import generators
 
-    orders, seeds = _history(user, questions)
+    seeds = _seen_variant_seeds(user, questions)
     items = []
     for position, question in enumerate(questions):
         item = AttemptItem(attempt=attempt, question=question, position=position)
         if question.kind == Question.Kind.CHOICE:
             options = sorted(question.options.all(), key=lambda o: (o.order, o.key))
-            item.option_order = choose_option_order(options, orders[question.pk], rng)
+            item.option_order = choose_option_order(options, rng)
         elif question.kind == Question.Kind.NUMERIC:
             if question.fixed_seed is not None:  # a generated standalone question: always its own variant
                 item.variant_seed = question.fixed_seed

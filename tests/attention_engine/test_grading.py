@@ -32,7 +32,8 @@ MATRIX = variant([[1.0, 0.0, 0.0], [0.4, 0.6, 0.0], [0.25, 0.3, 0.45]])
 ])
 def test_wrong_shapes_get_a_clear_message_and_no_credit(v, response, message):
     result = grade(v, response)
-    assert result == GradeResult(False, 0.0, None, message)
+    assert (result.correct, result.score, result.elements, result.message) == (False, 0.0, None, message)
+    assert result.code == "wrong_shape" and result.params["expected"] == list(v.answer_shape)
 
 
 @pytest.mark.parametrize("response", [
@@ -59,7 +60,7 @@ def test_matrix_forms_accepted(response):
 
 @pytest.mark.parametrize("response", [0.35, "0.35", "0.349", [0.35], "[0.35]", 0.34])
 def test_scalar_forms_and_relative_tolerance(response):
-    assert grade(SCALAR, response) == GradeResult(True, 1.0, True, "correct")
+    assert grade(SCALAR, response) == GradeResult(True, 1.0, True, "correct", "correct", {})
 
 
 def test_int_and_unicode_minus():
@@ -73,6 +74,7 @@ def test_partial_credit_per_row():
     assert result.score == pytest.approx(2 / 3)
     assert result.elements == [[True] * 3, [True] * 3, [False, False, False]]
     assert result.message == "2 of 3 rows correct"
+    assert (result.code, result.params) == ("partly_correct", {"correct": 2, "total": 3, "unit": "rows"})
     one_slip = grade(MATRIX, "1, 0, 0; 0.4, 0.6, 0; 0.25, 0.3, 0.55")
     assert one_slip.score == pytest.approx(2 / 3) and one_slip.elements[2] == [True, True, False]
 
@@ -98,12 +100,29 @@ def test_garbage_is_wrong_not_an_exception(response):
 
 
 def test_unreadable_message_names_the_token_and_expected_shape():
-    assert grade(VECTOR, "0.5, zero").message == "could not read 'zero' as a number; expected 2 values"
+    result = grade(VECTOR, "0.5, zero")
+    assert result.message == "could not read 'zero' as a number; expected 2 values"
+    assert (result.code, result.params) == ("unreadable", {"token": "zero", "expected": [2]})
 
 
-def test_non_finite_values_are_wrong_elements():
-    result = grade(VECTOR, [float("nan"), 0.46])
-    assert result.elements == [False, True] and result.score == 0.5
+@pytest.mark.parametrize(("response", "token"), [
+    ([float("nan"), 0.46], "nan"), ("inf, 0.46", "inf"), ("1e400 0.46", "1e400"),
+    pytest.param([10**400, 0.46], "~1e400", id="int-of-401-digits"),
+    ([float("-inf"), 0.46], "-inf"), pytest.param(10**5000, "~1e5000", id="int-of-5000-digits"),
+])
+def test_non_finite_or_overflowing_values_are_not_graded(response, token):
+    result = grade(VECTOR, response)
+    assert (result.correct, result.score, result.elements, result.code) == (False, 0.0, None, "not_finite")
+    assert result.params["token"] == token and "not a number I can grade" in result.message
+
+
+@pytest.mark.parametrize("response", ["a\x00b", "\ud800", "x" * 5000, "\u202e1"])
+def test_echoed_tokens_are_short_and_storable(response):
+    """Messages echo what was typed: cut short, no control characters or lone surrogates (jsonb refuses NUL)."""
+    token = grade(VECTOR, response).params["token"]
+    assert len(token) <= 40 and token.isprintable()
+    token.encode("utf-8")   # no lone surrogate left
+    json.dumps(token, ensure_ascii=False).encode("utf-8")
 
 
 def test_grade_accepts_the_serialised_variant():
@@ -118,7 +137,8 @@ def test_programming_errors_raise():
 def test_result_to_dict_is_json():
     result = grade(MATRIX, "1, 0, 0; 0.4, 0.6, 0; 0.45, 0.27, 0.27")
     assert json.loads(json.dumps(result.to_dict())) == {
-        "correct": False, "score": 2 / 3, "elements": result.elements, "message": "2 of 3 rows correct"}
+        "correct": False, "score": 2 / 3, "elements": result.elements, "message": "2 of 3 rows correct",
+        "code": "partly_correct", "params": {"correct": 2, "total": 3, "unit": "rows"}}
 
 
 @settings(max_examples=300)

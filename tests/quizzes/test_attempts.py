@@ -5,12 +5,10 @@ from collections import defaultdict
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from hypothesis import given
-from hypothesis import strategies as st
 
-from quizzes.models import Attempt, Option, Question
+from quizzes.models import Attempt, Question
 from quizzes.services import attempt_finish, attempt_start, item_answer
-from quizzes.services.attempts import choose_option_order, choose_variant_seed
+from quizzes.services.attempts import choose_variant_seed
 from tests import factories
 from tests.factories import utc
 
@@ -43,27 +41,14 @@ def test_each_choice_item_stores_a_permutation_of_its_options(user, quiz_lesson)
         assert sorted(item.option_order) == sorted(item.question.options.values_list("pk", flat=True))
 
 
-def test_retake_order_differs_from_the_previous_attempt_for_every_question(user, quiz_lesson):
-    """Property over many retakes: every question with ≥2 options gets a new order each time."""
-    previous = orders_by_question(attempt_start(user=user, lesson=quiz_lesson))
-    for _ in range(40):
-        current = orders_by_question(attempt_start(user=user, lesson=quiz_lesson))
-        for question_id, order in current.items():
-            if len(order) >= 2:
-                assert order != previous[question_id]
-        previous = current
-
-
-def test_correct_option_visits_every_position(user, quiz_lesson):
-    """Over n attempts an n-option question shows its correct option in each of the n positions."""
-    seen: dict[int, set[int]] = defaultdict(set)
-    correct = dict(Option.objects.filter(question__lesson=quiz_lesson, is_correct=True).values_list("question", "pk"))
-    for _ in range(4):
+def test_retakes_reshuffle_the_options(user, quiz_lesson):
+    """Each attempt draws its own order: six retakes of a 4-option question never all match."""
+    seen: dict[int, set[tuple[int, ...]]] = defaultdict(set)
+    for _ in range(6):
         for question_id, order in orders_by_question(attempt_start(user=user, lesson=quiz_lesson)).items():
-            if order:
-                seen[question_id].add(order.index(correct[question_id]))
-    for question_id, positions in seen.items():
-        assert positions == set(range(Option.objects.filter(question_id=question_id).count()))
+            if len(order) == 4:
+                seen[question_id].add(tuple(order))
+    assert seen and all(len(orders) >= 2 for orders in seen.values())   # all six alike: p = 24**-5
 
 
 def test_single_option_question_keeps_its_only_order(user, lesson):
@@ -71,34 +56,6 @@ def test_single_option_question_keeps_its_only_order(user, lesson):
     first = attempt_start(user=user, lesson=lesson).items.get()
     second = attempt_start(user=user, lesson=lesson).items.get()
     assert first.option_order == second.option_order
-
-
-class _FakeOption:
-    def __init__(self, pk: int, is_correct: bool):
-        self.pk, self.is_correct = pk, is_correct
-
-
-@given(
-    n=st.integers(min_value=2, max_value=6),
-    correct_count=st.sampled_from([0, 1, 1, 1, 2]),
-    seed=st.integers(min_value=0, max_value=2**32),
-    rounds=st.integers(min_value=1, max_value=12),
-)
-def test_option_order_property(n, correct_count, seed, rounds):
-    """Pure rule: always a permutation, always differs from the previous, positions balanced."""
-    options = [_FakeOption(pk=100 + i, is_correct=i < correct_count) for i in range(n)]
-    rng = random.Random(seed)
-    history: list[list[int]] = []
-    for _ in range(rounds):
-        order = choose_option_order(options, history, rng)
-        assert sorted(order) == [o.pk for o in options]
-        if history:
-            assert order != history[-1]
-        history.append(order)
-    if correct_count == 1:
-        positions = [order.index(100) for order in history]
-        counts = [positions.count(p) for p in range(n)]
-        assert max(counts) - min(counts) <= 1  # balanced: every position within n attempts
 
 
 def test_variant_seed_rule_prefers_validated_seeds_then_random_fresh_ones():
