@@ -21,7 +21,9 @@ def start(api, lesson) -> dict:
 
 @pytest.fixture
 def vector_lesson(lesson):
-    factories.NumericQuestionFactory(lesson=lesson, template="attention_row_weights", params={"T": 3}, order=1)
+    factories.NumericQuestionFactory(
+        lesson=lesson, template="attention_row_weights", params={"T": 3}, template_version=1, order=1
+    )
     return lesson
 
 

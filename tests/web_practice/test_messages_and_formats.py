@@ -33,13 +33,17 @@ def answered(client, user, lesson, value) -> tuple:
 
 @pytest.fixture
 def vector_lesson(lesson):
-    factories.NumericQuestionFactory(lesson=lesson, template="attention_row_weights", params={"T": 3}, order=1)
+    factories.NumericQuestionFactory(
+        lesson=lesson, template="attention_row_weights", params={"T": 3}, template_version=1, order=1
+    )
     return lesson
 
 
 @pytest.fixture
 def matrix_lesson(lesson):
-    factories.NumericQuestionFactory(lesson=lesson, template="causal_masked_weights", params={"T": 3}, order=1)
+    factories.NumericQuestionFactory(
+        lesson=lesson, template="causal_masked_weights", params={"T": 3}, template_version=1, order=1
+    )
     return lesson
 
 
