@@ -18,13 +18,25 @@ What happens to rows that are no longer in the files:
 * **Lesson** — unpublished when it still holds questions or attempts after the question rule,
   deleted otherwise.
 * **Option** of a question — deleted when no attempt ever showed it. An option some attempt
-  *did* show is referenced by ``AttemptItem.option_order`` (and maybe ``chosen_option``, which
-  would be silently set to NULL): deleting it would rewrite what the learner saw and answered,
-  and keeping it would keep showing it to new learners (options have no "retired" flag). So the
-  import **refuses** with an error that says so: keep the option in the file (its text and
-  feedback can still be edited), or retire the whole question by giving it a new key.
-  The same refusal applies to changing the *kind* of a question with history, or moving it to
-  another lesson, because old attempts would then describe a question that no longer matches.
+  *did* show is referenced by ``AttemptItem.option_order`` (and maybe ``chosen_option``): deleting
+  it would rewrite what the learner saw and answered, so it is **retired** instead
+  (``Option.retired``): new attempts and content listings no longer show it, old attempts still
+  do. A file may also retire an option explicitly (``retired: true``) and keep it listed; putting
+  a retired option back (or writing ``retired: false``) revives it. The option rules (≥ 2 options,
+  exactly one correct) count live options only.
+* Changing the *kind* of a question with history, or moving it to another lesson, is refused,
+  because old attempts would then describe a question that no longer matches: give the new
+  question a new key (the old one is unpublished).
+
+Numeric questions name their generator's **template version** (``template_version: N``; omitted =
+the newest version of the template). A changed version updates the question in place: a lesson
+question draws new numbers for every attempt anyway, and attempt items keep the variant they
+stored. Questions generated from a numeric question (fixed seeds) keep their own version.
+
+**Answer cues** (quizzes.cues) are checked on every load and ``--check``, over live options: the
+option lengths of each choice question (rule a), no "以上都对"-style options (rule c), and, over
+all published choice questions of the files (the bank), how often the correct option is the single
+longest one (rule b; ``LoadReport.cues`` holds the count for ``--check``'s summary line).
 """
 
 from __future__ import annotations
@@ -43,8 +55,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
+from quizzes import cues
 from quizzes.models import Attempt, AttemptItem, Lesson, Option, Question, ReviewCard
-from quizzes.validation import validate_choice_options
+from quizzes.validation import newest_template_version, validate_choice_options
 
 DEFAULT_LESSONS_DIR = Path(settings.BASE_DIR) / "fixtures" / "lessons"
 
@@ -57,6 +70,7 @@ QUESTION_KEYS = {
     "published",
     "options",
     "template",
+    "template_version",
     "params",
     "answer_form",
     "reference_answer",
@@ -65,11 +79,11 @@ QUESTION_KEYS = {
 }
 KIND_KEYS = {
     "choice": {"options"},
-    "numeric": {"template", "params", "answer_form"},
+    "numeric": {"template", "template_version", "params", "answer_form"},
     "prompt": {"reference_answer", "rubric"},
     "recall": {"expected_lines"},
 }
-OPTION_KEYS = {"key", "text", "correct", "feedback"}
+OPTION_KEYS = {"key", "text", "correct", "feedback", "retired"}
 
 LESSON_FIELDS = ("title", "summary", "order", "published")
 QUESTION_FIELDS = (
@@ -79,13 +93,14 @@ QUESTION_FIELDS = (
     "order",
     "published",
     "template",
+    "template_version",
     "params",
     "answer_form",
     "reference_answer",
     "rubric",
     "expected_lines",
 )
-OPTION_FIELDS = ("text", "is_correct", "feedback", "order")
+OPTION_FIELDS = ("text", "is_correct", "feedback", "order", "retired")
 
 
 # --------------------------------------------------------------------------- results and errors
@@ -133,16 +148,22 @@ class Counts:
 
 
 @dataclass
+class OptionCounts(Counts):
+    retired: int = 0  # options retired by this load (removed from a file after learners saw them, or retired: true)
+
+
+@dataclass
 class LoadReport:
     lessons: Counts = field(default_factory=Counts)
     questions: Counts = field(default_factory=Counts)
-    options: Counts = field(default_factory=Counts)
+    options: OptionCounts = field(default_factory=OptionCounts)
     files: list[str] = field(default_factory=list)
     written: bool = True
+    cues: cues.LongestCorrectSummary | None = None  # rule (b) over the files' published choice questions
 
     @property
     def changed(self) -> bool:
-        return any(
+        return self.options.retired > 0 or any(
             c.created or c.updated or c.unpublished or c.deleted for c in (self.lessons, self.questions, self.options)
         )
 
@@ -187,15 +208,25 @@ class _Planned:
     instance: Any
     is_new: bool
     changed: bool
+    retiring: bool = False  # an existing live option this load retires
+
+
+@dataclass
+class _PlannedQuestion:
+    question: _Planned
+    lesson_key: str
+    options: list[_Planned]  # the options in the file, in file order (live or retired: true)
+    delete: list[Option]  # existing options missing from the file that no attempt showed
+    retire: list[Option]  # existing live options missing from the file that attempts showed
 
 
 @dataclass
 class _Plan:
     lessons: list[_Planned] = field(default_factory=list)
-    # (planned question, lesson key, planned options, existing options to delete)
-    questions: list[tuple[_Planned, str, list[_Planned], list[Option]]] = field(default_factory=list)
+    questions: list[_PlannedQuestion] = field(default_factory=list)
     lesson_keys: set[str] = field(default_factory=set)
     question_keys: set[str] = field(default_factory=set)
+    cues: cues.LongestCorrectSummary | None = None
 
 
 def _assign(instance: Any, values: dict[str, Any]) -> bool:
@@ -229,6 +260,9 @@ class _Reader:
         self.shown_options: set[int] | None = None  # computed lazily: only needed when options disappear
         self.seen_lessons: dict[str, str] = {}
         self.seen_questions: dict[str, str] = {}
+        self.lesson_published: dict[str, bool] = {}
+        # published choice questions of published lessons → their options (cue rule b over the bank)
+        self.bank: dict[str, list[Option]] = {}
 
     def problem(self, file: str, message: str, **where: str | None) -> None:
         self.problems.append(ContentProblem(file=file, message=message, **where))
@@ -290,6 +324,11 @@ class _Reader:
                 self.problem(file, "must be a mapping with key, title, order and questions")
                 continue
             self.read_lesson(file, data, plan)
+        plan.cues = cues.bank_longest_correct(self.bank)
+        problem = plan.cues.problem()
+        if problem:
+            files = sorted({self.seen_questions[key] for key in problem.questions})
+            self.problem(", ".join(files), problem.message)
         return plan
 
     def read_lesson(self, file: str, data: dict, plan: _Plan) -> None:
@@ -314,6 +353,7 @@ class _Reader:
             "order": order,
             "published": self.flag(data, "published", file, True, **where),
         }
+        self.lesson_published[key] = values["published"]
         existing = self.lessons.get(key)
         lesson = existing or Lesson(key=key)
         changed = _assign(lesson, values)
@@ -360,13 +400,15 @@ class _Reader:
         if not isinstance(params, dict):
             self.problem(file, f"'params' must be a mapping, got {params!r}", **where)
             params = {}
+        template = self.text(data, "template", file, **where) if kind == "numeric" else ""
         values: dict[str, Any] = {
             "kind": kind,
             "prompt": self.text(data, "prompt", file, **where),
             "explanation": self.text(data, "explanation", file, required=False, **where),
             "order": position,
             "published": self.flag(data, "published", file, True, **where),
-            "template": self.text(data, "template", file, **where) if kind == "numeric" else "",
+            "template": template,
+            "template_version": self.template_version(data, template, file, **where) if kind == "numeric" else None,
             "params": params,
             "answer_form": self.text(data, "answer_form", file, **where) if kind == "numeric" else "",
             "reference_answer": self.text(data, "reference_answer", file, **where) if kind == "prompt" else "",
@@ -399,24 +441,35 @@ class _Reader:
                 self.problem(file, message, **where)
 
         planned_options: list[_Planned] = []
-        removed: list[Option] = []
+        delete: list[Option] = []
+        retire: list[Option] = []
         current = self.options.get(question.pk, {}) if existing is not None else {}
         if kind == "choice":
             planned_options = self.read_options(file, data.get("options"), current, where)
+            if values["published"] and self.lesson_published.get(lesson_key, True):
+                self.bank[key] = [p.instance for p in planned_options]
         keep = {p.instance.key for p in planned_options}
         for option_key, option in current.items():
             if option_key in keep:
                 continue
             if option.pk in self.options_shown_to_learners():
-                self.problem(
-                    file,
-                    "was removed from the file but learners have already been shown it; keep it in the file "
-                    "(its text and feedback may change) or give the question a new key",
-                    option=option_key,
-                    **where,
-                )
-            removed.append(option)
-        plan.questions.append((_Planned(question, existing is None, changed), lesson_key, planned_options, removed))
+                if not option.retired:  # learners saw it: retire it, never rewrite their attempts
+                    retire.append(option)
+            else:
+                delete.append(option)
+        plan.questions.append(
+            _PlannedQuestion(_Planned(question, existing is None, changed), lesson_key, planned_options, delete, retire)
+        )
+
+    def template_version(self, data: dict, template: str, file: str, **where: str | None) -> int | None:
+        """The YAML's ``template_version``, default the template's newest (None for an unknown template)."""
+        value = data.get("template_version")
+        if value is None:
+            return newest_template_version(template)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            self.problem(file, f"'template_version' must be a positive whole number, got {value!r}", **where)
+            return newest_template_version(template)
+        return value
 
     def read_options(self, file: str, items: Any, current: dict[str, Option], where: dict[str, str]) -> list[_Planned]:
         if not isinstance(items, list):
@@ -439,8 +492,10 @@ class _Reader:
                 "is_correct": self.flag(item, "correct", file, False, **option_where),
                 "feedback": self.text(item, "feedback", file, required=False, **option_where),
                 "order": position,
+                "retired": self.flag(item, "retired", file, False, **option_where),
             }
             existing = current.get(item["key"])
+            retiring = existing is not None and not existing.retired and values["retired"]
             option = existing or Option(key=item["key"])
             changed = _assign(option, values)
             try:
@@ -448,12 +503,15 @@ class _Reader:
             except ValidationError as exc:
                 for message in _messages(exc):
                     self.problem(file, message, **option_where)
-            planned.append(_Planned(option, existing is None, changed))
+            planned.append(_Planned(option, existing is None, changed, retiring=retiring))
+        options = [p.instance for p in planned]
         try:
-            validate_choice_options([p.instance for p in planned])
+            validate_choice_options(options)
         except ValidationError as exc:
             for message in exc.messages:
                 self.problem(file, message, **where)
+        for problem in cues.question_cue_problems(options):  # rules (a) and (c), live options only
+            self.problem(file, problem.message, **where, option=problem.option)
         return planned
 
 
@@ -470,7 +528,10 @@ def _save(planned: _Planned, counts: Counts) -> None:
         counts.created += 1
     elif planned.changed:
         planned.instance.save()
-        counts.updated += 1
+        if planned.retiring and isinstance(counts, OptionCounts):
+            counts.retired += 1
+        else:
+            counts.updated += 1
     else:
         counts.unchanged += 1
 
@@ -521,7 +582,7 @@ def content_load(*, directory: Path | str | None = None, prune: bool = True, val
         plan = reader.read()
         if reader.problems:
             raise ContentError(reader.problems)
-        report = LoadReport(files=[p.name for p in paths], written=not validate_only)
+        report = LoadReport(files=[p.name for p in paths], written=not validate_only, cues=plan.cues)
         if validate_only:
             _count_only(plan, report)
             return report
@@ -529,14 +590,18 @@ def content_load(*, directory: Path | str | None = None, prune: bool = True, val
         for planned in plan.lessons:
             _save(planned, report.lessons)
             lessons[planned.instance.key] = planned.instance
-        for planned, lesson_key, options, removed in plan.questions:
-            question = planned.instance
-            question.lesson = lessons[lesson_key]
-            _save(planned, report.questions)
-            for option in removed:
+        for planned in plan.questions:
+            question = planned.question.instance
+            question.lesson = lessons[planned.lesson_key]
+            _save(planned.question, report.questions)
+            for option in planned.delete:
                 option.delete()
                 report.options.deleted += 1
-            for planned_option in options:
+            for option in planned.retire:
+                option.retired = True
+                option.save(update_fields=["retired"])
+                report.options.retired += 1
+            for planned_option in planned.options:
                 planned_option.instance.question = question
                 _save(planned_option, report.options)
         if prune:
@@ -547,13 +612,14 @@ def content_load(*, directory: Path | str | None = None, prune: bool = True, val
 def _count_only(plan: _Plan, report: LoadReport) -> None:
     def count(items: Iterable[_Planned], counts: Counts) -> None:
         for p in items:
-            key = "created" if p.is_new else "updated" if p.changed else "unchanged"
+            key = "created" if p.is_new else "retired" if p.retiring else "updated" if p.changed else "unchanged"
             setattr(counts, key, getattr(counts, key) + 1)
 
     count(plan.lessons, report.lessons)
-    count((q for q, *_ in plan.questions), report.questions)
-    count((o for _, _, options, _ in plan.questions for o in options), report.options)
-    report.options.deleted += sum(len(removed) for *_, removed in plan.questions)
+    count((q.question for q in plan.questions), report.questions)
+    count((o for q in plan.questions for o in q.options), report.options)
+    report.options.deleted += sum(len(q.delete) for q in plan.questions)
+    report.options.retired += sum(len(q.retire) for q in plan.questions)
 
 
 def content_counts() -> dict[str, Counter]:

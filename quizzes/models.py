@@ -67,6 +67,15 @@ class Question(models.Model):
     published = models.BooleanField(_("published"), default=True)
     # numeric only
     template = models.CharField(_("generator template"), max_length=64, blank=True)
+    template_version = models.PositiveSmallIntegerField(
+        _("template version"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Numeric only: which version of the template generates the numbers (empty: the newest). "
+            "Part of the question's identity: a newer version may generate different numbers."
+        ),
+    )
     params = models.JSONField(_("template parameters"), default=dict, blank=True)
     answer_form = models.CharField(_("answer form"), max_length=16, choices=AnswerForm.choices, blank=True)
     fixed_seed = models.PositiveIntegerField(
@@ -108,6 +117,11 @@ class Question(models.Model):
             models.CheckConstraint(
                 condition=Q(fixed_seed__isnull=True) | Q(kind="numeric"), name="question_fixed_seed_only_on_numeric"
             ),
+            models.CheckConstraint(
+                condition=(Q(kind="numeric") & Q(template_version__isnull=False, template_version__gte=1))
+                | (~Q(kind="numeric") & Q(template_version__isnull=True)),
+                name="question_template_version_iff_numeric",
+            ),
             models.UniqueConstraint(
                 fields=["generated_from", "fixed_seed"], name="question_one_generated_per_source_seed"
             ),
@@ -116,12 +130,28 @@ class Question(models.Model):
     def __str__(self) -> str:
         return self.key
 
+    def save(self, *args, **kwargs) -> None:
+        self.fill_template_version()
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
         """Per-kind validation. The numeric check lives in quizzes.validation so the admin can reuse it."""
         from quizzes.validation import validate_question_fields
 
         super().clean()
+        self.fill_template_version()
         validate_question_fields(self)
+
+    def fill_template_version(self) -> None:
+        """A numeric question without a version gets its template's newest (the loader's and the admin's default).
+
+        Only ever fills an empty value: a question's version never changes by itself, so a generated
+        (fixed-seed) question keeps generating the numbers it was reviewed with.
+        """
+        if self.kind == self.Kind.NUMERIC and self.template_version is None:
+            from quizzes.validation import newest_template_version
+
+            self.template_version = newest_template_version(self.template)
 
     @property
     def is_quiz_kind(self) -> bool:
@@ -129,12 +159,23 @@ class Question(models.Model):
 
 
 class Option(models.Model):
+    """One answer of a choice question.
+
+    An option a learner has been shown is never deleted (old attempts list it by id): it is
+    **retired** instead — hidden from new attempts and from content listings, kept for the history.
+    """
+
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options", verbose_name=_("question"))
     key = models.SlugField(_("key"), max_length=100)
     text = models.TextField(_("text"))
     is_correct = models.BooleanField(_("correct"), default=False)
     feedback = models.TextField(_("feedback"), blank=True, help_text=_("Shown when this option is chosen."))
     order = models.PositiveIntegerField(_("order"), default=0)
+    retired = models.BooleanField(
+        _("retired"),
+        default=False,
+        help_text=_("Hidden from new attempts; kept because earlier attempts showed it."),
+    )
 
     class Meta:
         ordering = ("question", "order", "key")
@@ -198,6 +239,12 @@ class AttemptItem(models.Model):
     option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
     variant = models.JSONField(_("numeric variant"), null=True, blank=True)
     variant_seed = models.BigIntegerField(_("variant seed"), null=True, blank=True)
+    template_version = models.PositiveSmallIntegerField(
+        _("template version"),
+        null=True,
+        blank=True,
+        help_text=_("Numeric items: the version that generated the variant."),
+    )
     response = models.JSONField(_("response"), null=True, blank=True)
     chosen_option = models.ForeignKey(
         Option, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("chosen option")
@@ -223,6 +270,11 @@ class AttemptItem(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(score__isnull=True) | Q(score__gte=0.0, score__lte=1.0), name="attempt_item_score_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(variant__isnull=True, template_version__isnull=True)
+                | Q(variant__isnull=False, template_version__isnull=False),
+                name="attempt_item_template_version_with_variant",
             ),
         )
         indexes = (models.Index(fields=["question", "variant_seed"], name="attempt_item_question_seed"),)

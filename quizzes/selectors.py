@@ -19,7 +19,7 @@ from django.db.models.functions import ExtractHour, TruncDate
 from django.utils import timezone
 
 from quizzes import scheduling
-from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Question, ReviewCard, ReviewLog
+from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Option, Question, ReviewCard, ReviewLog
 
 #: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
 MASTERY_STABILITY_DAYS = 21.0
@@ -63,6 +63,26 @@ def lesson_quiz_questions(*, lesson: Lesson) -> QuerySet[Question]:
         .prefetch_related("options")
         .order_by("order", "key")
     )
+
+
+def live_options(question: Question) -> list[Option]:
+    """The options a new attempt or a content listing shows: not retired, in authoring order.
+
+    Retired options stay in the database (old attempts refer to them and still render them) but are
+    never offered again. Reads the prefetched ``options`` when the caller prefetched them.
+    """
+    return sorted((o for o in question.options.all() if not o.retired), key=lambda o: (o.order, o.key))
+
+
+def item_answer_format(item: AttemptItem) -> str:
+    """How to type a numeric item's answer ("写出 3 个数，保留两位小数"), shown only when the learner types it.
+
+    "" for choice questions, for numeric questions answered by choosing (a prompt shown with choices
+    says nothing about typing) and for variants of template versions that keep the sentence in the prompt.
+    """
+    if item.question.kind != Question.Kind.NUMERIC or item.question.answer_form != Question.AnswerForm.INPUT:
+        return ""
+    return str((item.variant or {}).get("answer_format") or "")
 
 
 # --- cards and reviews -------------------------------------------------------------------------

@@ -9,9 +9,11 @@ is assembled in one place. Rules for that:
   ``HMAC(item, option)`` handles in the item's shuffled order and answers with one of them.
 * **Numeric items** show the prompt, the given numbers and the expected answer shape; for
   ``answer_form=choice`` only the choice labels (no misconception ids, which mark the distractors).
-* **Lesson content** lists options without ids, in an order derived from their text, and never the
-  explanation, feedback, reference answer, rubric or expected lines.
-* After the lock, an item carries the result stored when it locked (``AttemptItem.result``).
+* **Lesson content** lists live options (never retired ones) without ids, in an order derived from
+  their text, and never the explanation, feedback, reference answer, rubric or expected lines.
+* A numeric item's ``answer_format`` (how to type the answer) is given only when the learner types it.
+* After the lock, an item carries the result stored when it locked (``AttemptItem.result``), plus the
+  grading message worded in the request's language (``message_display``, quizzes.grade_messages).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from quizzes import selectors
+from quizzes.grade_messages import grade_message
 from quizzes.models import Attempt, AttemptItem, LearnerProfile, Lesson, Option, Question, ReviewCard
 from quizzes.rendering import render_markdown, value_to_latex
 
@@ -90,7 +93,7 @@ def _content_order(options: list[Option]) -> list[Option]:
 
 
 def question_content(question: Question) -> dict[str, Any]:
-    options = list(question.options.all()) if question.kind == Question.Kind.CHOICE else []
+    options = selectors.live_options(question) if question.kind == Question.Kind.CHOICE else []
     return {
         "id": question.pk,
         "key": question.key,
@@ -138,6 +141,7 @@ def _numeric_prompt(item: AttemptItem) -> dict[str, Any] | None:
             {"name": name, "value": value, "latex": value_to_latex(value)} for name, value in variant["given"].items()
         ],
         "expected_shape": list(variant["answer_shape"]),
+        "answer_format": selectors.item_answer_format(item),
         "choices": choices,
     }
 
@@ -164,6 +168,8 @@ def _public_result(item: AttemptItem) -> dict[str, Any] | None:
     result["feedback_html"] = str(render_markdown(result.get("feedback") or ""))
     if "correct_value" in result:
         result["correct_value_latex"] = value_to_latex(result["correct_value"])
+    if "message" in result:
+        result["message_display"] = grade_message(item.result)
     return result
 
 

@@ -1,9 +1,14 @@
 """Content validation shared by Question.clean(), the admin and the content loader.
 
-The numeric check generates the first VALIDATION_SEEDS variants of a template with the
-question's params: every answer and choice must be finite and the choices must be pairwise
-distinguishable under the variant's own grading tolerance (otherwise a distractor would be
-graded as correct). The error names the first bad seed so an author can preview it.
+The numeric check generates the first VALIDATION_SEEDS variants of a template **at the question's
+template version** with the question's params: every answer and choice must be finite and the
+choices must be pairwise distinguishable under the variant's own grading tolerance (otherwise a
+distractor would be graded as correct). The error names the first bad seed so an author can
+preview it. The version is part of a question's identity: a template's newer version may draw
+other numbers, so a question names the version it was written (and reviewed) for.
+
+The option rule counts **live** options only: retired options stay in the database for the
+attempts that showed them, but no new attempt shows them.
 """
 
 from __future__ import annotations
@@ -52,36 +57,71 @@ def check_numeric_variant(variant: Any) -> str | None:
     return None
 
 
-def validate_numeric_question(*, template: str, params: dict[str, Any] | None, seeds: int = VALIDATION_SEEDS) -> dict:
-    """Validate a generator-backed question; return the resolved params.
-
-    Raises ValidationError keyed by field: ``template`` (unknown name), ``params`` (the
-    template's own ValueError message, e.g. a value out of its declared range), or ``params``
-    naming the first seed in 0..seeds-1 whose variant is unusable.
-    """
+def _template_error(template: str) -> str | None:
+    """Why ``template`` cannot generate (empty or unknown name), or None."""
     from attention_engine import generators
 
     if not template:
-        raise ValidationError({"template": _("A numeric question needs a generator template.")})
+        return _("A numeric question needs a generator template.")
     known = generators.names()
     if template not in known:
+        return _("Unknown template %(name)s. Known: %(known)s.") % {"name": template, "known": ", ".join(known)}
+    return None
+
+
+def newest_template_version(template: str) -> int | None:
+    """The newest version of ``template`` (the default for a new question), None for an unknown template."""
+    from attention_engine import generators
+
+    if _template_error(template):
+        return None
+    return generators.get(template).version
+
+
+def validate_template_version(*, template: str, version: Any) -> int:
+    """``version`` if ``template`` has it; ValidationError on ``template_version`` listing the known ones."""
+    from attention_engine import generators
+
+    known = generators.versions(template)
+    if isinstance(version, bool) or not isinstance(version, int) or version not in known:
         raise ValidationError(
             {
-                "template": _("Unknown template %(name)s. Known: %(known)s.")
-                % {"name": template, "known": ", ".join(known)}
-            }
+                "template_version": _("Template %(name)s has no version %(version)s. Known versions: %(known)s.")
+                % {"name": template, "version": version, "known": ", ".join(str(v) for v in known)}
+            },
+            code="unknown_version",
         )
+    return version
+
+
+def validate_numeric_question(
+    *, template: str, params: dict[str, Any] | None, version: int | None = None, seeds: int = VALIDATION_SEEDS
+) -> dict:
+    """Validate a generator-backed question at ``version`` (None: the newest); return the resolved params.
+
+    Raises ValidationError keyed by field: ``template`` (unknown name), ``template_version`` (a
+    version the template does not have, listing those it has), ``params`` (the template's own
+    ValueError message, e.g. a value out of its declared range), or ``params`` naming the first
+    seed in 0..seeds-1 whose variant is unusable.
+    """
+    from attention_engine import generators
+
+    problem = _template_error(template)
+    if problem:
+        raise ValidationError({"template": problem})
+    if version is not None:
+        validate_template_version(template=template, version=version)
     if params is None:
         params = {}
     if not isinstance(params, dict):
         raise ValidationError({"params": _("Parameters must be a JSON object.")})
     try:
-        resolved = generators.get(template).resolve_params(params)
+        resolved = generators.get(template, version).resolve_params(params)
     except ValueError as exc:
         raise ValidationError({"params": str(exc)}) from exc
     for seed in range(seeds):
         try:
-            variant = generators.generate(template, seed, **params)
+            variant = generators.generate(template, seed, version=version, **params)
         except (ValueError, ArithmeticError, FloatingPointError) as exc:
             problem = str(exc) or type(exc).__name__
         else:
@@ -94,9 +134,16 @@ def validate_numeric_question(*, template: str, params: dict[str, Any] | None, s
     return resolved
 
 
+def _flag(option: Option | dict, name: str) -> bool:
+    return bool(option.get(name, False) if isinstance(option, dict) else getattr(option, name, False))
+
+
 def validate_choice_options(options: Iterable[Option] | Iterable[dict]) -> None:
-    """A choice question needs at least two options and exactly one correct (for admin formsets and loaders)."""
-    flags = [bool(o["is_correct"] if isinstance(o, dict) else o.is_correct) for o in options]
+    """A choice question needs at least two live options and exactly one live correct (admin formsets, loader).
+
+    Retired options (``retired``: hidden from new attempts) do not count.
+    """
+    flags = [_flag(o, "is_correct") for o in options if not _flag(o, "retired")]
     if len(flags) < 2:
         raise ValidationError(_("A choice question needs at least two options."), code="too_few_options")
     if sum(flags) != 1:
@@ -117,12 +164,21 @@ def validate_question_fields(question: Question) -> None:
     if kind != "numeric":
         if question.template:
             errors["template"] = _("Only numeric questions have a generator template.")
+        if question.template_version is not None:
+            errors["template_version"] = _("Only numeric questions have a template version.")
         if question.answer_form:
             errors["answer_form"] = _("Only numeric questions have an answer form.")
         if question.params:
             errors["params"] = _("Only numeric questions have template parameters.")
     if kind == "numeric" and question.answer_form not in ("input", "choice"):
         errors["answer_form"] = _("Choose how the learner answers: type the value or choose among distractors.")
+    if kind == "numeric" and question.template_version is None:
+        # Question.clean fills in the newest version of a known template: an unknown template is the real problem.
+        problem = _template_error(question.template)
+        if problem:
+            errors["template"] = problem
+        else:
+            errors["template_version"] = _("A numeric question needs a template version.")
     if kind == "prompt":
         if not question.reference_answer.strip():
             errors["reference_answer"] = _("An interview prompt needs a reference answer.")
@@ -138,4 +194,4 @@ def validate_question_fields(question: Question) -> None:
     if errors:
         raise ValidationError(errors)
     if kind == "numeric":
-        validate_numeric_question(template=question.template, params=question.params)
+        validate_numeric_question(template=question.template, params=question.params, version=question.template_version)

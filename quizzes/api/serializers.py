@@ -188,6 +188,13 @@ class NumericPromptSerializer(serializers.Serializer):
     prompt_html = serializers.CharField()
     given = GivenValueSerializer(many=True)
     expected_shape = serializers.ListField(child=serializers.IntegerField(), help_text="[] for a scalar.")
+    answer_format = serializers.CharField(
+        allow_blank=True,
+        help_text=(
+            "answer_form=input: how to type the answer, e.g. “写出 3 个数，保留两位小数”; show it under the prompt. "
+            '"" for answer_form=choice and for variants whose prompt already says it.'
+        ),
+    )
     choices = NumericChoiceSerializer(many=True, help_text="answer_form=choice: the values to choose from.")
 
 
@@ -226,7 +233,31 @@ class ItemResultSerializer(serializers.Serializer):
     correct_option_id = serializers.CharField(required=False, allow_null=True)
     answer_form = serializers.CharField(required=False)
     elements = serializers.JSONField(required=False, allow_null=True)
-    message = serializers.CharField(required=False, allow_blank=True)
+    message = serializers.CharField(
+        required=False, allow_blank=True, help_text="Numeric: the grading message as stored, in English."
+    )
+    message_code = serializers.ChoiceField(
+        choices=["correct", "incorrect", "partly_correct", "wrong_shape", "unreadable", "empty", "not_finite"],
+        required=False,
+        help_text="Numeric, answer_form=input: what the grader found; absent on results stored before codes existed.",
+    )
+    message_params = serializers.DictField(
+        required=False,
+        help_text=(
+            'The code\'s details: partly_correct {"correct": 2, "total": 3, "unit": "values" | "rows"}; '
+            'wrong_shape {"expected": [3, 3], "got": [3]} (got: the row lengths typed); '
+            'unreadable and not_finite {"token": "x", "expected": [3]}; empty {"expected": [3]}; '
+            "correct and incorrect {}. expected is the answer's shape, [] for a single number."
+        ),
+    )
+    message_display = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=(
+            "Numeric: the grading message worded in the request's language (Accept-Language: en or zh-Hans), "
+            'e.g. "2 of 3 rows correct" / "3 行中有 2 行正确"; the stored message for results without a code.'
+        ),
+    )
     chosen_choice_index = serializers.IntegerField(required=False)
     correct_choice_index = serializers.IntegerField(required=False)
     misconception = MisconceptionSerializer(required=False, allow_null=True)
@@ -454,6 +485,9 @@ class DemoMatrixSerializer(serializers.Serializer):
 
 class VariantPreviewRequestSerializer(serializers.Serializer):
     template = StrictCharField(max_length=64)
+    version = StrictIntegerField(
+        min_value=1, max_value=32767, required=False, help_text="The template version; default: the newest."
+    )
     seed = StrictIntegerField(min_value=0, max_value=2**31 - 1, default=0)
     params = serializers.DictField(required=False, default=dict, help_text="Template parameters.")
 
@@ -478,5 +512,8 @@ class VariantPreviewSerializer(serializers.Serializer):
     answer = serializers.JSONField()
     answer_latex = serializers.CharField()
     answer_shape = serializers.ListField(child=serializers.IntegerField())
+    answer_format = serializers.CharField(
+        allow_blank=True, help_text='How to type the answer (shown to learners who type it); "" if the prompt says it.'
+    )
     choices = PreviewChoiceSerializer(many=True)
     solution = SolutionStepSerializer(many=True)

@@ -74,7 +74,10 @@ def _grade_choice(item: AttemptItem, option_id: Any) -> tuple[dict[str, Any], An
             },
             code="foreign_option",
         )
-    correct_option = next((o for o in options.values() if o.is_correct), None)
+    # The correct option among those this item showed: after a retirement the question may hold two
+    # correct options (the retired one this attempt shows, and the live one new attempts show).
+    shown = [options[pk] for pk in item.option_order if pk in options]
+    correct_option = next((o for o in shown if o.is_correct), None)
     result = {
         "kind": Question.Kind.CHOICE,
         "correct": option.is_correct,
@@ -143,7 +146,11 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
         "correct": bool(graded.correct),
         "score": float(graded.score),
         "elements": _jsonable(graded.elements),
+        # English, as before; pages and the API word message_code + message_params in the learner's
+        # language at display time (quizzes.grade_messages).
         "message": graded.message,
+        "message_code": graded.code,
+        "message_params": _jsonable(graded.params),
         "misconception": misconceptions.describe(misconception),
     }, value
 

@@ -1,4 +1,8 @@
-"""Starting and finishing attempts: numbering, option orders, numeric variant seeds."""
+"""Starting and finishing attempts: numbering, option orders, numeric variant seeds.
+
+An attempt offers a choice question's live options only (retired ones are never shown again) and
+generates a numeric question's variant with the question's own template version.
+"""
 
 from __future__ import annotations
 
@@ -75,14 +79,17 @@ def _build_items(
     for position, question in enumerate(questions):
         item = AttemptItem(attempt=attempt, question=question, position=position)
         if question.kind == Question.Kind.CHOICE:
-            options = sorted(question.options.all(), key=lambda o: (o.order, o.key))
-            item.option_order = choose_option_order(options, rng)
+            item.option_order = choose_option_order(selectors.live_options(question), rng)  # never a retired one
         elif question.kind == Question.Kind.NUMERIC:
             if question.fixed_seed is not None:  # a generated standalone question: always its own variant
                 item.variant_seed = question.fixed_seed
             else:
                 item.variant_seed = choose_variant_seed(seeds[question.pk], rng)
-            item.variant = generators.generate(question.template, item.variant_seed, **question.params).to_dict()
+            # The question's own template version, never "the newest": a newer version may draw other numbers.
+            item.template_version = question.template_version
+            item.variant = generators.generate(
+                question.template, item.variant_seed, version=question.template_version, **question.params
+            ).to_dict()
         # "question" excluded too: it was just loaded, and checking that it exists is a query per item.
         item.full_clean(exclude=["attempt", "question"], validate_unique=False, validate_constraints=False)
         items.append(item)

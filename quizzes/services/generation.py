@@ -2,8 +2,10 @@
 
 An admin creates a ``GenerationJob`` (``generation_job_create``); the task runs
 ``generation_job_run`` after the commit. Each seed in ``first_seed .. first_seed+total-1`` becomes
-one Question copied from the source (lesson, prompt, explanation, template, params, answer form)
-with ``fixed_seed`` = the seed, ``generated_from`` = the source and key ``<source key>-s<seed>``.
+one Question copied from the source (lesson, prompt, explanation, template, **template version**,
+params, answer form) with ``fixed_seed`` = the seed, ``generated_from`` = the source and key
+``<source key>-s<seed>``. The generated question keeps that version forever (nothing updates it:
+not a re-import of the source, not a newer template), so its numbers never change.
 
 * Validated like the admin: the source's template + params pass ``validate_numeric_question``
   (the admin's 50-seed check) once per job, and each generated question passes field validation
@@ -82,7 +84,7 @@ def _generate_one(source: Question, seed: int) -> bool:
     from attention_engine import generators
 
     try:
-        variant = generators.generate(source.template, seed, **(source.params or {}))
+        variant = generators.generate(source.template, seed, version=source.template_version, **(source.params or {}))
     except (ValueError, ArithmeticError, FloatingPointError) as exc:
         raise ValidationError(str(exc) or type(exc).__name__) from exc
     problem = check_numeric_variant(variant)
@@ -97,6 +99,7 @@ def _generate_one(source: Question, seed: int) -> bool:
         "order": source.order,
         "published": False,
         "template": source.template,
+        "template_version": source.template_version,
         "params": source.params,
         "answer_form": source.answer_form,
     }
@@ -121,7 +124,7 @@ def generation_job_run(*, job_id: int) -> GenerationJob | None:
     source = job.source
     try:
         _check_source(source)
-        validate_numeric_question(template=source.template, params=source.params)
+        validate_numeric_question(template=source.template, params=source.params, version=source.template_version)
     except ValidationError as exc:
         return _finish(job.pk, failed=True, errors=[{"seed": None, "error": " ".join(exc.messages)}])
     for index, seed in enumerate(range(job.first_seed, job.first_seed + job.total)):

@@ -24,6 +24,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quizzes import rendering, scheduling, selectors, selectors_practice, services
+from quizzes.grade_messages import grade_message
 from quizzes.models import Attempt, AttemptItem, Lesson, Question, ReviewLog
 from quizzes.services.practice import review_attempt_get_or_start
 from quizzes.web.practice_forms import MockSizeForm, NumericAnswerForm, RatingForm, SelfAnswerForm
@@ -211,6 +212,7 @@ def _item_context(
     variant = item.variant or {}
     shape = list(variant.get("answer_shape", []))
     context["variant_prompt"] = rendering.render_markdown(variant.get("prompt", ""))
+    context["answer_format"] = rendering.render_markdown(selectors.item_answer_format(item))
     context["answer_form"] = question.answer_form
     context["shape_text"] = _shape_text(shape)
     if question.answer_form == Question.AnswerForm.CHOICE:
@@ -235,7 +237,7 @@ def _item_context(
         context["misconception"] = _misconception_text(result.get("misconception"))
         context["steps"] = _solution_steps(result.get("solution", []))
         context["explanation"] = rendering.render_markdown(result.get("explanation"))
-        context["grade_message"] = result.get("message", "")
+        context["grade_message"] = grade_message(result)  # worded in the request's language
     return context
 
 
@@ -365,6 +367,7 @@ def attempt_summary(request: HttpRequest, attempt_id: int) -> HttpResponse:
             "url": _item_url(attempt, item.position + 1),
             "prompt": rendering.render_markdown(item.question.prompt),
             "answered": item.is_answered,
+            "message": grade_message(item.result) if item.is_answered else "",
         }
         for item in summary.missed
     ]

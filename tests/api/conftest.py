@@ -7,6 +7,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from tests import factories
+from tests.quizzes.versioned import versioned_template  # noqa: F401
 
 
 def token_client(user) -> APIClient:

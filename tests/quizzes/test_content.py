@@ -13,6 +13,7 @@ from quizzes.content import ContentError, content_load
 from quizzes.models import Attempt, AttemptItem, Lesson, Option, Question, ReviewCard, ReviewLog
 from quizzes.services.answers import item_answer
 from quizzes.services.attempts import attempt_start
+from tests.quizzes.content_helpers import cue_rules_off
 
 LESSON = """\
 key: demo
@@ -26,7 +27,7 @@ questions:
     explanation: 点积方差为 $d_k$。
     options:
       - key: a
-        text: 把方差拉回 1
+        text: 方差缩回 1
         correct: true
         feedback: 对。
       - key: b
@@ -44,8 +45,8 @@ questions:
         correct: true
         feedback: 对。
       - key: b
-        text: "0"
-        feedback: 填 0 的误区。
+        text: "-1"
+        feedback: 填 -1 的误区。
   - key: demo-interview
     kind: prompt
     prompt: 写出公式。
@@ -61,6 +62,10 @@ questions:
       - mask = np.triu(np.ones((T, T), dtype=bool), k=1)
       - weights = softmax(scores)
 """
+
+
+OPTION_C = "      - key: c\n        text: 减少计算量\n        feedback: 缩放不省计算。\n"
+C_FEEDBACK = "        feedback: 缩放不省计算。\n"
 
 
 @pytest.fixture
@@ -125,7 +130,7 @@ def test_first_load_creates_everything(lesson_dir):
     mask = Question.objects.get(key="demo-mask")
     assert [(o.key, o.text, o.is_correct) for o in mask.options.order_by("order")] == [
         ("a", "$-\\infty$", True),
-        ("b", "0", False),
+        ("b", "-1", False),
     ]
     assert Question.objects.get(key="demo-interview").rubric == ["公式", "形状"]
     assert Question.objects.get(key="demo-recall").expected_lines[2] == "weights = softmax(scores)"
@@ -221,31 +226,109 @@ def test_removed_question_without_history_is_deleted(lesson_dir):
 @pytest.mark.django_db
 def test_removed_option_not_shown_to_anyone_is_deleted(lesson_dir):
     content_load(directory=lesson_dir)
-    rewrite(lesson_dir, "      - key: c\n        text: 减少计算量\n        feedback: 缩放不省计算。\n", "")
+    rewrite(lesson_dir, OPTION_C, "")
     report = content_load(directory=lesson_dir)
     assert report.options.deleted == 1
     assert list(Question.objects.get(key="demo-why-scale").options.values_list("key", flat=True)) == ["a", "b"]
 
 
 @pytest.mark.django_db
-def test_removing_an_option_learners_have_seen_is_refused_and_nothing_written(lesson_dir, user):
+def test_removing_an_option_learners_have_seen_retires_it_and_keeps_their_history(lesson_dir, user):
+    content_load(directory=lesson_dir)
+    old = answer_everything(user)
+    question = Question.objects.get(key="demo-why-scale")
+    option_c = question.options.get(key="c")
+    old_item = old.items.get(question=question)
+    assert option_c.pk in old_item.option_order
+    history = history_rows()
+    rewrite(lesson_dir, OPTION_C, "")
+    rewrite(lesson_dir, "prompt: 掩码填什么？", "prompt: 掩码到底填什么？")  # another edit in the same load
+
+    report = content_load(directory=lesson_dir)
+
+    assert (report.options.retired, report.options.deleted) == (1, 0)
+    assert "options: created 0, updated 0, unchanged 4, unpublished 0, deleted 0, retired 1" in report.lines()
+    option_c.refresh_from_db()
+    assert option_c.retired and option_c.text == "减少计算量"  # kept, with what the learner saw
+    assert history_rows() == history  # the old attempt still lists it, the chosen option is untouched
+    assert Question.objects.get(key="demo-mask").prompt == "掩码到底填什么？"
+    new_item = attempt_start(user=user, lesson=question.lesson).items.get(question=question)
+    assert sorted(new_item.option_order) == sorted(question.options.exclude(key="c").values_list("pk", flat=True))
+
+    # loading the same files again changes nothing; putting the option back revives the same row
+    assert not content_load(directory=lesson_dir).changed
+    (lesson_dir / "demo.yaml").write_text(LESSON, encoding="utf-8")
+    report = content_load(directory=lesson_dir)
+    assert (report.options.created, report.options.retired) == (0, 0)
+    assert report.options.updated == 1  # c, revived
+    option_c.refresh_from_db()
+    assert not option_c.retired
+    new_item = attempt_start(user=user, lesson=question.lesson).items.get(question=question)
+    assert option_c.pk in new_item.option_order
+
+
+@pytest.mark.django_db
+def test_an_option_retired_in_the_file_stays_listed_and_is_hidden_from_new_attempts(lesson_dir, user):
+    content_load(directory=lesson_dir)
+    rewrite(lesson_dir, C_FEEDBACK, C_FEEDBACK + "        retired: true\n")
+
+    report = content_load(directory=lesson_dir)
+
+    assert (report.options.retired, report.options.updated, report.options.deleted) == (1, 0, 0)
+    question = Question.objects.get(key="demo-why-scale")
+    assert list(question.options.filter(retired=True).values_list("key", flat=True)) == ["c"]
+    item = attempt_start(user=user, lesson=question.lesson).items.get(question=question)
+    assert sorted(question.options.filter(pk__in=item.option_order).values_list("key", flat=True)) == ["a", "b"]
+    assert not content_load(directory=lesson_dir).changed  # still retired: nothing to do
+
+    rewrite(lesson_dir, "        retired: true\n", "        retired: false\n")
+    report = content_load(directory=lesson_dir)
+    assert (report.options.retired, report.options.updated) == (0, 1)
+    assert not question.options.filter(retired=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_retired_option_nobody_saw_is_deleted_when_it_leaves_the_file(lesson_dir):
+    content_load(directory=lesson_dir)
+    rewrite(lesson_dir, C_FEEDBACK, C_FEEDBACK + "        retired: true\n")
+    content_load(directory=lesson_dir)
+    rewrite(lesson_dir, OPTION_C + "        retired: true\n", "")
+    report = content_load(directory=lesson_dir)
+    assert (report.options.deleted, report.options.retired) == (1, 0)
+    assert not Option.objects.filter(question__key="demo-why-scale", key="c").exists()
+
+
+@pytest.mark.django_db
+def test_validate_only_counts_retirements_without_writing(lesson_dir, user):
     content_load(directory=lesson_dir)
     answer_everything(user)
-    before, history = snapshot(), history_rows()
-    rewrite(lesson_dir, "      - key: c\n        text: 减少计算量\n        feedback: 缩放不省计算。\n", "")
-    rewrite(lesson_dir, "prompt: 掩码填什么？", "prompt: 掩码到底填什么？")  # a valid edit in the same load
+    rewrite(lesson_dir, OPTION_C, "")
+    report = content_load(directory=lesson_dir, validate_only=True)
+    assert report.options.retired == 1 and report.changed
+    assert not Option.objects.filter(retired=True).exists()
 
+
+@pytest.mark.django_db
+def test_option_rules_count_live_options_only(lesson_dir):
+    correct_a = "        correct: true\n        feedback: 对。\n"
+    rewrite(lesson_dir, correct_a, correct_a + "        retired: true\n")
+    rewrite(lesson_dir, '        text: "-1"\n', '        text: "-1"\n        retired: true\n')
     with pytest.raises(ContentError) as excinfo:
         content_load(directory=lesson_dir)
+    problems = [str(p) for p in excinfo.value.problems]
+    assert (
+        "demo.yaml, lesson 'demo', question 'demo-why-scale': "
+        "A choice question needs exactly one correct option (found 0)." in problems
+    )
+    assert "demo.yaml, lesson 'demo', question 'demo-mask': A choice question needs at least two options." in problems
+    assert Option.objects.count() == 0
 
-    message = str(excinfo.value)
-    assert "demo.yaml" in message
-    assert "lesson 'demo'" in message
-    assert "question 'demo-why-scale'" in message
-    assert "option 'c'" in message
-    assert "learners have already been shown it" in message
-    assert snapshot() == before
-    assert history_rows() == history
+
+@pytest.mark.django_db
+def test_retired_must_be_true_or_false(lesson_dir):
+    rewrite(lesson_dir, C_FEEDBACK, C_FEEDBACK + "        retired: maybe\n")
+    with pytest.raises(ContentError, match=r"option 'c': 'retired' must be true or false, got 'maybe'"):
+        content_load(directory=lesson_dir)
 
 
 @pytest.mark.django_db
@@ -346,8 +429,8 @@ def test_invalid_files_name_file_lesson_question_and_write_nothing(lesson_dir):
 
 @pytest.mark.django_db
 def test_wrong_types_are_reported_with_a_hint(lesson_dir):
-    rewrite(lesson_dir, 'text: "0"', "text: 0")
-    with pytest.raises(ContentError, match=r"option 'b': 'text' must be text, got int 0 \(quote it in YAML\)"):
+    rewrite(lesson_dir, 'text: "-1"', "text: -1")
+    with pytest.raises(ContentError, match=r"option 'b': 'text' must be text, got int -1 \(quote it in YAML\)"):
         content_load(directory=lesson_dir)
 
 
@@ -436,8 +519,9 @@ SIX_QUESTION_TEMPLATES = {
 @pytest.fixture(scope="module")
 def real_lessons(django_db_setup, django_db_blocker):
     """Load fixtures/lessons once for the module (the 50-seed numeric check is the slow part)."""
-    with django_db_blocker.unblock():
+    with django_db_blocker.unblock(), cue_rules_off():
         report = content_load()
+    with django_db_blocker.unblock():
         yield report
         Lesson.objects.all().delete()
 
@@ -484,7 +568,8 @@ def test_real_numeric_questions_generate(real_lessons):
 def test_real_lessons_load_twice_without_change(real_lessons):
     assert real_lessons.questions.created > 0
     before = snapshot()
-    report = content_load()
+    with cue_rules_off():
+        report = content_load()
     assert not report.changed
     assert snapshot() == before
 

@@ -7,6 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from quizzes.models import Attempt
+from tests.quizzes.versioned import versioned_template  # noqa: F401
 
 
 @pytest.fixture

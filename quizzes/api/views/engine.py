@@ -46,7 +46,7 @@ class VariantPreviewView(APIView):
     @extend_schema(
         tags=TAG,
         operation_id="engine_variant_preview",
-        summary="Staff: a generated variant with its answer, distractors and worked solution",
+        summary="Staff: a generated variant (any template version) with its answer, distractors and worked solution",
         request=s.VariantPreviewRequestSerializer,
         responses={200: s.VariantPreviewSerializer, **errors(400, 401, 403)},
     )
@@ -63,8 +63,17 @@ class VariantPreviewView(APIView):
                 message="Unknown template.",
                 fields={"template": [f"Known templates: {', '.join(generators.names())}."]},
             )
+        version = data.get("version")
+        if version is not None and version not in generators.versions(data["template"]):
+            known = ", ".join(str(v) for v in generators.versions(data["template"]))
+            raise ApiError(
+                status_code=400,
+                code="validation_error",
+                message="Unknown template version.",
+                fields={"version": [f"Known versions of {data['template']}: {known}."]},
+            )
         try:
-            variant = generators.generate(data["template"], data["seed"], **data["params"])
+            variant = generators.generate(data["template"], data["seed"], version=version, **data["params"])
         except (ValueError, TypeError, ArithmeticError) as exc:
             raise ApiError(
                 status_code=400, code="validation_error", message=str(exc), fields={"params": [str(exc)]}
@@ -75,6 +84,7 @@ class VariantPreviewView(APIView):
             "prompt_html": str(render_markdown(d["prompt"])),
             "given": [{"name": n, "value": v, "latex": value_to_latex(v)} for n, v in d["given"].items()],
             "answer_latex": value_to_latex(d["answer"]),
+            "answer_format": d.get("answer_format", ""),
             "choices": [
                 {
                     "index": i,

@@ -8,12 +8,18 @@ from quizzes.content import ContentError, content_counts, content_load
 class Command(BaseCommand):
     help = (
         "Load lessons from YAML files (default fixtures/lessons). Idempotent: unchanged rows are not touched; "
-        "questions removed from the files are deleted, or unpublished when learners have history."
+        "questions removed from the files are deleted, or unpublished when learners have history; options "
+        "removed from the files are deleted, or retired when learners have seen them. Refuses files whose "
+        "options give the answer away (quizzes.cues)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--dir", dest="directory", default=None, help="Directory of lesson .yaml files.")
-        parser.add_argument("--check", action="store_true", help="Validate and count changes; write nothing.")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="Validate (answer cues included) and count changes; write nothing. Prints the answer-cue summary.",
+        )
         parser.add_argument(
             "--no-prune", action="store_true", help="Leave lessons and questions missing from the files alone."
         )
@@ -27,6 +33,8 @@ class Command(BaseCommand):
         self.stdout.write(f"{verb} {len(report.files)} file(s): {', '.join(report.files)}")
         for line in report.lines():
             self.stdout.write(f"  {line}")
+        if check and report.cues is not None:
+            self.stdout.write(f"  {report.cues.line()}")
         if not check:
             for lesson, kinds in sorted(content_counts().items()):
                 summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))

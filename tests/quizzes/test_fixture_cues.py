@@ -1,0 +1,65 @@
+"""The real lesson files (fixtures/lessons/) against the answer-cue rules, as load_lessons loads them.
+
+These fail on the files as they are today: their options give the answer away (the correct option
+is usually the longest and most careful one). The files are being rewritten on another branch to pass
+exactly these tests; until then they fail on purpose, saying which question breaks which rule.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quizzes import cues
+from quizzes.content import ContentError, content_load
+from quizzes.models import Lesson, Question
+from tests.quizzes.content_helpers import cue_rules_off
+
+
+@pytest.fixture(scope="module")
+def bank(django_db_setup, django_db_blocker) -> dict[str, list]:
+    """Every published choice question of the loaded files → its live options (what learners are offered)."""
+    with django_db_blocker.unblock():
+        with cue_rules_off():
+            content_load()
+        questions = (
+            Question.objects.filter(kind=Question.Kind.CHOICE, published=True, lesson__published=True)
+            .prefetch_related("options")
+            .order_by("lesson__order", "order", "key")
+        )
+        loaded = {q.key: [o for o in q.options.all() if not o.retired] for q in questions}
+        yield loaded
+        Lesson.objects.all().delete()
+
+
+def _problems(bank: dict[str, list], code: str) -> list[str]:
+    return [
+        f"{key}: {problem.message}"
+        for key, options in bank.items()
+        for problem in cues.question_cue_problems(options)
+        if problem.code == code
+    ]
+
+
+@pytest.mark.django_db
+def test_real_choice_questions_have_options_of_similar_length(bank):
+    assert bank
+    assert _problems(bank, "length_spread") == []
+
+
+@pytest.mark.django_db
+def test_real_choice_questions_have_no_catch_all_options(bank):
+    assert _problems(bank, "catch_all") == []
+
+
+@pytest.mark.django_db
+def test_real_correct_options_are_the_single_longest_in_at_most_one_question_in_three(bank):
+    summary = cues.bank_longest_correct(bank)
+    assert summary.ok, f"{summary.line()}: {', '.join(summary.keys)}"
+
+
+@pytest.mark.django_db
+def test_real_lessons_pass_load_lessons_check():
+    try:
+        content_load(validate_only=True)
+    except ContentError as exc:
+        pytest.fail(f"load_lessons --check refuses the real files:\n{exc}", pytrace=False)
