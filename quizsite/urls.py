@@ -4,6 +4,9 @@ from django.contrib import admin
 from django.urls import include, path
 
 from quizzes import ops_views
+from quizzes.guards import bad_request
+
+handler400 = bad_request  # JSON in the API's error shape under /api/ (413 for Django's size limit), else a page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
