@@ -52,6 +52,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "quizzes.guards.RequestGuardMiddleware",  # body size (API) and NUL characters, before CSRF reads the form
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -101,6 +102,18 @@ if REDIS_URL:
             "KEY_PREFIX": "quizsite",
         }
     }
+    # Log-in/sign-up/reset counters (quizzes.throttle): the same Redis, but errors are NOT ignored here, so the
+    # throttle knows Redis is down and falls back to per-process counting instead of silently allowing all.
+    CACHES["throttle"] = {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {
+            "CLIENT_CLASS": "django_redis.client.DefaultClient",
+            "SOCKET_CONNECT_TIMEOUT": 1,
+            "SOCKET_TIMEOUT": 1,
+        },
+        "KEY_PREFIX": "quizsite",
+    }
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL)
     CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
@@ -109,7 +122,11 @@ else:
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "quizsite",
-        }
+        },
+        "throttle": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "quizsite-throttle",
+        },
     }
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="memory://")
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="cache+memory://")
@@ -122,6 +139,30 @@ CELERY_TIMEZONE = "UTC"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
+
+# Every authenticate() call (learner and admin log-in pages, the API) goes through the log-in throttle.
+# ModelBackend stays listed only so sessions created before the throttle existed keep loading; the
+# throttled backend never lets authenticate() fall through to it (see quizzes.throttle).
+AUTHENTICATION_BACKENDS = ["quizzes.throttle.ThrottledModelBackend", "django.contrib.auth.backends.ModelBackend"]
+
+# --- Abuse limits (quizzes.throttle): "<count>/<period>", period like 15m, 1h, 1d ------------------------
+THROTTLE_RATES = {
+    "login": {
+        "username": env.str("THROTTLE_LOGIN_PER_USERNAME", default="5/15m"),  # failed log-ins per account
+        "ip": env.str("THROTTLE_LOGIN_PER_IP", default="20/15m"),  # failed log-ins per client IP
+    },
+    "password_reset": {
+        "username": env.str("THROTTLE_PASSWORD_RESET_PER_EMAIL", default="3/1h"),
+        "ip": env.str("THROTTLE_PASSWORD_RESET_PER_IP", default="10/1h"),
+    },
+    "signup": {
+        "username": env.str("THROTTLE_SIGNUP_PER_USERNAME", default="5/1h"),
+        "ip": env.str("THROTTLE_SIGNUP_PER_IP", default="10/1h"),
+    },
+}
+#: Trusted reverse proxies in front of the app (each appends to X-Forwarded-For). 0: use REMOTE_ADDR.
+#: One rule for pages and the API (quizzes.throttle.client_ip, DRF's NUM_PROXIES). API_NUM_PROXIES is the old name.
+NUM_PROXIES = env.int("NUM_PROXIES", default=env.int("API_NUM_PROXIES", default=0))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -165,15 +206,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["quizzes.api.renderers.SafeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["quizzes.api.parsers.LimitedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "quizzes.api.errors.api_exception_handler",
-    "DEFAULT_THROTTLE_RATES": {
-        "login_ip": env.str("API_LOGIN_RATE_PER_IP", default="5/min"),
-        "login_username": env.str("API_LOGIN_RATE_PER_USERNAME", default="5/min"),
-    },
-    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),  # trusted proxies in front (X-Forwarded-For)
+    "NUM_PROXIES": NUM_PROXIES,  # the same trusted-proxy rule as quizzes.throttle.client_ip
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "UNICODE_JSON": True,
 }
@@ -182,8 +219,14 @@ REST_KNOX = {
     "AUTO_REFRESH": False,
     "TOKEN_LIMIT_PER_USER": None,
 }
-#: Largest request body the API parses (bytes); bigger → 413.
+#: Largest request body the API parses (bytes); bigger → 413 (quizzes.api.parsers, quizzes.guards).
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=512 * 1024)
+#: Deepest nesting of arrays/objects in a JSON body; deeper → 400 too_deep (checked before decoding).
+API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
+#: Django's own cap on a request body read into memory (forms; the API's limit above is lower and fires first).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
+#: Most fields in one submitted form or query string.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env.int("DATA_UPLOAD_MAX_NUMBER_FIELDS", default=1000)
 #: Most entries in one offline upload; more → 400.
 API_OFFLINE_MAX_ENTRIES = env.int("API_OFFLINE_MAX_ENTRIES", default=500)
 #: How long an Idempotency-Key is remembered.
