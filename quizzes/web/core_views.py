@@ -95,7 +95,7 @@ def _demo_context(request: HttpRequest) -> tuple[dict, int]:
                     "masked": matrix["causal"] and j > i,
                     "is_max": w == matrix["row_max"][i],
                     "dark": w >= 0.5,
-                    "alpha": round(0.08 + 0.92 * w, 3),
+                    "heat": round(w * 20),  # CSS class heat-0…heat-20 (site.css): no inline style, for the CSP
                 }
                 for j, w in enumerate(row)
             ],
