@@ -243,7 +243,11 @@ SPECTACULAR_SETTINGS = {
         "Learn Transformer attention by retrieval practice and spaced review — the REST API for mobile clients.\n\n"
         "Log in with `POST /api/v1/auth/login/` and send `Authorization: Token <token>`. "
         'Every 4xx response has the body `{"error": {"code", "message", "fields"}}`. '
-        "POSTs that create something accept an `Idempotency-Key` header."
+        "POSTs that create something accept an `Idempotency-Key` header.\n\n"
+        "Limits: a JSON body is at most 512 KiB (413 `payload_too_large`) and nested at most 32 levels (400 "
+        "`too_deep`); numbers must be finite and fit in a signed 64-bit integer, strings may not contain NUL "
+        "or unpaired surrogates (400 naming the field). Log-in is limited per username and per client IP "
+        "(429 `throttled` with `Retry-After`)."
     ),
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
@@ -257,6 +261,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "quizzes.api.schema.add_error_responses",
+        "quizzes.api.schema.add_enforced_limits",
     ],
 }
 

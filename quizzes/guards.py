@@ -4,8 +4,8 @@
   in the API's error shape, before anything reads the body. If Django's own limits fire instead
   (``DATA_UPLOAD_MAX_MEMORY_SIZE`` → ``RequestDataTooBig``, ``DATA_UPLOAD_MAX_NUMBER_FIELDS``), the
   ``handler400`` below answers API routes in the same JSON shape (413 for a size), pages with the 400 page.
-- A NUL character in a query parameter or a submitted form field (name or value) is refused with 400
-  naming the field, on pages and the API alike: PostgreSQL text cannot hold it, and no form of ours
+- A NUL character in a header, a query parameter or a submitted form field (name or value) is refused
+  with 400 naming it, on pages and the API alike: PostgreSQL text cannot hold it, and no form of ours
   has a use for it. (Unpaired surrogates cannot arrive this way: Django decodes form and query data
   with replacement characters. In JSON bodies both are refused by quizzes.api.parsers.)
 """
@@ -44,10 +44,15 @@ def _shown(name: str) -> str:
 
 
 def _nul_fields(request: HttpRequest) -> list[str]:
+    # Headers too: a token or key with NUL would reach a PostgreSQL query (knox looks the token up).
+    found = [
+        key[5:].replace("_", "-").title()
+        for key, value in request.META.items()
+        if key.startswith("HTTP_") and isinstance(value, str) and "\x00" in value
+    ]
     sources = [request.GET]
     if request.method == "POST" and not is_api(request) and request.content_type in FORM_TYPES:
         sources.append(request.POST)
-    found = []
     for data in sources:
         for key, values in data.lists():
             if "\x00" in key or any("\x00" in v for v in values):

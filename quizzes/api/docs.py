@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
-from django.template import Context, Template
-from drf_spectacular.utils import extend_schema
 from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_replace
+from django.http import HttpRequest, HttpResponse
+from django.template import Context, Template
 from django.utils.decorators import method_decorator
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 REDOC_PAGE = Template(

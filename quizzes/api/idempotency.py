@@ -79,11 +79,11 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
         if key is None:
             return handler(view, request, *args, **kwargs)
         key = key.strip()
-        if not key or len(key) > MAX_KEY_LENGTH:
+        if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():  # NUL etc. can't be stored
             raise ApiError(
                 status_code=400,
                 code="invalid_idempotency_key",
-                message=_("Idempotency-Key must be 1 to %(max)d characters.") % {"max": MAX_KEY_LENGTH},
+                message=_("Idempotency-Key must be 1 to %(max)d printable characters.") % {"max": MAX_KEY_LENGTH},
                 fields={HEADER: [_("Invalid key.")]},
             )
         digest = _request_hash(request)

@@ -87,7 +87,8 @@ def shoot(tmp_path):
 CSP_LISTENER = """
 window.__cspViolations = [];
 document.addEventListener("securitypolicyviolation", (e) => {
-  window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
+  const where = `${e.sourceFile}:${e.lineNumber}`;
+  window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${where})`);
 });
 """
 
