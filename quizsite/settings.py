@@ -5,11 +5,15 @@ Set DATABASE_URL for PostgreSQL and REDIS_URL for a Redis cache + Celery broker.
 See `.env.example` for every variable.
 """
 
+import base64
+import hashlib
+import re
 import sys
 from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -50,8 +54,11 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "quizzes.headers.CacheControlMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "quizzes.guards.RequestGuardMiddleware",  # body size (API) and NUL characters, before CSRF reads the form
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -101,6 +108,18 @@ if REDIS_URL:
             "KEY_PREFIX": "quizsite",
         }
     }
+    # Log-in/sign-up/reset counters (quizzes.throttle): the same Redis, but errors are NOT ignored here, so the
+    # throttle knows Redis is down and falls back to per-process counting instead of silently allowing all.
+    CACHES["throttle"] = {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {
+            "CLIENT_CLASS": "django_redis.client.DefaultClient",
+            "SOCKET_CONNECT_TIMEOUT": 1,
+            "SOCKET_TIMEOUT": 1,
+        },
+        "KEY_PREFIX": "quizsite",
+    }
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL)
     CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
@@ -109,7 +128,11 @@ else:
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "quizsite",
-        }
+        },
+        "throttle": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "quizsite-throttle",
+        },
     }
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="memory://")
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="cache+memory://")
@@ -122,6 +145,30 @@ CELERY_TIMEZONE = "UTC"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
+
+# Every authenticate() call (learner and admin log-in pages, the API) goes through the log-in throttle.
+# ModelBackend stays listed only so sessions created before the throttle existed keep loading; the
+# throttled backend never lets authenticate() fall through to it (see quizzes.throttle).
+AUTHENTICATION_BACKENDS = ["quizzes.throttle.ThrottledModelBackend", "django.contrib.auth.backends.ModelBackend"]
+
+# --- Abuse limits (quizzes.throttle): "<count>/<period>", period like 15m, 1h, 1d ------------------------
+THROTTLE_RATES = {
+    "login": {
+        "username": env.str("THROTTLE_LOGIN_PER_USERNAME", default="5/15m"),  # failed log-ins per account
+        "ip": env.str("THROTTLE_LOGIN_PER_IP", default="20/15m"),  # failed log-ins per client IP
+    },
+    "password_reset": {
+        "username": env.str("THROTTLE_PASSWORD_RESET_PER_EMAIL", default="3/1h"),
+        "ip": env.str("THROTTLE_PASSWORD_RESET_PER_IP", default="10/1h"),
+    },
+    "signup": {
+        "username": env.str("THROTTLE_SIGNUP_PER_USERNAME", default="5/1h"),
+        "ip": env.str("THROTTLE_SIGNUP_PER_IP", default="10/1h"),
+    },
+}
+#: Trusted reverse proxies in front of the app (each appends to X-Forwarded-For). 0: use REMOTE_ADDR.
+#: One rule for pages and the API (quizzes.throttle.client_ip, DRF's NUM_PROXIES). API_NUM_PROXIES is the old name.
+NUM_PROXIES = env.int("NUM_PROXIES", default=env.int("API_NUM_PROXIES", default=0))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -165,15 +212,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["quizzes.api.renderers.SafeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["quizzes.api.parsers.LimitedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "quizzes.api.errors.api_exception_handler",
-    "DEFAULT_THROTTLE_RATES": {
-        "login_ip": env.str("API_LOGIN_RATE_PER_IP", default="5/min"),
-        "login_username": env.str("API_LOGIN_RATE_PER_USERNAME", default="5/min"),
-    },
-    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),  # trusted proxies in front (X-Forwarded-For)
+    "NUM_PROXIES": NUM_PROXIES,  # the same trusted-proxy rule as quizzes.throttle.client_ip
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "UNICODE_JSON": True,
 }
@@ -182,8 +225,14 @@ REST_KNOX = {
     "AUTO_REFRESH": False,
     "TOKEN_LIMIT_PER_USER": None,
 }
-#: Largest request body the API parses (bytes); bigger → 413.
+#: Largest request body the API parses (bytes); bigger → 413 (quizzes.api.parsers, quizzes.guards).
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=512 * 1024)
+#: Deepest nesting of arrays/objects in a JSON body; deeper → 400 too_deep (checked before decoding).
+API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
+#: Django's own cap on a request body read into memory (forms; the API's limit above is lower and fires first).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
+#: Most fields in one submitted form or query string.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env.int("DATA_UPLOAD_MAX_NUMBER_FIELDS", default=1000)
 #: Most entries in one offline upload; more → 400.
 API_OFFLINE_MAX_ENTRIES = env.int("API_OFFLINE_MAX_ENTRIES", default=500)
 #: How long an Idempotency-Key is remembered.
@@ -194,7 +243,11 @@ SPECTACULAR_SETTINGS = {
         "Learn Transformer attention by retrieval practice and spaced review — the REST API for mobile clients.\n\n"
         "Log in with `POST /api/v1/auth/login/` and send `Authorization: Token <token>`. "
         'Every 4xx response has the body `{"error": {"code", "message", "fields"}}`. '
-        "POSTs that create something accept an `Idempotency-Key` header."
+        "POSTs that create something accept an `Idempotency-Key` header.\n\n"
+        "Limits: a JSON body is at most 512 KiB (413 `payload_too_large`) and nested at most 32 levels (400 "
+        "`too_deep`); numbers must be finite and fit in a signed 64-bit integer, strings may not contain NUL "
+        "or unpaired surrogates (400 naming the field). Log-in is limited per username and per client IP "
+        "(429 `throttled` with `Retry-After`)."
     ),
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
@@ -208,6 +261,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "quizzes.api.schema.add_error_responses",
+        "quizzes.api.schema.add_enforced_limits",
     ],
 }
 
@@ -301,5 +355,30 @@ SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365 
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_SECURE)
 SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=_SECURE)
 SECURE_CONTENT_TYPE_NOSNIFF = True
+
+
+# Content-Security-Policy (django-csp), enforced. Pages load only our own scripts, styles, images and fonts;
+# no inline code except where a nonce is given (Swagger UI) and the one fixed <style> of the 500 page,
+# allowed by its hash (that page is rendered without a request, so it cannot carry a nonce). Redoc has a
+# route-specific policy (quizzes.api.docs). The browser tests fail on any violation.
+def _inline_style_hash(template: Path) -> str:
+    found = re.search(r"<style>(.*?)</style>", template.read_text(encoding="utf-8"), re.DOTALL)
+    return "'sha256-" + base64.b64encode(hashlib.sha256(found.group(1).encode()).digest()).decode() + "'"
+
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE, _inline_style_hash(BASE_DIR / "quizzes" / "templates" / "500.html")],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

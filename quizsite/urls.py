@@ -3,7 +3,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from quizzes import ops_views
+from quizzes import headers, ops_views
+from quizzes.guards import bad_request
+
+handler400 = bad_request  # JSON in the API's error shape under /api/ (413 for Django's size limit), else a page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -12,6 +15,7 @@ urlpatterns = [
     path("api/", include("quizzes.api.urls")),
     # Ops: /healthz
     path("healthz", ops_views.healthz, name="healthz"),
+    path("favicon.ico", headers.favicon, name="favicon"),
     path("reminders/unsubscribe/<str:token>/", ops_views.reminder_unsubscribe_view, name="reminder_unsubscribe"),
     path("", include("quizzes.web.urls")),
 ]

@@ -582,3 +582,10 @@ class GenerationJobAdmin(admin.ModelAdmin):
     def generated_link(self, obj: GenerationJob) -> str:
         url = reverse("admin:quizzes_question_changelist") + f"?generated_from__id__exact={obj.source_id}"
         return format_html('<a href="{}">{}</a>', url, _("Questions generated from %(key)s") % {"key": obj.source.key})
+
+
+# --------------------------------------------------------------------------- accounts (quizzes.admin_accounts)
+
+from quizzes import admin_accounts  # noqa: E402  (kept in its own module: e-mail uniqueness, unlocking sign-in)
+
+admin_accounts.register(admin.site)

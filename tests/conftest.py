@@ -39,9 +39,14 @@ def _fast_password_hashing(settings):
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """The cache is real (Redis when REDIS_URL is set); keep tests independent of each other."""
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    from quizzes import throttle
+
+    for alias in caches:  # "default" and "throttle" (both Redis when REDIS_URL is set)
+        caches[alias].clear()
+    throttle._fallback.clear()
+    throttle._shared_down_until = 0.0
     yield
 
 

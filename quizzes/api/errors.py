@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
@@ -110,6 +112,10 @@ def _validation_body(exc: exceptions.ValidationError) -> dict[str, Any]:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: convert, let DRF set status and headers (Retry-After, WWW-Authenticate), reshape."""
+    if isinstance(exc, RequestDataTooBig):  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE fired before our own limit
+        exc = PayloadTooLarge(min(settings.API_MAX_BODY_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
+    elif isinstance(exc, TooManyFieldsSent):
+        exc = exceptions.ParseError(_("The request has too many fields."))
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=as_serializer_error(exc))
     elif isinstance(exc, DjangoPermissionDenied):

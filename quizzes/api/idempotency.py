@@ -2,7 +2,9 @@
 
 A retry with the same key and the same request (method, path, JSON body) gets the original
 response back — same status, same body, header ``Idempotent-Replayed: true`` — and creates
-nothing. The same key with a different request → 422. Only successful (2xx) responses are kept:
+nothing. The replayed body is byte-identical to the first one (same key order): the rendered JSON text
+is kept as a JSON *string* in ``response_body`` (a jsonb object would come back with its keys
+reordered). The same key with a different request → 422. Only successful (2xx) responses are kept:
 a request that failed may be retried with its key.
 
 Concurrency: the key row is inserted in the same transaction as the work. A concurrent retry's
@@ -21,14 +23,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from quizzes.api.errors import ApiError
+from quizzes.api.renderers import SafeJSONRenderer
 from quizzes.models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
@@ -51,7 +54,7 @@ def _request_hash(request: Request) -> str:
     return hashlib.sha256(f"{request.method}\n{request.path}\n{body}".encode()).hexdigest()
 
 
-def _replay(record: IdempotencyKey, digest: str) -> Response:
+def _replay(record: IdempotencyKey, digest: str) -> HttpResponse:
     if record.request_hash != digest:
         raise ApiError(
             status_code=422,
@@ -60,7 +63,11 @@ def _replay(record: IdempotencyKey, digest: str) -> Response:
         )
     if record.response_status is None:
         raise ApiError(status_code=409, code="request_in_progress", message=_("A request with this key is running."))
-    return Response(record.response_body, status=record.response_status, headers={"Idempotent-Replayed": "true"})
+    headers = {"Idempotent-Replayed": "true"}
+    if isinstance(record.response_body, str):  # the exact bytes of the first response
+        body = record.response_body.encode()
+        return HttpResponse(body, status=record.response_status, content_type="application/json", headers=headers)
+    return Response(record.response_body, status=record.response_status, headers=headers)  # rows stored before
 
 
 def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
@@ -72,11 +79,11 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
         if key is None:
             return handler(view, request, *args, **kwargs)
         key = key.strip()
-        if not key or len(key) > MAX_KEY_LENGTH:
+        if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():  # NUL etc. can't be stored
             raise ApiError(
                 status_code=400,
                 code="invalid_idempotency_key",
-                message=_("Idempotency-Key must be 1 to %(max)d characters.") % {"max": MAX_KEY_LENGTH},
+                message=_("Idempotency-Key must be 1 to %(max)d printable characters.") % {"max": MAX_KEY_LENGTH},
                 fields={HEADER: [_("Invalid key.")]},
             )
         digest = _request_hash(request)
@@ -93,7 +100,7 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
             response = handler(view, request, *args, **kwargs)
             if 200 <= response.status_code < 300:
                 record.response_status = response.status_code
-                record.response_body = json.loads(JSONRenderer().render(response.data) or b"null")
+                record.response_body = SafeJSONRenderer().render(response.data).decode() or "null"
                 record.save(update_fields=["response_status", "response_body"])
             else:
                 record.delete()

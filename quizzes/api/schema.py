@@ -1,4 +1,4 @@
-"""OpenAPI helpers: the documented error responses every operation shares."""
+"""OpenAPI helpers: the documented error responses every operation shares, and limits serializers can't declare."""
 
 from __future__ import annotations
 
@@ -45,4 +45,27 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
                         str(code),
                         {"content": {"application/json": {"schema": ref}}, "description": ERROR_DESCRIPTIONS[code]},
                     )
+    return result
+
+
+def add_enforced_limits(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Postprocessing hook: limits the server enforces that drf-spectacular does not derive by itself.
+
+    - the offline batch's ``minItems``/``maxItems`` (a ListSerializer's min_length/max_length);
+    - the longest typed numeric answer (``value`` as text), as a description: ``value`` may be any JSON.
+    """
+    from django.conf import settings
+
+    from quizzes.services.answers import MAX_NUMERIC_RESPONSE_CHARS
+
+    schemas = result.get("components", {}).get("schemas", {})
+    entries = schemas.get("OfflineUploadRequest", {}).get("properties", {}).get("entries")
+    if entries is not None:
+        entries.update({"minItems": 1, "maxItems": settings.API_OFFLINE_MAX_ENTRIES})
+    value = schemas.get("AnswerRequest", {}).get("properties", {}).get("value")
+    if value is not None:
+        value["description"] = (
+            value.get("description", "")
+            + f" Text is at most {MAX_NUMERIC_RESPONSE_CHARS} characters; numbers must be finite and fit in 64 bits."
+        ).strip()
     return result

@@ -1,33 +1,25 @@
-"""Login throttles: 5 attempts a minute per client IP and per username (settings DEFAULT_THROTTLE_RATES).
+"""The API side of the one throttle policy (quizzes.throttle): 429 with ``Retry-After`` in the error shape.
 
-They count in the Django cache (Redis when REDIS_URL is set, local memory otherwise), so the limit
-holds across web processes in production. A throttled login gets 429 with ``Retry-After``.
+The limits themselves (per username and per client IP, shared with the learner pages and the admin's
+log-in, counted in Redis across processes) live in quizzes.throttle; the log-in view gets them through
+``authenticate()``.
 """
 
 from __future__ import annotations
 
-import hashlib
+from django.utils.translation import ngettext
+from rest_framework import exceptions
 
-from rest_framework.request import Request
-from rest_framework.throttling import SimpleRateThrottle
-
-
-class LoginIPThrottle(SimpleRateThrottle):
-    scope = "login_ip"
-
-    def get_cache_key(self, request: Request, view: object) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+from quizzes.throttle import Throttled
 
 
-class LoginUsernameThrottle(SimpleRateThrottle):
-    """Per account, whatever IPs the guesses come from (usernames compared case-insensitively)."""
-
-    scope = "login_username"
-
-    def get_cache_key(self, request: Request, view: object) -> str | None:
-        data = request.data
-        username = data.get("username") if isinstance(data, dict) else None
-        if not isinstance(username, str) or not username.strip():
-            return None
-        ident = hashlib.sha256(username.strip().casefold().encode()).hexdigest()
-        return self.cache_format % {"scope": self.scope, "ident": ident}
+def throttled_error(exc: Throttled) -> exceptions.Throttled:
+    message = ngettext(
+        "Too many attempts; try again in %(minutes)d minute.",
+        "Too many attempts; try again in %(minutes)d minutes.",
+        exc.minutes,
+    ) % {"minutes": exc.minutes}
+    error = exceptions.Throttled()
+    error.detail = exceptions.ErrorDetail(message, code="throttled")
+    error.wait = exc.retry_after  # DRF's handler turns it into the Retry-After header
+    return error

@@ -1,9 +1,9 @@
 """/api/: v1 endpoints, the OpenAPI schema, Swagger UI and Redoc (served offline from drf-spectacular-sidecar)."""
 
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
-from quizzes.api.docs import OfflineRedocView
+from quizzes.api.docs import NoncedSwaggerView, OfflineRedocView
 from quizzes.api.errors import api_not_found
 from quizzes.api.views import attempts, auth, engine, lessons, offline, ping, profile, reviews
 
@@ -43,7 +43,7 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]), name="schema"),
     path(
         "docs/",
-        SpectacularSwaggerView.as_view(url_name="api:schema", permission_classes=[], authentication_classes=[]),
+        NoncedSwaggerView.as_view(url_name="api:schema", permission_classes=[], authentication_classes=[]),
         name="docs",
     ),
     path(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import math
 from typing import Any
 
 import numpy as np
@@ -128,6 +129,20 @@ def _matching_distractor(variant: Any, value: Any) -> str | None:
     return None
 
 
+def _unstorable(value: Any) -> str | None:
+    """Why ``value`` can't be kept in the JSON column (NUL, an unpaired surrogate, NaN/inf), or None. Iterative."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, list | tuple):
+            stack.extend(current)
+        elif isinstance(current, str) and ("\x00" in current or any("\ud800" <= c <= "\udfff" for c in current)):
+            return _("The answer contains a character that cannot be stored (NUL or an unpaired surrogate).")
+        elif isinstance(current, float) and not math.isfinite(current):
+            return _("The answer contains a value that is not a finite number.")
+    return None
+
+
 def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[dict[str, Any], Any]:
     from attention_engine import generators
 
@@ -137,9 +152,12 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
         raise ValidationError({"value": _("That answer is too long.")})
     if not isinstance(value, str | int | float | list):
         raise ValidationError({"value": _("Type a number, a vector or a matrix.")})
+    problem = _unstorable(value)  # rejected before the grader or the database sees it (no DataError)
+    if problem:
+        raise ValidationError({"value": problem})
     try:
         graded = generators.grade(variant, value)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise ValidationError({"value": _("Could not read that answer: %(error)s") % {"error": exc}}) from exc
     misconception = None if graded.correct else _matching_distractor(variant, value)
     return {

@@ -15,7 +15,7 @@ urlpatterns = [
     path("accounts/signup/", core_views.signup, name="signup"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(
+        core_views.LoginView.as_view(
             template_name="registration/login.html",
             authentication_form=forms.LoginForm,
             redirect_authenticated_user=True,
@@ -38,7 +38,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password/reset/",
-        auth_views.PasswordResetView.as_view(
+        core_views.PasswordResetView.as_view(
             template_name="registration/learner_password_reset_form.html",
             success_url=reverse_lazy("web:password_reset_done"),
             email_template_name="registration/password_reset_email.txt",

@@ -9,9 +9,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,10 +21,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from quizzes import charts, demo, selectors, selectors_web
+from quizzes import charts, demo, selectors, selectors_web, throttle
 from quizzes.models import Lesson
 from quizzes.services.profiles import learner_profile_get_or_create, learner_profile_update
-from quizzes.web.forms import DemoForm, LearnerSettingsForm, SignupForm
+from quizzes.web.forms import EMAIL_TAKEN, DemoForm, LearnerSettingsForm, SignupForm, email_taken
 
 #: The lesson whose page carries the d_k demo (lesson 1, scaled dot-product attention).
 DEMO_LESSON_KEY = "sdpa"
@@ -94,7 +95,7 @@ def _demo_context(request: HttpRequest) -> tuple[dict, int]:
                     "masked": matrix["causal"] and j > i,
                     "is_max": w == matrix["row_max"][i],
                     "dark": w >= 0.5,
-                    "alpha": round(0.08 + 0.92 * w, 3),
+                    "heat": round(w * 20),  # CSS class heat-0…heat-20 (site.css): no inline style, for the CSP
                 }
                 for j, w in enumerate(row)
             ],
@@ -185,12 +186,52 @@ def settings_view(request: HttpRequest) -> HttpResponse:
     return response
 
 
+# --- throttled ways in (quizzes.throttle): log-in, password reset, sign-up ------------------------------
+
+
+def throttled_page(request: HttpRequest, exc: throttle.Throttled) -> HttpResponse:
+    """429 with Retry-After and a page that says how long to wait."""
+    response = render(request, "registration/throttled.html", {"minutes": exc.minutes}, status=429)
+    response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page; the throttle runs inside authenticate() and leaves ``request.throttled``."""
+
+    def form_invalid(self, form):  # type: ignore[no-untyped-def]
+        refused = getattr(self.request, "throttled", None)
+        if refused is not None:
+            return throttled_page(self.request, refused)
+        return super().form_invalid(form)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Every request counts against the e-mail address and the client IP."""
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:  # type: ignore[no-untyped-def]
+        try:
+            throttle.attempt("password_reset", request=request, username=request.POST.get("email"))
+        except throttle.Throttled as exc:
+            return throttled_page(request, exc)
+        return super().post(request, *args, **kwargs)
+
+
 # --- sign-up -------------------------------------------------------------------------------------
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
-    """Create an account and its learner profile, then sign in (back to ``next`` if it is ours)."""
+    """Create an account and its learner profile, then sign in (back to ``next`` if it is ours).
+
+    Username enumeration, decided: sign-up necessarily says "this username is taken" (a username is a
+    handle the learner picks, and they must be told to pick another), and likewise that an e-mail
+    address is already used by another account (one account per address). That is acceptable here:
+    accounts hold study progress, not secrets, and these are the only places an account's existence
+    shows — log-in (page and API) answers "wrong username or password" either way, and password reset
+    always answers "sent if an account has this address". Probing through this form is limited by the
+    ``signup`` throttle (per client IP and per probed username, quizzes.throttle).
+    """
     if request.user.is_authenticated:
         return redirect("web:dashboard")
     next_url = request.POST.get("next") or request.GET.get("next") or ""
@@ -198,12 +239,22 @@ def signup(request: HttpRequest) -> HttpResponse:
         next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         next_url = ""
+    if request.method == "POST":
+        try:  # every submitted form counts: limits account farming and probing for taken usernames
+            throttle.attempt("signup", request=request, username=request.POST.get("username"))
+        except throttle.Throttled as exc:
+            return throttled_page(request, exc)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            user = form.save()
-            learner_profile_get_or_create(user=user)
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        try:
+            with transaction.atomic():
+                user = form.save()
+                learner_profile_get_or_create(user=user)
+        except IntegrityError:  # a concurrent sign-up took the username or the e-mail address first
+            taken = email_taken(form.cleaned_data.get("email") or "") if form.cleaned_data.get("email") else False
+            form.add_error("email" if taken else "username", EMAIL_TAKEN if taken else _("This username is taken."))
+            return render(request, "web/core/signup.html", {"form": form, "next": next_url}, status=400)
+        login(request, user, backend="quizzes.throttle.ThrottledModelBackend")
         messages.success(request, _("Welcome, %(name)s! Start with the first lesson.") % {"name": user.get_username()})
         return redirect(next_url or reverse("web:dashboard"))
     status = 400 if request.method == "POST" else 200

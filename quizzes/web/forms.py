@@ -43,6 +43,23 @@ class SignupForm(UserCreationForm):
         super().__init__(*args, **kwargs)
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
 
+    def clean_email(self) -> str:
+        """One account per address (case-insensitive); the database's unique index is the final word."""
+        email = self.cleaned_data.get("email") or ""
+        if email and email_taken(email):
+            raise forms.ValidationError(EMAIL_TAKEN, code="email_taken")
+        return email
+
+
+EMAIL_TAKEN = _("Another account already uses this e-mail address. Log in, or reset that account's password.")
+
+
+def email_taken(email: str, *, exclude_pk: int | None = None) -> bool:
+    users = get_user_model().objects.filter(email__iexact=email.strip())
+    if exclude_pk is not None:
+        users = users.exclude(pk=exclude_pk)
+    return users.exists()
+
 
 @lru_cache(maxsize=1)
 def _time_zone_choices() -> list[tuple[str, str]]:

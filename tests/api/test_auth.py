@@ -84,17 +84,21 @@ def test_session_auth_is_accepted(user):
 
 
 def test_login_is_throttled_per_username(user):
+    """5 failed log-ins per account (any IPs) in 15 minutes; the 6th try is refused, even with the right password."""
     for index in range(5):
         client = APIClient(REMOTE_ADDR=f"10.0.0.{index}")
         assert login(client, user.username, password="wrong").status_code == 400
     response = login(APIClient(REMOTE_ADDR="10.0.0.99"), user.username)
-    assert_error(response, 429, "throttled")
-    assert int(response.headers["Retry-After"]) > 0
+    body = assert_error(response, 429, "throttled")
+    assert 0 < int(response.headers["Retry-After"]) <= 15 * 60
+    assert body["error"]["message"] == "Too many attempts; try again in 15 minutes."
+    assert not AuthToken.objects.exists()
 
 
-def test_login_is_throttled_per_ip(db):
+def test_login_is_throttled_per_ip(db, settings):
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "login": {"username": "5/15m", "ip": "3/15m"}}
     client = APIClient(REMOTE_ADDR="10.1.1.1")
-    for index in range(5):
+    for index in range(3):
         assert login(client, f"nobody{index}", password="wrong").status_code == 400
     response = login(client, "somebody-else", password="wrong")
     assert_error(response, 429, "throttled")
@@ -109,7 +113,9 @@ def test_throttle_window_passes(user):
         for _ in range(5):
             login(client, user.username, password="wrong")
         assert login(client, user.username).status_code == 429
-    with time_machine.travel(start + dt.timedelta(seconds=61), tick=False):
+    with time_machine.travel(start + dt.timedelta(minutes=14), tick=False):
+        assert login(client, user.username).status_code == 429
+    with time_machine.travel(start + dt.timedelta(minutes=15, seconds=1), tick=False):
         assert login(client, user.username).status_code == 200
 
 

@@ -80,3 +80,40 @@ def shoot(tmp_path):
         return path
 
     return save
+
+
+# --- Content-Security-Policy: the site's policy is enforced; no page may violate it -----------------------
+
+CSP_LISTENER = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  const where = `${e.sourceFile}:${e.lineNumber}`;
+  window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${where})`);
+});
+"""
+
+
+def csp_violations(page) -> list[str]:
+    """Violations reported on the current document, plus console errors that name the policy."""
+    try:
+        reported = page.evaluate("() => window.__cspViolations || []")
+    except Exception:  # the page is navigating: nothing to read yet
+        reported = []
+    return reported + [m for m in getattr(page, "_csp_console", []) if "Content Security Policy" in m]
+
+
+@pytest.fixture(autouse=True)
+def _no_csp_violations(request):
+    """Every browser test fails if any page it opened reported a CSP violation (listener + console)."""
+    if "page" not in request.fixturenames:
+        yield
+        return
+    page = request.getfixturevalue("page")
+    page.add_init_script(CSP_LISTENER)
+    page._csp_console = []
+    page.on("console", lambda message: message.type == "error" and page._csp_console.append(message.text))
+    seen: list[str] = []
+    page.on("framenavigated", lambda frame: frame == page.main_frame and seen.extend(csp_violations(page)))
+    yield
+    seen.extend(csp_violations(page))
+    assert not sorted(set(seen)), f"CSP violations: {sorted(set(seen))}"

@@ -68,3 +68,7 @@ def _fail_without_chromium():
 def browser_type_launch_args(browser_type_launch_args):
     """pytest-playwright's launch options, pointed at the system Chromium (as tests/e2e does)."""
     return {**browser_type_launch_args, "executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS}
+
+
+# The browser test here fails on any Content-Security-Policy violation too (the e2e suite's guard).
+from tests.e2e.conftest import _no_csp_violations  # noqa: E402, F401

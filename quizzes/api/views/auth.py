@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
-from quizzes.api.throttling import LoginIPThrottle, LoginUsernameThrottle
+from quizzes.api.throttling import throttled_error
 from quizzes.models import TokenDevice
 
 TAG = ["auth"]
@@ -30,7 +30,7 @@ TAG = ["auth"]
 class LoginView(APIView):
     authentication_classes: ClassVar[list] = []  # a stale token in the header must not block logging in again
     permission_classes: ClassVar[list] = [AllowAny]
-    throttle_classes: ClassVar[list] = [LoginIPThrottle, LoginUsernameThrottle]
+    # Throttled by the one log-in policy (quizzes.throttle) inside authenticate(), shared with the web pages.
 
     @extend_schema(
         tags=TAG,
@@ -45,6 +45,8 @@ class LoginView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         user = authenticate(request._request, username=data["username"], password=data["password"])
+        if user is None and getattr(request._request, "throttled", None) is not None:
+            raise throttled_error(request._request.throttled)
         if user is None:
             raise ApiError(status_code=400, code="invalid_credentials", message=_("Wrong username or password."))
         instance, token = AuthToken.objects.create(user=user, expiry=knox_settings.TOKEN_TTL)
