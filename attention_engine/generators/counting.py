@@ -3,17 +3,24 @@
 Seeds 001 (RNN decay, BERT vs GPT, KV cache) and 004 (c_attn / c_proj). The inputs are the
 prompt's integers, so the answers are exact; the wrong options come from the named mistakes in
 ``attention_engine.misconceptions`` (counting attention scores instead of K/V projections, ...).
+
+A learner can check a count without computing it: positive, whole, no larger than the whole, and
+consistent with the other numbers of the same option (a percentage that matches its two counts, a
+tile that is the full matrix scaled by tile_size / T). Version 2 offers only options that pass
+those checks, and says how to type the answer in ``answer_format`` instead of the prompt.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 
 from .base import ParamSpec, Solution, Template, specs, step
 from .display import fmt_many
+from .sanity import half_unit, positive_integers, scalar, vector
 
 MIB = 2**20
 BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
@@ -76,6 +83,11 @@ class NanoGPTParamCount(CountTemplate):
         ]
         return Solution(right, wrong, steps)
 
+    def sane(self, inputs, value):
+        """Two parameter counts: positive integers."""
+        counts = vector(value, 2)
+        return counts is not None and positive_integers(counts)
+
     def prompt(self, inputs):
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
@@ -110,12 +122,21 @@ class KVCacheSavings(CountTemplate):
             step("缓存", rf"\text{{每步只投影新 token}}:\ {n}", n),
             step("节省", rf"1 - {n} / {without}", 100 * (1 - n / without)),
         ]
-        wrong = [
+        return Solution(self.row(without, n), self.wrong(n, without), steps)
+
+    def wrong(self, n: int, without: int) -> list:
+        return [
             ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
             ("kv_count_n_squared", self.row(n * n, n)),
             ("percent_remaining", [without, n, 100 * n / without]),
         ]
-        return Solution(self.row(without, n), wrong, steps)
+
+    def sane(self, inputs, value):
+        """Two counts (whole, the cached one no larger) and the percentage they imply: 1 − with / without."""
+        row = vector(value, 3)
+        if row is None or not positive_integers(row[:2]) or row[1] > row[0]:
+            return False
+        return abs(row[2] - 100 * (1 - row[1] / row[0])) <= half_unit(self.decimals)
 
     def prompt(self, inputs):
         n = inputs["n_steps"]
@@ -155,6 +176,11 @@ class RNNGradientDecay(CountTemplate):
             ("gradient_lost_fraction", 1 - left),
         ]
         return Solution(left, wrong, steps)
+
+    def sane(self, inputs, value):
+        """What is left of a gradient multiplied by a factor in (0, 1): a fraction strictly between 0 and 1."""
+        x = scalar(value)
+        return x is not None and 0 < x < 1
 
     def prompt(self, inputs):
         f, n = inputs["factor"], inputs["n_steps"]
@@ -196,6 +222,11 @@ class BertGptPositions(CountTemplate):
         ]
         return Solution([n * r, n - 1], wrong, steps)
 
+    def sane(self, inputs, value):
+        """Two numbers of positions: positive, at most the N tokens of the sentence."""
+        counts = vector(value, 2)
+        return counts is not None and all(0 < x <= inputs["n_tokens"] for x in counts)
+
     def prompt(self, inputs):
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
@@ -221,10 +252,12 @@ class AttentionMatrixMemory(CountTemplate):
     rtol = 0.01
     LABEL_ZH = "整张 {} MiB，每块 {} MiB"
     LABEL_EN = "full {} MiB, per block {} MiB"
+    TILE: ClassVar[str] = "block_size"     # the param naming the keys per tile (version 2: tile_size)
 
     def check_params(self, p):
-        if p["T"] is not None and p["block_size"] is not None and p["block_size"] > p["T"]:
-            raise ValueError(f"param 'block_size' ({p['block_size']}) must be at most param 'T' ({p['T']})")
+        tile = self.TILE
+        if p["T"] is not None and p[tile] is not None and p[tile] > p["T"]:
+            raise ValueError(f"param {tile!r} ({p[tile]}) must be at most param 'T' ({p['T']})")
 
     def draw(self, rng, p):
         T = self.pick(rng, p, "T", options=(512, 1024, 2048, 4096, 8192))
@@ -233,27 +266,41 @@ class AttentionMatrixMemory(CountTemplate):
             "n_head": self.pick(rng, p, "n_head", options=(8, 12, 16, 32)),
             "T": T,
             "dtype": self.pick(rng, p, "dtype"),
-            "block_size": self.pick(rng, p, "block_size", options=[b for b in (32, 64, 128, 256) if b <= T] or [T]),
+            self.TILE: self.pick(rng, p, self.TILE, options=[b for b in (32, 64, 128, 256) if b <= T] or [T]),
         }
 
     def solve(self, inputs):
-        B, nh, T, blk = inputs["B"], inputs["n_head"], inputs["T"], inputs["block_size"]
+        B, nh, T, blk = inputs["B"], inputs["n_head"], inputs["T"], inputs[self.TILE]
         nbytes = BYTES[inputs["dtype"]]
         full = B * nh * T * T * nbytes                      # bytes of att (B, nh, T, T)
         block = B * nh * T * blk * nbytes                   # bytes of one score block (B, nh, T, block_size)
-        steps = [
-            step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
+        return Solution([full / MIB, block / MIB], self.wrong(B, nh, full, block),
+                        self.steps(B, nh, T, blk, inputs["dtype"], full, block))
+
+    def steps(self, B, nh, T, blk, dtype, full, block) -> list:
+        nbytes = BYTES[dtype]
+        return [
+            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
             step("整张矩阵", rf"B \cdot n_{{head}} \cdot T^2 \cdot {nbytes} = "
                  rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}", full),
             step("分数块", rf"B \cdot n_{{head}} \cdot T \cdot {blk} \cdot {nbytes}", block),
             step("换算 MiB", r"\div 2^{20}", np.array([full, block]) / MIB),
         ]
-        wrong = [
+
+    def wrong(self, B, nh, full, block) -> list:
+        return [
             ("dtype_bits_as_bytes", [8 * full / MIB, 8 * block / MIB]),
             ("memory_missing_heads", [full / nh / MIB, block / nh / MIB]),
             ("blockwise_materialises_full", [full / MIB, full / MIB]),
         ]
-        return Solution([full / MIB, block / MIB], wrong, steps)
+
+    def sane(self, inputs, value):
+        """Two sizes, positive, and consistent: one tile is the full matrix times tile / T."""
+        sizes = vector(value, 2)
+        if sizes is None or not all(x > 0 for x in sizes):
+            return False
+        ratio = inputs["T"] / inputs[self.TILE]                # the full matrix holds T / tile tiles
+        return abs(sizes[0] - sizes[1] * ratio) <= half_unit(self.decimals) * (1 + ratio)
 
     def prompt(self, inputs):
         B, nh, T, blk, dtype = (inputs[k] for k in ("B", "n_head", "T", "block_size", "dtype"))
@@ -262,3 +309,116 @@ class AttentionMatrixMemory(CountTemplate):
                 f"分块（FlashAttention 式，`block_size` $= {blk}$）实现同一时刻只存一个 "
                 "$(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
                 "写两个数，保留两位小数（1 MiB = $2^{20}$ 字节）。")
+
+
+# --- version 2 ---------------------------------------------------------------------------------
+
+
+class NanoGPTParamCountV2(NanoGPTParamCount):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
+        return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
+                f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？")
+
+    def answer_format(self, inputs):
+        return "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
+
+
+class KVCacheSavingsV2(KVCacheSavings):
+    """Every option is consistent (its percentage matches its counts): "percent remaining" was the
+    one option whose percentage did not, so it is replaced by counting K and V separately."""
+
+    version = 2
+    sane_choices = True
+
+    def wrong(self, n, without):
+        return [
+            ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
+            ("kv_count_n_squared", self.row(n * n, n)),
+            ("kv_counted_twice", self.row(2 * without, 2 * n)),
+        ]
+
+    def prompt(self, inputs):
+        n = inputs["n_steps"]
+        return (f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
+                "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？")
+
+    def answer_format(self, inputs):
+        return "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
+
+
+class RNNGradientDecayV2(RNNGradientDecay):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        f, n = inputs["factor"], inputs["n_steps"]
+        return (f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
+                "梯度还剩原来的多少？")
+
+    def answer_format(self, inputs):
+        return "写一个小数，保留三位有效数字。"
+
+
+class BertGptPositionsV2(BertGptPositions):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        n, r = inputs["n_tokens"], inputs["mask_rate"]
+        return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
+                "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？")
+
+    def answer_format(self, inputs):
+        return "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
+
+
+class AttentionMatrixMemoryV2(AttentionMatrixMemory):
+    """``tile_size`` replaces ``block_size``: in nanoGPT ``block_size`` is the longest context, so the
+    number of keys FlashAttention handles at a time gets its own name."""
+
+    version = 2
+    sane_choices = True
+    TILE = "tile_size"
+    params = specs(
+        ParamSpec("B", None, 1, 1024),
+        ParamSpec("n_head", None, 1, 256),
+        ParamSpec("T", None, 1, 1048576),
+        ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
+        ParamSpec("tile_size", None, 1, 65536),
+    )
+    LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
+    LABEL_EN = "full {} MiB, per tile {} MiB"
+
+    def steps(self, B, nh, T, tile, dtype, full, part):
+        nbytes = BYTES[dtype]
+        return [
+            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
+            step("整张矩阵", rf"(B, n_{{head}}, T, T) = ({B}, {nh}, {T}, {T}):\ "
+                 rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}\ \text{{字节}}", full),
+            step("一个 tile 的分数块", rf"(B, n_{{head}}, T, \text{{tile\_size}}) = ({B}, {nh}, {T}, {tile}):\ "
+                 rf"{B} \cdot {nh} \cdot {T} \cdot {tile} \cdot {nbytes}\ \text{{字节}}", part),
+            step("换算 MiB", r"\div 2^{20}", np.array([full, part]) / MIB),
+        ]
+
+    def wrong(self, B, nh, full, part):
+        return [
+            ("dtype_bits_as_bytes", [8 * full / MIB, 8 * part / MIB]),
+            ("memory_missing_heads", [full / nh / MIB, part / nh / MIB]),
+            ("memory_missing_batch", [full / B / MIB, part / B / MIB]),
+            ("mib_as_mb", [full / 1e6, part / 1e6]),
+        ]
+
+    def prompt(self, inputs):
+        B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
+        return (f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
+                "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
+                f"分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
+                "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
+                "（1 MiB = $2^{20}$ 字节）")
+
+    def answer_format(self, inputs):
+        return "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
