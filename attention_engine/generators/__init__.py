@@ -25,6 +25,7 @@ from .counting import (
     AttentionMatrixMemoryV2,
     BertGptPositions,
     BertGptPositionsV2,
+    KVCacheMemory,
     KVCacheSavings,
     KVCacheSavingsV2,
     NanoGPTParamCount,
@@ -43,6 +44,7 @@ from .shapes import (
     NanoGPTShapes,
     NanoGPTShapesV2,
 )
+from .softmax import OnlineSoftmax, StableSoftmax
 
 _ALL: tuple[Template, ...] = (
     AttentionRowWeights(), AttentionOutput(), CausalMaskedWeights(), MaskFillZeroContrast(),
@@ -52,6 +54,8 @@ _ALL: tuple[Template, ...] = (
     AttentionRowWeightsV2(), AttentionOutputV2(), CausalMaskedWeightsV2(), MaskFillZeroContrastV2(),
     FiveStepShapesV2(), DotProductVarianceV2(), SoftmaxSharpnessV2(), NanoGPTShapesV2(), NanoGPTParamCountV2(),
     KVCacheSavingsV2(), RNNGradientDecayV2(), BertGptPositionsV2(), HeadDimensionV2(), AttentionMatrixMemoryV2(),
+    # new templates
+    KVCacheMemory(), OnlineSoftmax(), StableSoftmax(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

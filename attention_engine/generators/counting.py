@@ -19,10 +19,11 @@ from typing import ClassVar
 import numpy as np
 
 from .base import ParamSpec, Solution, Template, specs, step
-from .display import fmt_many
+from .display import fmt, fmt_many
 from .sanity import half_unit, positive_integers, scalar, vector
 
 MIB = 2**20
+GIB = 2**30
 BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 
 
@@ -422,3 +423,140 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
 
     def answer_format(self, inputs):
         return "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
+
+
+# --- KV-cache memory -----------------------------------------------------------------------------
+
+KV_HEADS = (8, 12, 16, 32, 40, 64)
+ATTENTION_KINDS = {"mha": "多头注意力（MHA，每个 query 头有自己的 K/V）",
+                   "gqa": "分组查询注意力（GQA，几个 query 头共用一组 K/V）",
+                   "mqa": "多查询注意力（MQA，所有 query 头共用一组 K/V）"}
+
+
+class KVCacheMemory(CountTemplate):
+    """How much memory a KV cache takes: 2 (K and V) × n_layer × n_kv_head × head_size × T × B × bytes.
+
+    The unit is MiB, or GiB from 1 GiB on, decided per variant and said in the prompt. With fewer
+    K/V heads than query heads (GQA, MQA) the question also asks how many times larger the cache
+    of full multi-head attention would be: n_head / n_kv_head.
+    """
+
+    name = "kv_cache_memory"
+    version = 1
+    title_zh = "KV cache 占多少显存"
+    title_en = "KV-cache memory"
+    source = "001"
+    params = specs(
+        ParamSpec("n_layer", None, 1, 256),
+        ParamSpec("n_head", None, 1, 256),
+        ParamSpec("n_kv_head", None, 1, 256),
+        ParamSpec("head_size", None, 1, 1024),
+        ParamSpec("T", None, 1, 1048576),
+        ParamSpec("B", None, 1, 1024),
+        ParamSpec("dtype", None, kind="choice", choices=("float16", "bfloat16", "float32")),
+    )
+    decimals = 2
+    atol = 0.01
+    rtol = 0.01
+    sane_choices = True
+
+    def check_params(self, p):
+        n_head, n_kv = p["n_head"], p["n_kv_head"]
+        if n_head is not None and n_kv is not None and n_head % n_kv:
+            raise ValueError(f"param 'n_kv_head' ({n_kv}) must divide param 'n_head' ({n_head})")
+
+    def draw(self, rng, p):
+        n_kv = p["n_kv_head"]
+        heads = KV_HEADS if n_kv is None else [h for h in KV_HEADS if h % n_kv == 0] or [n_kv]
+        n_head = self.pick(rng, p, "n_head", options=heads)
+        if n_kv is None:
+            groups = [g for g in range(2, n_head) if n_head % g == 0]   # GQA: a proper divisor above 1
+            kind = ("mha", "gqa", "mqa")[int(rng.integers(3))]
+            n_kv = {"mha": n_head, "mqa": 1}.get(kind) or (groups[int(rng.integers(len(groups)))] if groups else 1)
+        return {
+            "n_layer": self.pick(rng, p, "n_layer", options=(12, 24, 32, 40, 48, 80)),
+            "n_head": n_head, "n_kv_head": n_kv,
+            "head_size": self.pick(rng, p, "head_size", options=(64, 128)),
+            "T": self.pick(rng, p, "T", options=(1024, 2048, 4096, 8192, 16384, 32768)),
+            "B": self.pick(rng, p, "B", options=(1, 2, 4, 8, 16)),
+            "dtype": self.pick(rng, p, "dtype"),
+        }
+
+    @staticmethod
+    def unit(nbytes: int) -> tuple[str, int]:
+        return ("GiB", GIB) if nbytes >= GIB else ("MiB", MIB)
+
+    @staticmethod
+    def kind(inputs) -> str:
+        n_head, n_kv = inputs["n_head"], inputs["n_kv_head"]
+        return "mha" if n_kv == n_head else "mqa" if n_kv == 1 else "gqa"
+
+    def solve(self, inputs):
+        L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
+        nbytes = BYTES[inputs["dtype"]]
+        per_tensor = B * nkv * T * hs                       # elements of one layer's K (or V): (B, n_kv_head, T, hs)
+        total = 2 * L * per_tensor * nbytes                 # bytes of (n_layer, 2, B, n_kv_head, T, hs)
+        unit, size = self.unit(total)
+        ratio = nh // nkv                                   # query heads per K/V head
+        steps = [
+            step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
+            step("一层的 K（V 同形）", rf"(B, n_{{kv\_head}}, T, \text{{head\_size}}) = ({B}, {nkv}, {T}, {hs}):\ "
+                 rf"{B} \cdot {nkv} \cdot {T} \cdot {hs}", per_tensor),
+            step("K 和 V、所有层", rf"(n_{{layer}}, 2, B, n_{{kv\_head}}, T, \text{{head\_size}}):\ "
+                 rf"2 \cdot {L} \cdot {per_tensor}", 2 * L * per_tensor),
+            step("字节数", rf"2 \cdot {L} \cdot {per_tensor} \cdot {nbytes}", total),
+            step(f"换算 {unit}", rf"\div 2^{{{size.bit_length() - 1}}}", total / size),
+        ]
+        answer = total / size
+        if ratio > 1:
+            steps.append(step("对比多头（每个 query 头一组 K/V）",
+                              rf"n_{{head}} / n_{{kv\_head}} = {nh} / {nkv}", ratio))
+            answer = [answer, ratio]
+
+        def option(bytes_):                                 # a wrong total, in the same unit and form
+            return [bytes_ / size, ratio] if ratio > 1 else bytes_ / size
+
+        wrong = [
+            ("kv_forgot_two", option(total / 2)),
+            ("kv_ignores_gqa", option(total * ratio) if ratio > 1 else None),
+            ("dtype_bits_as_bytes", option(total * 8)),
+            ("kv_forgot_layers", option(total / L)),
+        ]
+        return Solution(answer, wrong, steps)
+
+    def labels(self, inputs, value):
+        unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
+                         * inputs["B"] * BYTES[inputs["dtype"]])[0]
+        if not isinstance(value, list):
+            text = f"{fmt(value, self.decimals)} {unit}"
+            return text, text
+        size, ratio = fmt(value[0], self.decimals), fmt(value[1], 0)     # the ratio is a whole number
+        return f"{size} {unit}；多头时是它的 {ratio} 倍", f"{size} {unit}; {ratio}× as much with full multi-head"
+
+    def sane(self, inputs, value):
+        """A positive size and, with shared K/V heads, a whole ratio above 1 that divides n_head."""
+        if inputs["n_kv_head"] == inputs["n_head"]:
+            size = scalar(value)
+            return size is not None and size > 0
+        pair = vector(value, 2)
+        return (pair is not None and pair[0] > 0 and positive_integers([pair[1]]) and pair[1] > 1
+                and inputs["n_head"] % pair[1] == 0)
+
+    def prompt(self, inputs):
+        L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
+        kind = self.kind(inputs)
+        unit = self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])[0]
+        text = (f"一个 {L} 层的 decoder 用{ATTENTION_KINDS[kind]}：每层 `n_head` $= {nh}$ 个 query 头、"
+                f"`n_kv_head` $= {nkv}$ 个 K/V 头，`head_size` $= {hs}$。batch $B = {B}$，缓存 $T = {T}$ 个 token，"
+                f"dtype 为 `{inputs['dtype']}`。KV cache 一共占多少 {unit}"
+                f"（1 {unit} = $2^{{{20 if unit == 'MiB' else 30}}}$ 字节）？")
+        if kind != "mha":
+            text += "如果改用多头注意力（每个 query 头都有自己的 K/V），缓存是现在的多少倍？"
+        return text
+
+    def answer_format(self, inputs):
+        unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
+                         * inputs["B"] * BYTES[inputs["dtype"]])[0]
+        if inputs["n_kv_head"] == inputs["n_head"]:
+            return f"写一个数，单位 {unit}，保留两位小数。"
+        return f"按缓存大小（{unit}，保留两位小数）、倍数的顺序写出 2 个数，用逗号隔开。"

@@ -23,6 +23,7 @@ CONTRACT_NAMES = [
     "attention_row_weights", "attention_output", "causal_masked_weights", "mask_fill_zero_contrast",
     "five_step_shapes", "dot_product_variance", "softmax_sharpness", "nanogpt_shapes", "nanogpt_param_count",
     "kv_cache_savings", "rnn_gradient_decay", "bert_gpt_positions", "head_dimension", "attention_matrix_memory",
+    "kv_cache_memory", "online_softmax", "stable_softmax",
 ]
 # Every template of issue 11's retrieval work has a version 2; the templates added with it start at 1.
 NEWEST = {name: 1 if name in ("kv_cache_memory", "online_softmax", "stable_softmax") else 2
@@ -221,6 +222,7 @@ def test_version_1_keeps_the_typing_instructions_in_its_prompt(name):
     ("attention_output", {"example": "wo_chi", "is_causal": True}, r"'is_causal' \(True\) contradicts"),
     ("attention_output", {"example": "nope"}, r"param 'example' must be one of wo_chi"),
     ("causal_masked_weights", {"example": "wo_ai_ni", "T": 4}, r"param 'T' \(4\) contradicts param 'example'"),
+    ("kv_cache_memory", {"n_head": 12, "n_kv_head": 5}, r"param 'n_kv_head' \(5\) must divide param 'n_head'"),
 ])
 def test_bad_params_raise_value_error_naming_param_and_range(name, params, message):
     with pytest.raises(ValueError, match=message) as info:
