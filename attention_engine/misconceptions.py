@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -99,12 +100,20 @@ def _wrong_axis_renormalised(scores: np.ndarray, is_causal: bool) -> np.ndarray:
     return w / w.sum(axis=-1, keepdims=True)              # (..., L, S) ... then the rows are forced to sum to 1
 
 
+@lru_cache(maxsize=64)
+def _strictly_past(L: int, S: int) -> np.ndarray:
+    """(L, S) booleans, True where j < i: the causal mask with the diagonal hidden too (read-only, shared)."""
+    mask = np.tril(np.ones((L, S), dtype=bool), k=-1)
+    mask.flags.writeable = False
+    return mask
+
+
 def _mask_with_diagonal(scores: np.ndarray, is_causal: bool) -> np.ndarray:
     if not is_causal:
         return correct_weights(scores)
     L, S = scores.shape[-2:]
-    hidden = ~shared_causal_mask(L, S) | np.eye(L, S, dtype=bool)   # (L, S) <- j >= i, the token itself too
-    return softmax(np.where(hidden, -np.inf, scores), axis=-1)      # row 1 sees nothing: all zeros
+    visible = _strictly_past(L, S)                                   # (L, S) <- j < i: the token itself hidden too
+    return softmax(np.where(visible, scores, -np.inf), axis=-1)      # row 1 sees nothing: all zeros
 
 
 def _mask_always(scores: np.ndarray, is_causal: bool) -> np.ndarray:

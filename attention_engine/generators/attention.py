@@ -235,12 +235,17 @@ class AttentionOutput(QueryRow):
 
     def sane(self, inputs, value):
         """A weighted average of the visible value rows: each component within their column's range."""
-        V = np.asarray(inputs["V"], dtype=float)
-        o = vector(value, V.shape[1])
-        if o is None:
-            return False
-        visible = V[: inputs["query"]] if inputs["is_causal"] else V       # (visible, d_v)
-        return within(o, visible.min(axis=0).tolist(), visible.max(axis=0).tolist())
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs):
+        V = inputs["V"].tolist() if isinstance(inputs["V"], np.ndarray) else inputs["V"]   # (T, d_v) as rows
+        columns = list(zip(*(V[: inputs["query"]] if inputs["is_causal"] else V), strict=True))  # d_v x (visible,)
+        lows, highs, d_v = list(map(min, columns)), list(map(max, columns)), len(columns)
+
+        def check(value) -> bool:
+            o = vector(value, d_v)
+            return o is not None and within(o, lows, highs)
+        return check
 
 
 class ScoreMatrix(Template):
@@ -287,7 +292,9 @@ class CausalMaskedWeights(ScoreMatrix):
         """T×T weights: non-negative rows summing to 1, exactly 0 above the diagonal (the mask)."""
         T = len(inputs["scores"])
         W = matrix(value, T, T)
-        return W is not None and all(probability_row(row) and not any(row[i + 1:]) for i, row in enumerate(W))
+        if W is None:
+            return False
+        return all(probability_row(row) and not any(row[i + 1:]) for i, row in enumerate(W))
 
     def acceptable(self, inputs, solution):
         W = solution.answer.tolist()
@@ -377,10 +384,12 @@ class QueryRowV2:
             return {**inputs, "query": ex["query"], "is_causal": ex["is_causal"]}
         causal = p["is_causal"]
         T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(self.params["T"].max) + 1))
-        Q, K = tenths(rng, (2, T, self.pick(rng, p, "d_k")), QK_LIMIT)   # (T, d_k) each
-        inputs = {"Q": Q, "K": K}
-        if "d_v" in self.params:
-            inputs["V"] = tenths(rng, (T, self.pick(rng, p, "d_v")))      # (T, d_v)
+        d_k = self.pick(rng, p, "d_k")
+        d_v = self.pick(rng, p, "d_v") if "d_v" in self.params else 0
+        x = tenths(rng, (T * (2 * d_k + d_v),), QK_LIMIT)                 # one draw for Q, K and V
+        inputs = {"Q": x[: T * d_k].reshape(T, d_k), "K": x[T * d_k: 2 * T * d_k].reshape(T, d_k)}  # (T, d_k)
+        if d_v:
+            inputs["V"] = x[2 * T * d_k:].reshape(T, d_v)                  # (T, d_v)
         inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
         inputs["is_causal"] = causal
         return inputs
@@ -420,10 +429,11 @@ class AttentionOutputV2(QueryRowV2, AttentionOutput):
     )
 
     def bugs(self, inputs):
-        """The weight bugs of version 2, then those of version 1: an output hides its weights, so a
-        version-1 bug (weights not summing to 1, say) is offered whenever its output still lies
-        within the range of the visible values, which is all a learner can check without computing."""
-        return super().bugs(inputs) + tuple(m for m in AttentionOutput.bugs(self, inputs) if m not in ROW_BUGS_V2)
+        """The weight bugs of version 2, then version-1 bugs whose weights do not sum to 1 or leak past
+        the mask: an output hides its weights, so such a bug is offered whenever its output still lies
+        within the range of the visible values, which is all a learner can check without computing.
+        (Not missing_softmax: raw scores as weights leave that range four times in five.)"""
+        return (*super().bugs(inputs), "softmax_wrong_axis", *(MASK_BUGS if inputs["is_causal"] else ()))
 
     def prompt(self, inputs):
         i = inputs["query"]

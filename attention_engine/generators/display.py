@@ -69,8 +69,10 @@ def fmt_shape(shape) -> str:
 
 def latex_matrix(m, decimals: int) -> str:
     r"""\begin{bmatrix} a & b \\ c & d \end{bmatrix} with every entry shown to ``decimals`` places."""
-    rows = np.asarray(m, dtype=float).tolist()
-    body = r" \\ ".join(" & ".join(fmt_many(row, decimals)) for row in rows)
+    a = np.asarray(m, dtype=float)
+    cols = a.shape[-1]
+    entries = fmt_many(a.ravel().tolist(), decimals)       # one call for the whole matrix
+    body = r" \\ ".join(" & ".join(entries[r:r + cols]) for r in range(0, len(entries), cols))
     return r"\begin{bmatrix} " + body + r" \end{bmatrix}"
 
 

@@ -22,7 +22,7 @@ def vector(value, n: int | None = None) -> list[float] | None:
         value = value.tolist()
     if not isinstance(value, list | tuple) or not value or (n is not None and len(value) != n):
         return None
-    return list(value) if all(map(_finite, value)) else None
+    return list(value) if _all_finite(value) else None
 
 
 def matrix(value, n_rows: int, n_cols: int) -> list[list[float]] | None:
@@ -31,9 +31,10 @@ def matrix(value, n_rows: int, n_cols: int) -> list[list[float]] | None:
         value = value.tolist()
     if not isinstance(value, list | tuple) or len(value) != n_rows:
         return None
-    if not all(isinstance(r, list | tuple) and len(r) == n_cols and all(map(_finite, r)) for r in value):
-        return None
-    return [list(r) for r in value]
+    for r in value:
+        if not isinstance(r, list | tuple) or len(r) != n_cols or not _all_finite(r):
+            return None
+    return value if isinstance(value, list) else [list(r) for r in value]
 
 
 def scalar(value) -> float | None:
@@ -44,13 +45,17 @@ def scalar(value) -> float | None:
         if len(value) != 1:
             return None
         value = value[0]
-    if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
 
 
-def _finite(x) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+def _all_finite(xs) -> bool:
+    """Finite numbers only (no nested lists, strings or None): one C-level pass for the common case."""
+    try:
+        return all(map(math.isfinite, xs))
+    except TypeError:
+        return False
 
 
 def half_unit(decimals: int) -> float:
@@ -59,17 +64,17 @@ def half_unit(decimals: int) -> float:
 
 
 def nonnegative(xs) -> bool:
-    return all(x >= 0 for x in xs)
+    return min(xs) >= 0
 
 
 def sums_to_one(xs, decimals: int = 2) -> bool:
     """Weights that sum to 1 up to the rounding of each shown weight."""
-    return abs(sum(xs) - 1.0) <= len(xs) * half_unit(decimals) + 0.001
+    return abs(sum(xs) - 1.0) <= len(xs) * (0.5 * 10.0**-decimals + 1e-9) + 0.001
 
 
 def probability_row(xs, decimals: int = 2) -> bool:
     """Non-negative weights summing to 1: what every softmax row looks like."""
-    return nonnegative(xs) and sums_to_one(xs, decimals)
+    return min(xs) >= 0 and abs(sum(xs) - 1.0) <= len(xs) * (0.5 * 10.0**-decimals + 1e-9) + 0.001
 
 
 def positive_integers(xs) -> bool:
