@@ -165,6 +165,13 @@ def flat(value) -> list:
 def plain(x):
     """numpy values -> python floats/ints/lists for JSON; -inf (a masked score) -> None."""
     if isinstance(x, np.ndarray):
+        if x.dtype.kind == "f" and 1 <= x.ndim <= 2 and x.size <= 64:   # hand-sized: scan the list once
+            out = x.tolist()
+            if x.ndim == 1:
+                return [None if v == -math.inf else v for v in out] if -math.inf in out else out
+            if any(-math.inf in row for row in out):
+                return [[None if v == -math.inf else v for v in row] for row in out]
+            return out
         if x.dtype.kind == "f" and has_neginf(x):
             return np.where(np.isneginf(x), None, x).tolist()
         return x.tolist()
@@ -381,14 +388,14 @@ class Template(ABC):
 
     def _options(self, exact: tuple, candidates: list, rng: np.random.Generator, inputs: dict,
                  p: dict) -> list | None:
-        """[(None, answer as shown), (misconception, wrong value as shown), ...]: up to max_distractors
+        """[(None, answer as shown, nested), (misconception, wrong value as shown, nested), ...]: up to max_distractors
         wrong values tried in ``candidate_order``, each apart from the answer and from the others and,
         with ``sane_choices``, passing ``sane`` when the answer does."""
         answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
-        options = [(None, answer_shown)]
+        options = [(None, answer_shown, nest(*answer_shown))]
         taken = [exact, answer_shown]
         check = self.sane_check(inputs) if self.sane_choices else None
-        if check is not None and not check(nest(*answer_shown)):
+        if check is not None and not check(options[0][2]):
             check = None                                  # the answer itself fails: nothing to match
         for i in self.candidate_order(p, len(candidates), rng):
             misconception, value = candidates[i]
@@ -397,10 +404,12 @@ class Template(ABC):
             if value is None:
                 continue
             shown = self._shown(value)
-            if (all(map(math.isfinite, shown[1])) and self._apart(shown, taken)
-                    and (check is None or check(nest(*shown)))):
+            if not (all(map(math.isfinite, shown[1])) and self._apart(shown, taken)):
+                continue
+            value = nest(*shown)
+            if check is None or check(value):
                 taken.append(shown)
-                options.append((misconception, shown))
+                options.append((misconception, shown, value))
                 if len(options) > self.max_distractors:
                     break
         return options if len(options) > self.min_distractors else None
@@ -408,8 +417,7 @@ class Template(ABC):
     def _variant(self, seed, p, inputs, solution, exact, options, rng) -> Variant:
         choices = []
         for i in rng.permutation(len(options)).tolist():
-            misconception, shown = options[i]
-            value = nest(*shown)
+            misconception, _, value = options[i]
             label_zh, label_en = self.labels(inputs, value)
             choices.append(Choice(value, misconception, label_zh, label_en))
         return Variant(
