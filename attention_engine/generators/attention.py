@@ -23,7 +23,7 @@ from ..misconceptions import correct_scale, correct_weights
 from ..misconceptions import get as misconception
 from .base import ParamSpec, Solution, Template, specs, step
 from .display import fmt_many, latex_matrix, latex_row
-from .sanity import half_unit, matrix, probability_row, vector
+from .sanity import half_unit, probability_row, vector
 from .shapes import FIVE_STEPS
 
 SCALE_BUGS = ("missing_scale", "divide_by_dk", "softmax_wrong_axis", "missing_softmax")
@@ -295,11 +295,21 @@ class CausalMaskedWeights(ScoreMatrix):
 
     def sane(self, inputs, value):
         """T×T weights: non-negative rows summing to 1, exactly 0 above the diagonal (the mask)."""
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs):
         T = len(inputs["scores"])
-        W = matrix(value, T, T)
-        if W is None:
-            return False
-        return all(probability_row(row) and not any(row[i + 1:]) for i, row in enumerate(W))
+        tol = T * half_unit(self.decimals) + 0.001             # a row of T rounded weights
+
+        def check(value) -> bool:                               # NaN and inf fail the sum or the sign
+            if not isinstance(value, list | tuple) or len(value) != T:
+                return False
+            try:
+                return all(isinstance(row, list | tuple) and len(row) == T and min(row) >= 0
+                           and abs(sum(row) - 1.0) <= tol and not any(row[i + 1:]) for i, row in enumerate(value))
+            except TypeError:                                   # not numbers
+                return False
+        return check
 
     def acceptable(self, inputs, solution):
         W = solution.answer.tolist()
