@@ -30,9 +30,32 @@ def build_parser() -> argparse.ArgumentParser:
     var = sub.add_parser("variant", help="print one generated variant as JSON")
     var.add_argument("name", help="template name (see 'list')")
     var.add_argument("--seed", type=int, required=True)
+    var.add_argument("--version", type=int, default=None, help="template version (default: the newest)")
     var.add_argument("--param", type=_parse_param, action="append", default=[], metavar="K=V")
-    sub.add_parser("list", help="list the templates and their params")
+    sub.add_parser("list", help="list the templates, every version of each, and their params")
     return parser
+
+
+def _describe_param(p) -> str:
+    if p.default is not None:
+        default = repr(p.default)
+    elif p.name == "example":
+        default = "none (numbers drawn from the seed)"
+    else:
+        default = "drawn from the seed"
+    return f"{p.name} = {default}, {p.describe()}"
+
+
+def _list() -> None:
+    """Every template, then each version that can still generate with its params, the newest marked."""
+    for name in generators.names():
+        newest = generators.get(name)
+        print(f"{name} (seed doc {newest.source}): {newest.title_en}")
+        for version in generators.versions(name):
+            template = generators.get(name, version)
+            params = "; ".join(_describe_param(p) for p in template.params.values())
+            mark = ", newest" if version == newest.version else ""
+            print(f"    v{version}{mark}: {params or 'no params'}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,20 +64,13 @@ def main(argv: list[str] | None = None) -> int:
         run_exercise(args.seed, out=sys.stdout)
     elif args.command == "variant":
         try:
-            variant = generators.generate(args.name, args.seed, **dict(args.param))
+            variant = generators.generate(args.name, args.seed, version=args.version, **dict(args.param))
         except (KeyError, ValueError) as exc:
             print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
             return 2
         print(json.dumps(variant.to_dict(), ensure_ascii=False, indent=2))
     else:
-        for name in generators.names():
-            template = generators.get(name)
-            params = "; ".join(
-                f"{p.name} = {'drawn from the seed' if p.default is None else repr(p.default)}, {p.describe()}"
-                for p in template.params.values()
-            )
-            print(f"{name} (v{template.version}, seed doc {template.source}): {template.title_en}")
-            print(f"    {params or 'no params'}")
+        _list()
     return 0
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -87,6 +88,42 @@ def _no_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
 
 def _ignore_mask(scores: np.ndarray, is_causal: bool) -> np.ndarray:
     return softmax(scores, axis=-1)                       # (..., L, S) <- is_causal ignored
+
+
+def _roles_swapped(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+    scores = scores.swapaxes(-2, -1)                      # (..., L, L) <- row i holds k_i·q_j, not q_i·k_j
+    return correct_weights(scores, is_causal)             # (..., L, L) the mask and softmax themselves are right
+
+
+def _wrong_axis_renormalised(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+    w = _softmax_over_queries(scores, is_causal)          # (..., L, S) <- each key COLUMN sums to 1 ...
+    return w / w.sum(axis=-1, keepdims=True)              # (..., L, S) ... then the rows are forced to sum to 1
+
+
+@lru_cache(maxsize=64)
+def _strictly_past(L: int, S: int) -> np.ndarray:
+    """(L, S) booleans, True where j < i: the causal mask with the diagonal hidden too (read-only, shared)."""
+    mask = np.tril(np.ones((L, S), dtype=bool), k=-1)
+    mask.flags.writeable = False
+    return mask
+
+
+def _mask_with_diagonal(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+    if not is_causal:
+        return correct_weights(scores)
+    L, S = scores.shape[-2:]
+    visible = _strictly_past(L, S)                                   # (L, S) <- j < i: the token itself hidden too
+    return softmax(np.where(visible, scores, -np.inf), axis=-1)      # row 1 sees nothing: all zeros
+
+
+def _mask_always(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+    return correct_weights(scores, is_causal=True)        # (..., L, S) <- a causal mask the question did not ask for
+
+
+def _argmax_as_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+    scores = _fill_future(scores, is_causal, -np.inf)     # (..., L, S)
+    best = scores.argmax(axis=-1)[..., None]              # (..., L, 1) the largest visible score per row
+    return (np.arange(scores.shape[-1]) == best).astype(float)   # (..., L, S) <- one-hot: weight 1, the rest 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,6 +241,51 @@ _ALL = (
         "The future positions were not set to −∞: every position sees the words after it, which is "
         "copying the answer during training.",
         normalise=_ignore_mask,
+    ),
+    Misconception(
+        "scores_transposed", "query 与 key 的角色对调了", "Swapped the roles of query and key",
+        "第 i 行的分数是 q_i·k_j（第 i 个 query 对每个 key）；算成 k_i·q_j 就是用了 Sᵀ 的第 i 行，"
+        "query 与 key 的角色对调了。",
+        "Row i of the scores is q_i·k_j (query i against every key); computing k_i·q_j takes row i of Sᵀ "
+        "instead, with the roles of query and key swapped.",
+        normalise=_roles_swapped,
+    ),
+    Misconception(
+        "softmax_wrong_axis_renormalised", "沿错轴 softmax 后再按行归一化",
+        "Softmax over the wrong axis, then rows renormalised",
+        "先沿 query 方向（每列）做了 softmax，再把每行除以行和：行和虽然是 1，数值却不对；"
+        "softmax 只沿 key 方向（最后一维）做一次。",
+        "The softmax ran down each column (over the queries) and the rows were then divided by their "
+        "sums: they add up to 1 but the values are wrong; the softmax runs once, over the keys (the last axis).",
+        normalise=_wrong_axis_renormalised,
+    ),
+    Misconception(
+        "mask_hides_diagonal", "掩码连对角线也挡住了", "The mask also hid the diagonal",
+        "因果掩码只挡住 j > i 的未来位置（np.triu(..., k=1)）；第 i 个 token 能看到自己，对角线要保留。",
+        "The causal mask hides only the future keys, j > i (np.triu(..., k=1)); token i sees itself, so the "
+        "diagonal stays visible.",
+        normalise=_mask_with_diagonal,
+    ),
+    Misconception(
+        "unneeded_causal_mask", "不需要掩码时也加了因果掩码", "Added a causal mask that was not asked for",
+        "题目说不使用掩码（如 BERT 式的双向注意力）：每个 query 都看所有 key；因果掩码只用于 decoder。",
+        "The question says no mask (bidirectional, as in BERT): every query sees every key; the causal "
+        "mask belongs to decoders.",
+        normalise=_mask_always,
+    ),
+    Misconception(
+        "softmax_as_argmax", "把 softmax 当成了 argmax", "Treated the softmax as an argmax",
+        "softmax 给每个可见的 key 一份正的权重（e^x > 0），只是分数大的份额大；"
+        "只给最大分数权重 1 的是 argmax（hard attention）。",
+        "The softmax gives every visible key a positive share (e^x > 0), larger for larger scores; "
+        "giving weight 1 to the largest score alone is an argmax (hard attention).",
+        normalise=_argmax_as_softmax,
+    ),
+    Misconception(
+        "wrong_query_row", "取了相邻 token 的那一行", "Took a neighbouring token's row",
+        "第 i 个 token（从 1 数起）的权重是分数矩阵的第 i 行，代码里下标是 i − 1；差一行就是另一个 query 的结果。",
+        "Token i (counting from 1) uses row i of the score matrix, index i − 1 in code; one row off is "
+        "another query's result.",
     ),
     # --- the masking contrast --------------------------------------------------------------
     Misconception(
@@ -355,9 +437,97 @@ _ALL = (
     ),
     Misconception(
         "blockwise_materialises_full", "以为分块仍要存整张矩阵", "Thought blockwise still stores the full matrix",
-        "分块（FlashAttention 式）注意力逐块处理 key，同一时刻只存一个 (T, block_size) 的分数块和每行的运行统计量。",
-        "Blockwise (FlashAttention-style) attention visits the keys block by block and holds only one "
-        "(T, block_size) score block plus per-row running statistics at a time.",
+        "分块（FlashAttention 式）注意力按 tile 处理 key，同一时刻只存一个 (T, tile_size) 的分数块和每行的运行统计量。",
+        "Blockwise (FlashAttention-style) attention visits the keys tile by tile and holds only one "
+        "(T, tile_size) score tile plus per-row running statistics at a time.",
+    ),
+    Misconception(
+        "memory_missing_batch", "忘了乘以 batch", "Forgot the batch size",
+        "batch 里每个序列都有自己的注意力矩阵：元素数要乘以 B。",
+        "Every sequence in the batch has its own attention matrix: the element count is multiplied by B.",
+    ),
+    Misconception(
+        "mib_as_mb", "把 MiB 当成了 10⁶ 字节", "Took a MiB to be 10⁶ bytes",
+        "1 MiB = 2²⁰ = 1,048,576 字节，1 GiB = 2³⁰ 字节；除以 10⁶ 得到的是 MB，数值大了约 5%。",
+        "1 MiB = 2²⁰ = 1,048,576 bytes and 1 GiB = 2³⁰ bytes; dividing by 10⁶ gives MB, about 5% larger.",
+    ),
+    # --- KV-cache memory ------------------------------------------------------------------------
+    Misconception(
+        "kv_forgot_two", "忘了乘以 2（K 和 V）", "Forgot the factor 2 (K and V)",
+        "KV cache 每层存两个张量：K 和 V，各是 (B, n_kv_head, T, head_size)，所以要乘以 2。",
+        "The cache holds two tensors per layer, K and V, each (B, n_kv_head, T, head_size): hence the factor 2.",
+    ),
+    Misconception(
+        "kv_ignores_gqa", "用了 n_head 而不是 n_kv_head", "Used n_head instead of n_kv_head",
+        "分组查询（GQA）/多查询（MQA）注意力里，几个 query 头共用一组 K/V：缓存里只有 n_kv_head 个头的 K、V。",
+        "With grouped-query (GQA) or multi-query (MQA) attention several query heads share one K/V head: "
+        "the cache holds only n_kv_head heads of K and V.",
+    ),
+    Misconception(
+        "kv_forgot_layers", "忘了乘以层数", "Forgot the number of layers",
+        "每一层都有自己的 K、V 缓存：总量要乘以 n_layer。",
+        "Every layer keeps its own K and V cache: the total is multiplied by n_layer.",
+    ),
+    # --- online softmax (FlashAttention) -------------------------------------------------------
+    Misconception(
+        "online_no_rescale", "旧的和没有重新缩放", "Did not rescale the old sum",
+        "l₁ 里的每一项是 e^(s − m₁)；最大值变成 m₂ 后要乘以 e^(m₁ − m₂) 才能和新项 e^(s − m₂) 相加。",
+        "Each term of l₁ is e^(s − m₁); once the max becomes m₂ it must be multiplied by e^(m₁ − m₂) "
+        "before it can be added to the new terms e^(s − m₂).",
+    ),
+    Misconception(
+        "online_rescale_inverted", "缩放因子写反了", "Rescaled with the inverted factor",
+        "新最大值 m₂ ≥ m₁，旧的和要乘以 e^(m₁ − m₂) ≤ 1（变小）；乘 e^(m₂ − m₁) 方向反了。",
+        "The new max m₂ ≥ m₁, so the old sum is multiplied by e^(m₁ − m₂) ≤ 1 (it shrinks); e^(m₂ − m₁) "
+        "goes the wrong way.",
+    ),
+    Misconception(
+        "online_tile_local_max", "每个 tile 各用自己的最大值", "Kept each tile's own max",
+        "各 tile 的项必须相对同一个运行最大值：第 1 个 tile 的项也要换算到 m₂（乘以 e^(m₁ − m₂)），不能留在 m₁。",
+        "All terms must be relative to the same running max: the first tile's terms are moved to m₂ "
+        "(times e^(m₁ − m₂)) rather than left relative to m₁.",
+    ),
+    Misconception(
+        "online_dropped_old_sum", "丢掉了前一个 tile 的和", "Dropped the previous tile's sum",
+        "运行和要累积所有已处理的 key：l₂ = l₁·e^(m₁ − m₂) + Σ_新 e^(s − m₂)，不是只算新 tile。",
+        "The running sum accumulates every key seen so far: l₂ = l₁·e^(m₁ − m₂) + Σ_new e^(s − m₂), "
+        "not the new tile alone.",
+    ),
+    # --- softmax of large logits -----------------------------------------------------------------
+    Misconception(
+        "linear_normalisation", "按数值线性归一化", "Normalised linearly",
+        "softmax 是 e^x / Σ e^x，不是 x / Σ x：它只看 logit 之间的差，差 1 就是 e ≈ 2.7 倍的权重。",
+        "The softmax is e^x / Σ e^x, not x / Σ x: it depends only on the differences of the logits, and a "
+        "difference of 1 is a factor e ≈ 2.7 in weight.",
+    ),
+    Misconception(
+        "shifted_linear_normalisation", "平移后按比例归一化", "Shifted, then normalised linearly",
+        "减去最小值让分数非负、再除以总和，仍是线性归一化：softmax 的权重正比于 e^x，差 1 就是 e ≈ 2.7 倍。",
+        "Subtracting the minimum to make the scores non-negative and dividing by their sum is still linear: "
+        "softmax weights are proportional to e^x, so a difference of 1 is a factor e ≈ 2.7.",
+    ),
+    Misconception(
+        "clamp_logits", "把 logit 截断到不溢出的上限", "Clamped the logits to the overflow limit",
+        "截断会把超过上限的 logit 变成同一个值，丢掉它们之间的差；减去最大值不改变 softmax，也不会溢出。",
+        "Clamping turns every logit above the limit into the same value and loses their differences; "
+        "subtracting the max leaves the softmax unchanged and cannot overflow.",
+    ),
+    # --- shapes, continued ---------------------------------------------------------------------
+    Misconception(
+        "dv_equals_dk", "以为 V 的宽度也是 d_k", "Thought V has width d_k too",
+        "Q、K 要做点积，宽度都是 d_k；V 的宽度是 d_v，可以不同，输出 O = W V 的宽度也是 d_v。",
+        "Q and K are dotted, so both have width d_k; V has its own width d_v, and so does the output O = W V.",
+    ),
+    Misconception(
+        "head_count_for_size", "把头数和每头维度弄混了", "Mixed up the head count and the head size",
+        "d_model = n_head × head_size：n_head 是头的个数，每个头的维度是 d_model / n_head。",
+        "d_model = n_head × head_size: n_head counts the heads, each head has d_model / n_head dimensions.",
+    ),
+    Misconception(
+        "kv_counted_twice", "把 K 和 V 分开数了", "Counted K and V separately",
+        "题目数的是算 K/V 的位置数：一个位置的 K 和 V 一起算一次，不是两次；节省的比例不受影响。",
+        "The question counts positions whose K/V are computed: K and V of one position count once, not "
+        "twice; the percentage saved is the same either way.",
     ),
 )
 

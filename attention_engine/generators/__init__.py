@@ -9,17 +9,53 @@ use the newest version unless ``version=`` says otherwise.
 
 from __future__ import annotations
 
-from .attention import AttentionOutput, AttentionRowWeights, CausalMaskedWeights, MaskFillZeroContrast
+from .attention import (
+    AttentionOutput,
+    AttentionOutputV2,
+    AttentionRowWeights,
+    AttentionRowWeightsV2,
+    CausalMaskedWeights,
+    CausalMaskedWeightsV2,
+    MaskFillZeroContrast,
+    MaskFillZeroContrastV2,
+)
 from .base import Choice, ParamSpec, Step, Template, Variant
-from .counting import AttentionMatrixMemory, BertGptPositions, KVCacheSavings, NanoGPTParamCount, RNNGradientDecay
+from .counting import (
+    AttentionMatrixMemory,
+    AttentionMatrixMemoryV2,
+    BertGptPositions,
+    BertGptPositionsV2,
+    KVCacheMemory,
+    KVCacheSavings,
+    KVCacheSavingsV2,
+    NanoGPTParamCount,
+    NanoGPTParamCountV2,
+    RNNGradientDecay,
+    RNNGradientDecayV2,
+)
 from .grading import GradeResult, grade
-from .scaling import DotProductVariance, SoftmaxSharpness
-from .shapes import FiveStepShapes, HeadDimension, NanoGPTShapes
+from .scaling import DotProductVariance, DotProductVarianceV2, SoftmaxSharpness, SoftmaxSharpnessV2
+from .shapes import (
+    FIVE_STEPS,
+    FiveStepShapes,
+    FiveStepShapesV2,
+    HeadDimension,
+    HeadDimensionV2,
+    NanoGPTShapes,
+    NanoGPTShapesV2,
+)
+from .softmax import OnlineSoftmax, StableSoftmax
 
 _ALL: tuple[Template, ...] = (
     AttentionRowWeights(), AttentionOutput(), CausalMaskedWeights(), MaskFillZeroContrast(),
     FiveStepShapes(), DotProductVariance(), SoftmaxSharpness(), NanoGPTShapes(), NanoGPTParamCount(),
     KVCacheSavings(), RNNGradientDecay(), BertGptPositions(), HeadDimension(), AttentionMatrixMemory(),
+    # version 2: prompts without typing instructions, options that pass the learner's sanity checks
+    AttentionRowWeightsV2(), AttentionOutputV2(), CausalMaskedWeightsV2(), MaskFillZeroContrastV2(),
+    FiveStepShapesV2(), DotProductVarianceV2(), SoftmaxSharpnessV2(), NanoGPTShapesV2(), NanoGPTParamCountV2(),
+    KVCacheSavingsV2(), RNNGradientDecayV2(), BertGptPositionsV2(), HeadDimensionV2(), AttentionMatrixMemoryV2(),
+    # new templates
+    KVCacheMemory(), OnlineSoftmax(), StableSoftmax(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}
@@ -60,6 +96,6 @@ def generate(name: str, seed: int, *, version: int | None = None, **params) -> V
 
 
 __all__ = [
-    "Choice", "GradeResult", "ParamSpec", "Step", "Template", "Variant",
+    "FIVE_STEPS", "Choice", "GradeResult", "ParamSpec", "Step", "Template", "Variant",
     "generate", "get", "grade", "names", "versions",
 ]

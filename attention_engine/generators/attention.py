@@ -3,22 +3,54 @@
 The numbers are small enough for a calculator, as in the seeds' "我吃" (001, question 2) and
 "我爱你" (001, question 3) examples. Every input has one decimal, so the prompt shows exactly
 the numbers the answer is computed from.
+
+Version 2 of each template asks the question without typing instructions (``answer_format``),
+offers only distractors that pass the checks a learner can make without computing (``sane``),
+can fix the seed's own numbers (param ``example``) and, for a causal single row, asks about a
+query whose row the mask really shapes: neither the first token nor the last.
 """
 
 from __future__ import annotations
 
 import math
 from functools import partial
+from typing import ClassVar
 
 import numpy as np
 
 from ..core import shared_causal_mask, softmax
+from ..misconceptions import correct_scale, correct_weights
 from ..misconceptions import get as misconception
 from .base import ParamSpec, Solution, Template, specs, step
 from .display import fmt_many, latex_matrix, latex_row
+from .sanity import half_unit, probability_row, vector
+from .shapes import FIVE_STEPS
 
 SCALE_BUGS = ("missing_scale", "divide_by_dk", "softmax_wrong_axis", "missing_softmax")
 MASK_BUGS = ("mask_fill_zero", "mask_after_softmax", "missing_causal_mask")
+# Version 2: mistakes whose weights still look like weights (non-negative, rows summing to 1, zeros
+# under the mask), so only the computation tells them from the answer.
+ROW_BUGS_V2 = ("scores_transposed", "missing_scale", "divide_by_dk", "softmax_wrong_axis_renormalised")
+SCORE_BUGS_V2 = ("scores_transposed", "softmax_wrong_axis_renormalised", "softmax_as_argmax")
+
+# The names of the worked steps: version 1 as it was, version 2 the five steps of lesson 1.
+STEP_NAMES_V1 = {"dots": "点积分数", "scale": "缩放", "mask": "因果掩码", "softmax": "softmax",
+                 "row_softmax": "逐行 softmax", "sum": "加权求和", "fill": "填 0 后的分数"}
+_, _SCORE, _SCALE, _SOFTMAX, _SUM = (s.label for s in FIVE_STEPS)
+STEP_NAMES_V2 = {"dots": _SCORE, "scale": _SCALE, "mask": f"{_SCALE}（加因果掩码）", "softmax": _SOFTMAX,
+                 "row_softmax": _SOFTMAX, "sum": _SUM, "fill": f"{_SCALE}（掩码错填 0）"}
+
+# The seeds' own numbers (param ``example``). 001, question 2, "我吃": 我 looks at 我 and 吃.
+QUERY_EXAMPLES = {
+    "wo_chi": {"Q": ((0.6, 0.2), (0.3, 0.9)), "K": ((0.4, 0.7), (0.1, 0.5)), "V": ((0.8, 0.3), (0.6, 0.2)),
+               "query": 1, "is_causal": False},
+}
+# 001, question 3, "我爱你": the seed prints only the weights. These scaled scores reproduce its
+# table to 2 dp ([1, 0, 0], [0.40, 0.60, 0], [0.25, 0.30, 0.45]) and, filled with 0 instead of
+# -inf, its first row [0.45, 0.27, 0.27].
+SCORE_EXAMPLES = {
+    "wo_ai_ni": {"scores": ((0.5, 0.9, 0.2), (0.3, 0.7, 0.4), (0.1, 0.3, 0.7)), "query": 1},
+}
 # |q|, |k| <= 1.5: still hand-sized, and large enough that forgetting the scale visibly changes the answer
 QK_LIMIT = 15
 MIN_SPREAD = 0.05   # a row whose visible weights all lie within this of each other is trivial
@@ -35,21 +67,22 @@ def spread_ok(weights: list, visible: int) -> bool:
     return visible > 1 and max(w) - min(w) >= MIN_SPREAD
 
 
-def row_steps(Q: np.ndarray, K: np.ndarray, i: int, is_causal: bool) -> tuple[np.ndarray, list]:
+def row_steps(Q: np.ndarray, K: np.ndarray, i: int, is_causal: bool,
+              names: dict = STEP_NAMES_V1) -> tuple[np.ndarray, list]:
     """The weights of query row i (0-based) computed the way a learner does it, with the steps."""
     T, d_k = K.shape
     s = K @ Q[i]                                          # (T,)  s_j = q_i · k_j
     scaled = s / math.sqrt(d_k)                           # (T,)
     steps = [
-        step("点积分数", rf"s_j = q_{{{i + 1}}} \cdot k_j", s),
-        step("缩放", rf"\tilde s_j = s_j / \sqrt{{{d_k}}}", scaled),
+        step(names["dots"], rf"s_j = q_{{{i + 1}}} \cdot k_j", s),
+        step(names["scale"], rf"\tilde s_j = s_j / \sqrt{{{d_k}}}", scaled),
     ]
     if is_causal:
         scaled = np.where(shared_causal_mask(T, T)[i], scaled, -np.inf)   # (T,)  future keys -> -inf
-        steps.append(step("因果掩码", rf"\tilde s_j = -\infty \quad (j > {i + 1})", scaled))
+        steps.append(step(names["mask"], rf"\tilde s_j = -\infty \quad (j > {i + 1})", scaled))
     e = np.exp(scaled - scaled.max())                     # (T,)  minus the max: same result, no overflow
     w = e / e.sum()                                       # (T,)  sums to 1; e^-inf = 0 for masked keys
-    steps.append(step("softmax", r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w))
+    steps.append(step(names["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w))
     return w, steps
 
 
@@ -67,11 +100,41 @@ def wrong_score_row(bug: str, S, i: int) -> np.ndarray:
     return misconception(bug).weights_from_scores(S, True)[i]
 
 
+def neighbour_row(dots: np.ndarray, d_k: int, i: int, is_causal: bool, V=None) -> np.ndarray:
+    """The correct weights (or output) of the neighbouring query: the ``wrong_query_row`` slip.
+
+    Causal: the previous token, whose row still has zeros under the mask (the next token's row would
+    show a weight where this query's mask demands 0, which the learner sees without computing).
+    """
+    T = len(dots)
+    r = i - 1 if is_causal or i == T - 1 else i + 1
+    weights = correct_weights(dots * correct_scale(d_k), is_causal)        # (T, T)
+    return weights[r] if V is None else (weights @ V)[r]                     # (T,) or (d_v,)
+
+
+def fill_zero_softmax(scores_row: np.ndarray, last_visible: int) -> np.ndarray:
+    """softmax of a score row (T,) whose keys after ``last_visible`` (0-based) were filled with 0."""
+    return softmax(np.where(np.arange(len(scores_row)) <= last_visible, scores_row, 0.0))   # (T,)
+
+
+def check_example(p: dict, fixed: dict) -> None:
+    """ValueError when a param given by the author contradicts the fixed example's value."""
+    for name, value in fixed.items():
+        if p.get(name) is not None and p[name] != value:
+            raise ValueError(f"param {name!r} ({p[name]!r}) contradicts param 'example' ({p['example']!r}), "
+                             f"which has {name} = {value!r}")
+
+
+def example_param(*names: str) -> ParamSpec:
+    return ParamSpec("example", None, kind="choice", choices=names)
+
+
 class QueryRow(Template):
     """Shared by the two one-query templates: draw Q, K (and V), pick the query, reject flat rows."""
 
     source = "001"
     decimals = 2
+    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V1
 
     def draw(self, rng, p):
         T, d_k, causal = self.pick(rng, p, "T"), self.pick(rng, p, "d_k"), p["is_causal"]
@@ -87,14 +150,19 @@ class QueryRow(Template):
         """(Q Kᵀ for the misconceptions, d_k, query index, its weights, the steps so far)."""
         Q, K = np.asarray(inputs["Q"], dtype=float), np.asarray(inputs["K"], dtype=float)  # (T, d_k)
         i = inputs["query"] - 1
-        w, steps = row_steps(Q, K, i, inputs["is_causal"])
+        w, steps = row_steps(Q, K, i, inputs["is_causal"], self.STEP_NAMES)
         return Q @ K.T, K.shape[1], i, w, steps           # (T, d_k) @ (d_k, T) -> (T, T)
 
     def bugs(self, inputs) -> tuple[str, ...]:
         return SCALE_BUGS + MASK_BUGS if inputs["is_causal"] else SCALE_BUGS
 
+    def candidates(self, inputs, dots, d_k: int, i: int, V=None) -> list:
+        """(misconception, lazily computed row) for each bug; ``V`` given: the output row instead."""
+        causal = inputs["is_causal"]
+        return [(m, partial(wrong_row, m, dots, d_k, i, causal, V)) for m in self.bugs(inputs)]
+
     def acceptable(self, inputs, solution):
-        w = next(s.value for s in solution.steps if s.name == "softmax")
+        w = next(s.value for s in solution.steps if s.name == self.STEP_NAMES["softmax"])
         return spread_ok(w, inputs["query"] if inputs["is_causal"] else len(w))
 
     def intro(self, inputs) -> str:
@@ -120,15 +188,20 @@ class AttentionRowWeights(QueryRow):
 
     def solve(self, inputs):
         dots, d_k, i, w, steps = self.row(inputs)
-        causal = inputs["is_causal"]
-        wrong = [(m, partial(wrong_row, m, dots, d_k, i, causal)) for m in self.bugs(inputs)]
-        return Solution(w, wrong, steps)
+        return Solution(w, self.candidates(inputs, dots, d_k, i), steps)
 
     def prompt(self, inputs):
         i, T = inputs["query"], len(inputs["K"])
         return (self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力权重 "
                 rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$，"
                 f"按 key 的顺序写出 {T} 个数，保留两位小数。")
+
+    def sane(self, inputs, value):
+        """Weights of one query: T of them, non-negative, summing to 1, 0 where the mask hides a key."""
+        w = vector(value, len(inputs["K"]))
+        if w is None or not probability_row(w):
+            return False
+        return not inputs["is_causal"] or all(x == 0 for x in w[inputs["query"]:])
 
 
 class AttentionOutput(QueryRow):
@@ -151,16 +224,33 @@ class AttentionOutput(QueryRow):
         out = w @ V                                        # (T,) @ (T, d_v) -> (d_v,)
         terms = r" + ".join(rf"{wj} \times {latex_row(vj, 1)}"
                             for wj, vj in zip(fmt_many(w.tolist(), 2), V.tolist(), strict=True))
-        steps.append(step("加权求和", rf"o = \sum_j w_j v_j = {terms}", out))
-        causal = inputs["is_causal"]
-        wrong = [(m, partial(wrong_row, m, dots, d_k, i, causal, V)) for m in self.bugs(inputs)]
-        return Solution(out, wrong, steps)
+        steps.append(step(self.STEP_NAMES["sum"], rf"o = \sum_j w_j v_j = {terms}", out))
+        return Solution(out, self.candidates(inputs, dots, d_k, i, V), steps)
 
     def prompt(self, inputs):
         i, d_v = inputs["query"], np.shape(inputs["V"])[1]
         return (self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力输出 "
                 rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$，"
                 f"写出 {d_v} 个数，保留两位小数。")
+
+    def sane(self, inputs, value):
+        """A weighted average of the visible value rows: each component within their column's range."""
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs):
+        V = inputs["V"].tolist() if isinstance(inputs["V"], np.ndarray) else inputs["V"]   # (T, d_v) as rows
+        columns = list(zip(*(V[: inputs["query"]] if inputs["is_causal"] else V), strict=True))  # d_v x (visible,)
+        eps = half_unit(self.decimals)                                    # the option is rounded
+        bounds = [(min(c) - eps, max(c) + eps) for c in columns]
+
+        def check(value) -> bool:                                          # NaN and inf fail the bounds too
+            if not isinstance(value, list | tuple) or len(value) != len(bounds):
+                return False
+            try:
+                return all(lo <= x <= hi for x, (lo, hi) in zip(value, bounds, strict=True))
+            except TypeError:                                              # not numbers
+                return False
+        return check
 
 
 class ScoreMatrix(Template):
@@ -169,6 +259,7 @@ class ScoreMatrix(Template):
     source = "001"
     decimals = 2
     atol = 0.01
+    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V1
 
     def scores(self, rng, p) -> np.ndarray:
         T = self.pick(rng, p, "T")
@@ -189,16 +280,36 @@ class CausalMaskedWeights(ScoreMatrix):
     def draw(self, rng, p):
         return {"scores": self.scores(rng, p)}
 
+    BUGS: ClassVar[tuple[str, ...]] = (*MASK_BUGS, "softmax_wrong_axis", "missing_softmax")
+
     def solve(self, inputs):
         S = np.asarray(inputs["scores"], dtype=float)       # (T, T)
         masked = np.where(shared_causal_mask(len(S), len(S)), S, -np.inf)  # (T, T)  j > i -> -inf
         W = softmax(masked, axis=-1)                        # (T, T)  each row sums to 1, zeros above the diagonal
         steps = [
-            step("因果掩码", r"\tilde S_{ij} = -\infty \quad (j > i)", masked),
-            step("逐行 softmax", r"W_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_k e^{\tilde S_{ik}}}", W),
+            step(self.STEP_NAMES["mask"], r"\tilde S_{ij} = -\infty \quad (j > i)", masked),
+            step(self.STEP_NAMES["row_softmax"], r"W_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_k e^{\tilde S_{ik}}}", W),
         ]
-        bugs = (*MASK_BUGS, "softmax_wrong_axis", "missing_softmax")
-        return Solution(W, [(m, partial(misconception(m).weights_from_scores, S, True)) for m in bugs], steps)
+        wrong = [(m, partial(misconception(m).weights_from_scores, S, True)) for m in self.BUGS]
+        return Solution(W, wrong, steps)
+
+    def sane(self, inputs, value):
+        """T×T weights: non-negative rows summing to 1, exactly 0 above the diagonal (the mask)."""
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs):
+        T = len(inputs["scores"])
+        tol = T * half_unit(self.decimals) + 0.001             # a row of T rounded weights
+
+        def check(value) -> bool:                               # NaN and inf fail the sum or the sign
+            if not isinstance(value, list | tuple) or len(value) != T:
+                return False
+            try:
+                return all(isinstance(row, list | tuple) and len(row) == T and min(row) >= 0
+                           and abs(sum(row) - 1.0) <= tol and not any(row[i + 1:]) for i, row in enumerate(value))
+            except TypeError:                                   # not numbers
+                return False
+        return check
 
     def acceptable(self, inputs, solution):
         W = solution.answer.tolist()
@@ -229,16 +340,23 @@ class MaskFillZeroContrast(ScoreMatrix):
         w = softmax(filled)                                 # (T,)  e^0 = 1: the future keeps a share
         right = softmax(np.where(visible, S[i], -np.inf))   # (T,)  what -inf gives
         steps = [
-            step("填 0 后的分数", rf"\tilde s_j = 0 \quad (j > {i + 1})", filled),
-            step("softmax", r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w),
+            step(self.STEP_NAMES["fill"], rf"\tilde s_j = 0 \quad (j > {i + 1})", filled),
+            step(self.STEP_NAMES["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w),
             step("对照：填 −∞ 的正确权重", rf"\tilde s_j = -\infty \quad (j > {i + 1})", right),
             step("泄漏到未来位置的权重", rf"\sum_{{j > {i + 1}}} w_j", w[~visible].sum()),
         ]
-        wrong = [
+        return Solution(w, self.candidates(S, i, right), steps)
+
+    def candidates(self, S: np.ndarray, i: int, right: np.ndarray) -> list:
+        return [
             ("zero_means_masked", right),
             *((m, partial(wrong_score_row, m, S, i)) for m in ("missing_causal_mask", "mask_after_softmax")),
         ]
-        return Solution(w, wrong, steps)
+
+    def sane(self, inputs, value):
+        """The row of a 0-filled softmax: T weights summing to 1, the future (0-filled) keys all alike."""
+        w = vector(value, len(inputs["scores"]))
+        return w is not None and probability_row(w) and len(set(w[inputs["query"]:])) <= 1
 
     def prompt(self, inputs):
         i, T = inputs["query"], len(inputs["scores"])
@@ -246,3 +364,161 @@ class MaskFillZeroContrast(ScoreMatrix):
                 + self.intro(inputs)
                 + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
                 f"按 key 的顺序写出 {T} 个数，保留两位小数。")
+
+
+# --- version 2 ---------------------------------------------------------------------------------
+
+
+class QueryRowV2:
+    """Version 2 of the one-query templates, mixed in before the version-1 class.
+
+    Causal: T >= 3 and the query is neither the first token (its row is always [1, 0, ...]) nor
+    the last (it sees every key, so the mask changes nothing). The distractors are the weights a
+    real slip produces and a learner cannot rule out by looking: roles of q and k swapped, no or
+    the wrong scale, softmax over the wrong axis then rows renormalised, the neighbouring query's
+    row, and the mask hiding the diagonal (causal) or a mask that was not asked for (non-causal).
+    """
+
+    version = 2
+    sane_choices = True
+    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V2
+
+    def check_params(self, p):
+        if p["example"] is not None:
+            ex = QUERY_EXAMPLES[p["example"]]
+            fixed = {"T": len(ex["K"]), "d_k": len(ex["K"][0]), "d_v": len(ex["V"][0]), "is_causal": ex["is_causal"]}
+            check_example(p, {k: v for k, v in fixed.items() if k in self.params})
+        elif p["is_causal"] and p["T"] is not None and p["T"] < 3:
+            raise ValueError(f"param 'T' ({p['T']}) must be at least 3 when 'is_causal' is true: the query is "
+                             "neither the first token nor the last, so the mask shapes its row")
+
+    def draw(self, rng, p):
+        if p["example"] is not None:
+            ex = QUERY_EXAMPLES[p["example"]]
+            inputs = {name: np.array(ex[name]) for name in ("Q", "K", "V") if name != "V" or "d_v" in self.params}
+            return {**inputs, "query": ex["query"], "is_causal": ex["is_causal"]}
+        causal = p["is_causal"]
+        T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(self.params["T"].max) + 1))
+        d_k = self.pick(rng, p, "d_k")
+        d_v = self.pick(rng, p, "d_v") if "d_v" in self.params else 0
+        x = tenths(rng, (T * (2 * d_k + d_v),), QK_LIMIT)                 # one draw for Q, K and V
+        inputs = {"Q": x[: T * d_k].reshape(T, d_k), "K": x[T * d_k: 2 * T * d_k].reshape(T, d_k)}  # (T, d_k)
+        if d_v:
+            inputs["V"] = x[2 * T * d_k:].reshape(T, d_v)                  # (T, d_v)
+        inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
+        inputs["is_causal"] = causal
+        return inputs
+
+    def bugs(self, inputs):
+        return ROW_BUGS_V2 + (("mask_hides_diagonal",) if inputs["is_causal"] else ("unneeded_causal_mask",))
+
+    def candidates(self, inputs, dots, d_k, i, V=None):
+        slip = partial(neighbour_row, dots, d_k, i, inputs["is_causal"], V)
+        wrong = [*super().candidates(inputs, dots, d_k, i, V), ("wrong_query_row", slip)]
+        if i == len(dots) - 1:             # the last token sees every key: a causal mask changes nothing
+            wrong = [(m, None if m == "unneeded_causal_mask" else value) for m, value in wrong]
+        return wrong
+
+
+class AttentionRowWeightsV2(QueryRowV2, AttentionRowWeights):
+    params = specs(
+        ParamSpec("T", None, 2, 4),
+        ParamSpec("d_k", None, 2, 4),
+        ParamSpec("is_causal", False, kind="bool"),
+        example_param(*QUERY_EXAMPLES),
+    )
+
+    def prompt(self, inputs):
+        i = inputs["query"]
+        return (self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力权重 "
+                rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$ 是多少？")
+
+    def answer_format(self, inputs):
+        return f"按 key 的顺序写出 {len(inputs['K'])} 个数，保留两位小数。"
+
+
+class AttentionOutputV2(QueryRowV2, AttentionOutput):
+    """Three options, not four: the outputs of different mistakes crowd within the 0.02 tolerance of
+    each other, and three well-separated options beat four with a near-duplicate (Rodriguez 2005,
+    cited in shared/ITEM_WRITING.md). It also keeps generation above 5,000 variants/s."""
+
+    max_distractors = 2
+    params = specs(   # T drawn: 2-4 keys, 3-4 when causal; d_k = d_v = 2 by default, as in "我吃"
+        ParamSpec("T", None, 2, 4),
+        ParamSpec("d_k", 2, 2, 4),
+        ParamSpec("d_v", 2, 2, 3),
+        ParamSpec("is_causal", False, kind="bool"),
+        example_param(*QUERY_EXAMPLES),
+    )
+
+    def bugs(self, inputs):
+        """The weight bugs of version 2, then version-1 bugs whose weights do not sum to 1 or leak past
+        the mask: an output hides its weights, so such a bug is offered whenever its output still lies
+        within the range of the visible values, which is all a learner can check without computing.
+        (Not missing_softmax: raw scores as weights leave that range four times in five.)"""
+        return (*super().bugs(inputs), "softmax_wrong_axis", *(MASK_BUGS if inputs["is_causal"] else ()))
+
+    def prompt(self, inputs):
+        i = inputs["query"]
+        return (self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力输出 "
+                rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$ 是多少？")
+
+    def answer_format(self, inputs):
+        return f"按 $o$ 的分量顺序写出 {np.shape(inputs['V'])[1]} 个数，保留两位小数。"
+
+
+class ScoreExampleV2:
+    """Version 2 of the two score-matrix templates: the seed's "我爱你" scores as an example."""
+
+    version = 2
+    sane_choices = True
+    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V2
+
+    def check_params(self, p):
+        if p["example"] is not None:
+            check_example(p, {"T": len(SCORE_EXAMPLES[p["example"]]["scores"])})
+
+    def draw(self, rng, p):
+        if p["example"] is None:
+            return super().draw(rng, p)
+        return self.example_inputs(SCORE_EXAMPLES[p["example"]])
+
+    def example_inputs(self, ex: dict) -> dict:
+        return {"scores": np.array(ex["scores"])}
+
+
+class CausalMaskedWeightsV2(ScoreExampleV2, CausalMaskedWeights):
+    params = specs(ParamSpec("T", None, 2, 4), example_param(*SCORE_EXAMPLES))
+    BUGS = SCORE_BUGS_V2
+
+    def prompt(self, inputs):
+        return (self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax，"
+                "得到的权重矩阵是什么？")
+
+    def answer_format(self, inputs):
+        T = len(inputs["scores"])
+        return f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，每行的数用逗号隔开，行与行之间用分号隔开。"
+
+
+class MaskFillZeroContrastV2(ScoreExampleV2, MaskFillZeroContrast):
+    params = specs(ParamSpec("T", 3, 2, 4), example_param(*SCORE_EXAMPLES))
+
+    def example_inputs(self, ex):
+        return {**super().example_inputs(ex), "query": ex["query"]}   # the seed's row: 我, the first token
+
+    def candidates(self, S, i, right):
+        """Rows that still look 0-filled (summing to 1, the future keys sharing one weight)."""
+        return [
+            ("zero_means_masked", right),
+            ("wrong_query_row", partial(fill_zero_softmax, S[i - 1], i - 1) if i > 0 else None),
+            ("scores_transposed", partial(fill_zero_softmax, S[:, i], i)),     # row i of Sᵀ: k_i·q_j
+            ("mask_hides_diagonal", partial(fill_zero_softmax, S[i], i - 1)),  # the diagonal filled too
+        ]
+
+    def prompt(self, inputs):
+        i = inputs["query"]
+        return ("有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
+                + self.intro(inputs) + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？")
+
+    def answer_format(self, inputs):
+        return f"按 key 的顺序写出 {len(inputs['scores'])} 个数，保留两位小数。"

@@ -12,14 +12,23 @@ serialisation) lives here once:
 - ``solve(inputs)``: answer, distractors (misconception id, wrong value) and worked steps, computed
   from those displayed inputs only, so a learner working by hand gets the graded answer;
 - ``prompt(inputs)``: the Chinese question text with LaTeX;
-- optionally ``acceptable(inputs, solution)`` (reject trivial variants) and ``label(value)``.
+- ``sane(inputs, value)``: the checks a learner can make on an option WITHOUT computing it (shape,
+  signs, rows summing to 1, zeros under the mask, ...);
+- optionally ``answer_format(inputs)`` (how to type the answer), ``acceptable(inputs, solution)``
+  (reject trivial variants) and ``label(value)``.
+
+From version 2 on (``sane_choices = True``) a distractor is offered only if it passes ``sane``
+whenever the answer does: otherwise a test-wise learner finds the answer by those checks instead
+of by the computation (shared/ITEM_WRITING.md).
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -115,29 +124,54 @@ class Choice:
 
 @dataclass(frozen=True)
 class Step:
-    """One line of a worked solution. ``value`` is None for shape-only steps; -inf entries are None."""
+    """One line of a worked solution. ``value`` is None for shape-only steps; -inf entries are None.
+
+    ``misconception`` names the mistake a step shows on purpose (e.g. the overflow of a softmax that
+    does not subtract the max), so the app can show its explanation there; absent from ``to_dict``
+    when None, so the steps of older versions serialise exactly as they did.
+    """
 
     name: str
     formula: str
     value: Any
     shape: tuple
+    misconception: str | None = None
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "formula": self.formula, "value": self.value, "shape": list(self.shape)}
+        d = {"name": self.name, "formula": self.formula, "value": self.value, "shape": list(self.shape)}
+        if self.misconception:
+            d["misconception"] = self.misconception
+        return d
 
 
-def step(name: str, formula: str, value=None, shape: tuple | None = None) -> Step:
+def step(name: str, formula: str, value=None, shape: tuple | None = None, misconception: str | None = None) -> Step:
     """A Step from a numpy value: plain JSON-able lists, shape taken from the value unless given."""
     if shape is None and isinstance(value, np.ndarray):
-        return Step(name, formula, plain(value), value.shape)   # already a tuple of python ints
+        return Step(name, formula, plain(value), value.shape, misconception)   # shape: a tuple of python ints
     if shape is None:
         shape = np.shape(value) if value is not None else ()
-    return Step(name, formula, plain(value), tuple(map(int, shape)))
+    return Step(name, formula, plain(value), tuple(map(int, shape)), misconception)
+
+
+def flat(value) -> list:
+    """A number, a (nested) list or an array as one flat list of python numbers."""
+    if isinstance(value, np.ndarray):
+        return value.ravel().tolist()
+    if isinstance(value, list | tuple):
+        return [x for v in value for x in flat(v)]
+    return [value]
 
 
 def plain(x):
     """numpy values -> python floats/ints/lists for JSON; -inf (a masked score) -> None."""
     if isinstance(x, np.ndarray):
+        if x.dtype.kind == "f" and 1 <= x.ndim <= 2 and x.size <= 64:   # hand-sized: scan the list once
+            out = x.tolist()
+            if x.ndim == 1:
+                return [None if v == -math.inf else v for v in out] if -math.inf in out else out
+            if any(-math.inf in row for row in out):
+                return [[None if v == -math.inf else v for v in row] for row in out]
+            return out
         if x.dtype.kind == "f" and has_neginf(x):
             return np.where(np.isneginf(x), None, x).tolist()
         return x.tolist()
@@ -191,7 +225,8 @@ class Variant:
             prompt=d["prompt"], given=d["given"], answer=d["answer"],
             answer_shape=tuple(d["answer_shape"]), atol=d["atol"], rtol=d["rtol"],
             choices=[Choice(**c) for c in d["choices"]],
-            solution=[Step(s["name"], s["formula"], s["value"], tuple(s["shape"])) for s in d["solution"]],
+            solution=[Step(s["name"], s["formula"], s["value"], tuple(s["shape"]), s.get("misconception"))
+                      for s in d["solution"]],
             answer_format=d.get("answer_format", ""),
         )
 
@@ -220,6 +255,8 @@ class Template(ABC):
     hidden: ClassVar[tuple[str, ...]] = ()  # inputs used by solve() but not shown (Monte Carlo samples)
     min_distractors: ClassVar[int] = 2
     max_distractors: ClassVar[int] = 3
+    # Offer only distractors that pass sane() whenever the answer does (version 2 on; see the module doc).
+    sane_choices: ClassVar[bool] = False
 
     # --- what a template provides ------------------------------------------------------------
     @abstractmethod
@@ -238,12 +275,39 @@ class Template(ABC):
         """How to type the answer, in Chinese (shown only for typed answers); "" when the prompt says it."""
         return ""
 
+    def sane(self, inputs: dict, value) -> bool:
+        """Whether ``value`` survives the checks a learner can make without computing the answer.
+
+        ``value`` is an option as shown (a number, a list or a list of rows) and ``inputs`` are the
+        variant's inputs (arrays or, from ``Variant.given``, plain lists). Every template says what
+        its checks are; this default only asks for finite numbers.
+        """
+        return all(map(math.isfinite, flat(value)))
+
+    def sane_check(self, inputs: dict) -> Callable[[Any], bool]:
+        """``sane`` with the inputs bound, made once per variant and applied to every candidate. A
+        template whose checks need work on the inputs (a column range, a mask) overrides this to do
+        that work once, and its ``sane`` calls it."""
+        return partial(self.sane, inputs)
+
+    def candidate_order(self, p: dict, n: int, rng: np.random.Generator) -> list[int]:
+        """The order in which the ``n`` candidate distractors are tried: shuffled by the seed, so which
+        misconceptions appear varies between variants; in the listed order when a param ``example``
+        fixes the numbers, so that every seed offers the same options (only their order differs)."""
+        if p.get("example") is not None:
+            return list(range(n))
+        return rng.permutation(n).tolist()
+
     def acceptable(self, inputs: dict, solution: Solution) -> bool:
         return True
 
     def label(self, value) -> tuple[str, str]:
         text = fmt_value(value, self.decimals, self.sig)
         return text, text
+
+    def labels(self, inputs: dict, value) -> tuple[str, str]:
+        """(zh, en) option labels; override when a label depends on the inputs (a unit chosen per variant)."""
+        return self.label(value)
 
     def check_params(self, p: dict) -> None:  # noqa: B027 (optional hook: most templates have no cross-param rule)
         """Constraints between params (e.g. C divisible by n_head); ValueError naming them."""
@@ -288,7 +352,7 @@ class Template(ABC):
             exact = (answer.shape, answer.ravel().tolist())
             if not all(map(math.isfinite, exact[1])) or not self.acceptable(inputs, solution):
                 continue
-            options = self._options(exact, solution.distractors, rng)
+            options = self._options(exact, solution.distractors, rng, inputs, p)
             if options is None:
                 continue
             return self._variant(seed, p, inputs, solution, exact, options, rng)
@@ -302,7 +366,7 @@ class Template(ABC):
 
     def _shown(self, value) -> tuple[tuple, list]:
         """A value as displayed: (shape, flat values rounded like the option labels)."""
-        a = np.asarray(value, dtype=float)
+        a = value if isinstance(value, np.ndarray) and value.dtype == np.float64 else np.asarray(value, dtype=float)
         return a.shape, round_flat(a.ravel().tolist(), self.decimals, self.sig)
 
     def _apart(self, x: tuple, others: list) -> bool:
@@ -322,22 +386,30 @@ class Template(ABC):
                 return False                              # within the tolerance everywhere: too close
         return True
 
-    def _options(self, exact: tuple, candidates: list, rng: np.random.Generator) -> list | None:
-        """[(None, answer as shown), (misconception, wrong value as shown), ...]: up to max_distractors
-        wrong values tried in a seed-shuffled order, each apart from the answer and from the others."""
+    def _options(self, exact: tuple, candidates: list, rng: np.random.Generator, inputs: dict,
+                 p: dict) -> list | None:
+        """[(None, answer as shown, nested), (misconception, wrong value as shown, nested), ...]: up to max_distractors
+        wrong values tried in ``candidate_order``, each apart from the answer and from the others and,
+        with ``sane_choices``, passing ``sane`` when the answer does."""
         answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
-        options = [(None, answer_shown)]
+        options = [(None, answer_shown, nest(*answer_shown))]
         taken = [exact, answer_shown]
-        for i in rng.permutation(len(candidates)).tolist():
+        check = self.sane_check(inputs) if self.sane_choices else None
+        if check is not None and not check(options[0][2]):
+            check = None                                  # the answer itself fails: nothing to match
+        for i in self.candidate_order(p, len(candidates), rng):
             misconception, value = candidates[i]
             if callable(value):
                 value = value()
             if value is None:
                 continue
             shown = self._shown(value)
-            if all(map(math.isfinite, shown[1])) and self._apart(shown, taken):
+            if not (all(map(math.isfinite, shown[1])) and self._apart(shown, taken)):
+                continue
+            value = nest(*shown)
+            if check is None or check(value):
                 taken.append(shown)
-                options.append((misconception, shown))
+                options.append((misconception, shown, value))
                 if len(options) > self.max_distractors:
                     break
         return options if len(options) > self.min_distractors else None
@@ -345,9 +417,8 @@ class Template(ABC):
     def _variant(self, seed, p, inputs, solution, exact, options, rng) -> Variant:
         choices = []
         for i in rng.permutation(len(options)).tolist():
-            misconception, shown = options[i]
-            value = nest(*shown)
-            label_zh, label_en = self.label(value)
+            misconception, _, value = options[i]
+            label_zh, label_en = self.labels(inputs, value)
             choices.append(Choice(value, misconception, label_zh, label_en))
         return Variant(
             template=self.name, version=self.version, seed=seed, params=p,

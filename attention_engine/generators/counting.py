@@ -3,19 +3,27 @@
 Seeds 001 (RNN decay, BERT vs GPT, KV cache) and 004 (c_attn / c_proj). The inputs are the
 prompt's integers, so the answers are exact; the wrong options come from the named mistakes in
 ``attention_engine.misconceptions`` (counting attention scores instead of K/V projections, ...).
+
+A learner can check a count without computing it: positive, whole, no larger than the whole, and
+consistent with the other numbers of the same option (a percentage that matches its two counts, a
+tile that is the full matrix scaled by tile_size / T). Version 2 offers only options that pass
+those checks, and says how to type the answer in ``answer_format`` instead of the prompt.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 
 from .base import ParamSpec, Solution, Template, specs, step
-from .display import fmt_many
+from .display import fmt, fmt_many
+from .sanity import half_unit, positive_integers, scalar, vector
 
 MIB = 2**20
+GIB = 2**30
 BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 
 
@@ -76,6 +84,11 @@ class NanoGPTParamCount(CountTemplate):
         ]
         return Solution(right, wrong, steps)
 
+    def sane(self, inputs, value):
+        """Two parameter counts: positive integers."""
+        counts = vector(value, 2)
+        return counts is not None and positive_integers(counts)
+
     def prompt(self, inputs):
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
@@ -110,12 +123,21 @@ class KVCacheSavings(CountTemplate):
             step("缓存", rf"\text{{每步只投影新 token}}:\ {n}", n),
             step("节省", rf"1 - {n} / {without}", 100 * (1 - n / without)),
         ]
-        wrong = [
+        return Solution(self.row(without, n), self.wrong(n, without), steps)
+
+    def wrong(self, n: int, without: int) -> list:
+        return [
             ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
             ("kv_count_n_squared", self.row(n * n, n)),
             ("percent_remaining", [without, n, 100 * n / without]),
         ]
-        return Solution(self.row(without, n), wrong, steps)
+
+    def sane(self, inputs, value):
+        """Two counts (whole, the cached one no larger) and the percentage they imply: 1 − with / without."""
+        row = vector(value, 3)
+        if row is None or not positive_integers(row[:2]) or row[1] > row[0]:
+            return False
+        return abs(row[2] - 100 * (1 - row[1] / row[0])) <= half_unit(self.decimals)
 
     def prompt(self, inputs):
         n = inputs["n_steps"]
@@ -155,6 +177,11 @@ class RNNGradientDecay(CountTemplate):
             ("gradient_lost_fraction", 1 - left),
         ]
         return Solution(left, wrong, steps)
+
+    def sane(self, inputs, value):
+        """What is left of a gradient multiplied by a factor in (0, 1): a fraction strictly between 0 and 1."""
+        x = scalar(value)
+        return x is not None and 0 < x < 1
 
     def prompt(self, inputs):
         f, n = inputs["factor"], inputs["n_steps"]
@@ -196,6 +223,11 @@ class BertGptPositions(CountTemplate):
         ]
         return Solution([n * r, n - 1], wrong, steps)
 
+    def sane(self, inputs, value):
+        """Two numbers of positions: positive, at most the N tokens of the sentence."""
+        counts = vector(value, 2)
+        return counts is not None and all(0 < x <= inputs["n_tokens"] for x in counts)
+
     def prompt(self, inputs):
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
@@ -221,10 +253,12 @@ class AttentionMatrixMemory(CountTemplate):
     rtol = 0.01
     LABEL_ZH = "整张 {} MiB，每块 {} MiB"
     LABEL_EN = "full {} MiB, per block {} MiB"
+    TILE: ClassVar[str] = "block_size"     # the param naming the keys per tile (version 2: tile_size)
 
     def check_params(self, p):
-        if p["T"] is not None and p["block_size"] is not None and p["block_size"] > p["T"]:
-            raise ValueError(f"param 'block_size' ({p['block_size']}) must be at most param 'T' ({p['T']})")
+        tile = self.TILE
+        if p["T"] is not None and p[tile] is not None and p[tile] > p["T"]:
+            raise ValueError(f"param {tile!r} ({p[tile]}) must be at most param 'T' ({p['T']})")
 
     def draw(self, rng, p):
         T = self.pick(rng, p, "T", options=(512, 1024, 2048, 4096, 8192))
@@ -233,27 +267,41 @@ class AttentionMatrixMemory(CountTemplate):
             "n_head": self.pick(rng, p, "n_head", options=(8, 12, 16, 32)),
             "T": T,
             "dtype": self.pick(rng, p, "dtype"),
-            "block_size": self.pick(rng, p, "block_size", options=[b for b in (32, 64, 128, 256) if b <= T] or [T]),
+            self.TILE: self.pick(rng, p, self.TILE, options=[b for b in (32, 64, 128, 256) if b <= T] or [T]),
         }
 
     def solve(self, inputs):
-        B, nh, T, blk = inputs["B"], inputs["n_head"], inputs["T"], inputs["block_size"]
+        B, nh, T, blk = inputs["B"], inputs["n_head"], inputs["T"], inputs[self.TILE]
         nbytes = BYTES[inputs["dtype"]]
         full = B * nh * T * T * nbytes                      # bytes of att (B, nh, T, T)
         block = B * nh * T * blk * nbytes                   # bytes of one score block (B, nh, T, block_size)
-        steps = [
-            step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
+        return Solution([full / MIB, block / MIB], self.wrong(B, nh, full, block),
+                        self.steps(B, nh, T, blk, inputs["dtype"], full, block))
+
+    def steps(self, B, nh, T, blk, dtype, full, block) -> list:
+        nbytes = BYTES[dtype]
+        return [
+            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
             step("整张矩阵", rf"B \cdot n_{{head}} \cdot T^2 \cdot {nbytes} = "
                  rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}", full),
             step("分数块", rf"B \cdot n_{{head}} \cdot T \cdot {blk} \cdot {nbytes}", block),
             step("换算 MiB", r"\div 2^{20}", np.array([full, block]) / MIB),
         ]
-        wrong = [
+
+    def wrong(self, B, nh, full, block) -> list:
+        return [
             ("dtype_bits_as_bytes", [8 * full / MIB, 8 * block / MIB]),
             ("memory_missing_heads", [full / nh / MIB, block / nh / MIB]),
             ("blockwise_materialises_full", [full / MIB, full / MIB]),
         ]
-        return Solution([full / MIB, block / MIB], wrong, steps)
+
+    def sane(self, inputs, value):
+        """Two sizes, positive, and consistent: one tile is the full matrix times tile / T."""
+        sizes = vector(value, 2)
+        if sizes is None or not all(x > 0 for x in sizes):
+            return False
+        ratio = inputs["T"] / inputs[self.TILE]                # the full matrix holds T / tile tiles
+        return abs(sizes[0] - sizes[1] * ratio) <= half_unit(self.decimals) * (1 + ratio)
 
     def prompt(self, inputs):
         B, nh, T, blk, dtype = (inputs[k] for k in ("B", "n_head", "T", "block_size", "dtype"))
@@ -262,3 +310,253 @@ class AttentionMatrixMemory(CountTemplate):
                 f"分块（FlashAttention 式，`block_size` $= {blk}$）实现同一时刻只存一个 "
                 "$(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
                 "写两个数，保留两位小数（1 MiB = $2^{20}$ 字节）。")
+
+
+# --- version 2 ---------------------------------------------------------------------------------
+
+
+class NanoGPTParamCountV2(NanoGPTParamCount):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
+        return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
+                f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？")
+
+    def answer_format(self, inputs):
+        return "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
+
+
+class KVCacheSavingsV2(KVCacheSavings):
+    """Every option is consistent (its percentage matches its counts): "percent remaining" was the
+    one option whose percentage did not, so it is replaced by counting K and V separately."""
+
+    version = 2
+    sane_choices = True
+
+    def wrong(self, n, without):
+        return [
+            ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
+            ("kv_count_n_squared", self.row(n * n, n)),
+            ("kv_counted_twice", self.row(2 * without, 2 * n)),
+        ]
+
+    def prompt(self, inputs):
+        n = inputs["n_steps"]
+        return (f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
+                "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？")
+
+    def answer_format(self, inputs):
+        return "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
+
+
+class RNNGradientDecayV2(RNNGradientDecay):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        f, n = inputs["factor"], inputs["n_steps"]
+        return (f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
+                "梯度还剩原来的多少？")
+
+    def answer_format(self, inputs):
+        return "写一个小数，保留三位有效数字。"
+
+
+class BertGptPositionsV2(BertGptPositions):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        n, r = inputs["n_tokens"], inputs["mask_rate"]
+        return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
+                "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？")
+
+    def answer_format(self, inputs):
+        return "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
+
+
+class AttentionMatrixMemoryV2(AttentionMatrixMemory):
+    """``tile_size`` replaces ``block_size``: in nanoGPT ``block_size`` is the longest context, so the
+    number of keys FlashAttention handles at a time gets its own name."""
+
+    version = 2
+    sane_choices = True
+    TILE = "tile_size"
+    params = specs(
+        ParamSpec("B", None, 1, 1024),
+        ParamSpec("n_head", None, 1, 256),
+        ParamSpec("T", None, 1, 1048576),
+        ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
+        ParamSpec("tile_size", None, 1, 65536),
+    )
+    LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
+    LABEL_EN = "full {} MiB, per tile {} MiB"
+
+    def steps(self, B, nh, T, tile, dtype, full, part):
+        nbytes = BYTES[dtype]
+        return [
+            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
+            step("整张矩阵", rf"(B, n_{{head}}, T, T) = ({B}, {nh}, {T}, {T}):\ "
+                 rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}\ \text{{字节}}", full),
+            step("一个 tile 的分数块", rf"(B, n_{{head}}, T, \text{{tile\_size}}) = ({B}, {nh}, {T}, {tile}):\ "
+                 rf"{B} \cdot {nh} \cdot {T} \cdot {tile} \cdot {nbytes}\ \text{{字节}}", part),
+            step("换算 MiB", r"\div 2^{20}", np.array([full, part]) / MIB),
+        ]
+
+    def wrong(self, B, nh, full, part):
+        return [
+            ("dtype_bits_as_bytes", [8 * full / MIB, 8 * part / MIB]),
+            ("memory_missing_heads", [full / nh / MIB, part / nh / MIB]),
+            ("memory_missing_batch", [full / B / MIB, part / B / MIB]),
+            ("mib_as_mb", [full / 1e6, part / 1e6]),
+        ]
+
+    def prompt(self, inputs):
+        B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
+        return (f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
+                "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
+                f"分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
+                "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
+                "（1 MiB = $2^{20}$ 字节）")
+
+    def answer_format(self, inputs):
+        return "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
+
+
+# --- KV-cache memory -----------------------------------------------------------------------------
+
+KV_HEADS = (8, 12, 16, 32, 40, 64)
+ATTENTION_KINDS = {"mha": "多头注意力（MHA，每个 query 头有自己的 K/V）",
+                   "gqa": "分组查询注意力（GQA，几个 query 头共用一组 K/V）",
+                   "mqa": "多查询注意力（MQA，所有 query 头共用一组 K/V）"}
+
+
+class KVCacheMemory(CountTemplate):
+    """How much memory a KV cache takes: 2 (K and V) × n_layer × n_kv_head × head_size × T × B × bytes.
+
+    The unit is MiB, or GiB from 1 GiB on, decided per variant and said in the prompt. With fewer
+    K/V heads than query heads (GQA, MQA) the question also asks how many times larger the cache
+    of full multi-head attention would be: n_head / n_kv_head.
+    """
+
+    name = "kv_cache_memory"
+    version = 1
+    title_zh = "KV cache 占多少显存"
+    title_en = "KV-cache memory"
+    source = "001"
+    params = specs(
+        ParamSpec("n_layer", None, 1, 256),
+        ParamSpec("n_head", None, 1, 256),
+        ParamSpec("n_kv_head", None, 1, 256),
+        ParamSpec("head_size", None, 1, 1024),
+        ParamSpec("T", None, 1, 1048576),
+        ParamSpec("B", None, 1, 1024),
+        ParamSpec("dtype", None, kind="choice", choices=("float16", "bfloat16", "float32")),
+    )
+    decimals = 2
+    atol = 0.01
+    rtol = 0.01
+    sane_choices = True
+
+    def check_params(self, p):
+        n_head, n_kv = p["n_head"], p["n_kv_head"]
+        if n_head is not None and n_kv is not None and n_head % n_kv:
+            raise ValueError(f"param 'n_kv_head' ({n_kv}) must divide param 'n_head' ({n_head})")
+
+    def draw(self, rng, p):
+        n_kv = p["n_kv_head"]
+        heads = KV_HEADS if n_kv is None else [h for h in KV_HEADS if h % n_kv == 0] or [n_kv]
+        n_head = self.pick(rng, p, "n_head", options=heads)
+        if n_kv is None:
+            groups = [g for g in range(2, n_head) if n_head % g == 0]   # GQA: a proper divisor above 1
+            kind = ("mha", "gqa", "mqa")[int(rng.integers(3))]
+            n_kv = {"mha": n_head, "mqa": 1}.get(kind) or (groups[int(rng.integers(len(groups)))] if groups else 1)
+        return {
+            "n_layer": self.pick(rng, p, "n_layer", options=(12, 24, 32, 40, 48, 80)),
+            "n_head": n_head, "n_kv_head": n_kv,
+            "head_size": self.pick(rng, p, "head_size", options=(64, 128)),
+            "T": self.pick(rng, p, "T", options=(1024, 2048, 4096, 8192, 16384, 32768)),
+            "B": self.pick(rng, p, "B", options=(1, 2, 4, 8, 16)),
+            "dtype": self.pick(rng, p, "dtype"),
+        }
+
+    @staticmethod
+    def unit(nbytes: int) -> tuple[str, int]:
+        return ("GiB", GIB) if nbytes >= GIB else ("MiB", MIB)
+
+    @staticmethod
+    def kind(inputs) -> str:
+        n_head, n_kv = inputs["n_head"], inputs["n_kv_head"]
+        return "mha" if n_kv == n_head else "mqa" if n_kv == 1 else "gqa"
+
+    def solve(self, inputs):
+        L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
+        nbytes = BYTES[inputs["dtype"]]
+        per_tensor = B * nkv * T * hs                       # elements of one layer's K (or V): (B, n_kv_head, T, hs)
+        total = 2 * L * per_tensor * nbytes                 # bytes of (n_layer, 2, B, n_kv_head, T, hs)
+        unit, size = self.unit(total)
+        ratio = nh // nkv                                   # query heads per K/V head
+        steps = [
+            step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
+            step("一层的 K（V 同形）", rf"(B, n_{{kv\_head}}, T, \text{{head\_size}}) = ({B}, {nkv}, {T}, {hs}):\ "
+                 rf"{B} \cdot {nkv} \cdot {T} \cdot {hs}", per_tensor),
+            step("K 和 V、所有层", rf"(n_{{layer}}, 2, B, n_{{kv\_head}}, T, \text{{head\_size}}):\ "
+                 rf"2 \cdot {L} \cdot {per_tensor}", 2 * L * per_tensor),
+            step("字节数", rf"2 \cdot {L} \cdot {per_tensor} \cdot {nbytes}", total),
+            step(f"换算 {unit}", rf"\div 2^{{{size.bit_length() - 1}}}", total / size),
+        ]
+        answer = total / size
+        if ratio > 1:
+            steps.append(step("对比多头（每个 query 头一组 K/V）",
+                              rf"n_{{head}} / n_{{kv\_head}} = {nh} / {nkv}", ratio))
+            answer = [answer, ratio]
+
+        def option(bytes_):                                 # a wrong total, in the same unit and form
+            return [bytes_ / size, ratio] if ratio > 1 else bytes_ / size
+
+        wrong = [
+            ("kv_forgot_two", option(total / 2)),
+            ("kv_ignores_gqa", option(total * ratio) if ratio > 1 else None),
+            ("dtype_bits_as_bytes", option(total * 8)),
+            ("kv_forgot_layers", option(total / L)),
+        ]
+        return Solution(answer, wrong, steps)
+
+    def labels(self, inputs, value):
+        unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
+                         * inputs["B"] * BYTES[inputs["dtype"]])[0]
+        if not isinstance(value, list):
+            text = f"{fmt(value, self.decimals)} {unit}"
+            return text, text
+        size, ratio = fmt(value[0], self.decimals), fmt(value[1], 0)     # the ratio is a whole number
+        return f"{size} {unit}；多头时是它的 {ratio} 倍", f"{size} {unit}; {ratio}× as much with full multi-head"
+
+    def sane(self, inputs, value):
+        """A positive size and, with shared K/V heads, a whole ratio above 1 that divides n_head."""
+        if inputs["n_kv_head"] == inputs["n_head"]:
+            size = scalar(value)
+            return size is not None and size > 0
+        pair = vector(value, 2)
+        return (pair is not None and pair[0] > 0 and positive_integers([pair[1]]) and pair[1] > 1
+                and inputs["n_head"] % pair[1] == 0)
+
+    def prompt(self, inputs):
+        L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
+        kind = self.kind(inputs)
+        unit = self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])[0]
+        text = (f"一个 {L} 层的 decoder 用{ATTENTION_KINDS[kind]}：每层 `n_head` $= {nh}$ 个 query 头、"
+                f"`n_kv_head` $= {nkv}$ 个 K/V 头，`head_size` $= {hs}$。batch $B = {B}$，缓存 $T = {T}$ 个 token，"
+                f"dtype 为 `{inputs['dtype']}`。KV cache 一共占多少 {unit}"
+                f"（1 {unit} = $2^{{{20 if unit == 'MiB' else 30}}}$ 字节）？")
+        if kind != "mha":
+            text += "如果改用多头注意力（每个 query 头都有自己的 K/V），缓存是现在的多少倍？"
+        return text
+
+    def answer_format(self, inputs):
+        unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
+                         * inputs["B"] * BYTES[inputs["dtype"]])[0]
+        if inputs["n_kv_head"] == inputs["n_head"]:
+            return f"写一个数，单位 {unit}，保留两位小数。"
+        return f"按缓存大小（{unit}，保留两位小数）、倍数的顺序写出 2 个数，用逗号隔开。"

@@ -59,7 +59,11 @@ def fmt_value(value, decimals: int | None = None, sig: int | None = None) -> str
         return fmt(value, decimals, sig)
     if not value or not isinstance(value[0], list):      # a vector, the common case: one row
         return "[" + ", ".join(fmt_many(value, decimals, sig)) + "]"
-    return "[" + "; ".join(", ".join(fmt_many(row, decimals, sig)) for row in value) + "]"
+    cols = len(value[0])
+    if any(len(row) != cols for row in value):
+        return "[" + "; ".join(", ".join(fmt_many(row, decimals, sig)) for row in value) + "]"
+    texts = fmt_many([x for row in value for x in row], decimals, sig)       # one call for the matrix
+    return "[" + "; ".join(", ".join(texts[r:r + cols]) for r in range(0, len(texts), cols)) + "]"
 
 
 def fmt_shape(shape) -> str:
@@ -69,8 +73,10 @@ def fmt_shape(shape) -> str:
 
 def latex_matrix(m, decimals: int) -> str:
     r"""\begin{bmatrix} a & b \\ c & d \end{bmatrix} with every entry shown to ``decimals`` places."""
-    rows = np.asarray(m, dtype=float).tolist()
-    body = r" \\ ".join(" & ".join(fmt_many(row, decimals)) for row in rows)
+    a = np.asarray(m, dtype=float)
+    cols = a.shape[-1]
+    entries = fmt_many(a.ravel().tolist(), decimals)       # one call for the whole matrix
+    body = r" \\ ".join(" & ".join(entries[r:r + cols]) for r in range(0, len(entries), cols))
     return r"\begin{bmatrix} " + body + r" \end{bmatrix}"
 
 

@@ -12,6 +12,7 @@ from ..core import softmax
 from ..misconceptions import correct_scale
 from ..misconceptions import get as misconception
 from .base import ParamSpec, Solution, Template, specs, step
+from .sanity import vector
 
 
 class DotProductVariance(Template):
@@ -47,6 +48,11 @@ class DotProductVariance(Template):
             (m, [var, (dots * misconception(m).scale(d_k)).var()]) for m in ("missing_scale", "divide_by_dk")
         ] + [("std_for_variance", [dots.std(), var_scaled])]
         return Solution(np.array([var, var_scaled]), wrong, steps)
+
+    def sane(self, inputs, value):
+        """Two variances: positive, and dividing by √d_k (d_k >= 2) can only shrink the second."""
+        pair = vector(value, 2)
+        return pair is not None and pair[1] > 0 and pair[0] >= pair[1]
 
     def prompt(self, inputs):
         d_k, n = inputs["d_k"], inputs["n_samples"]
@@ -96,9 +102,47 @@ class SoftmaxSharpness(Template):
         ]
         return Solution(np.array([unscaled, scaled]), wrong, steps)
 
+    def sane(self, inputs, value):
+        """Two averages of a row's largest weight: each between 1 / n_keys (uniform) and 1 (one-hot)."""
+        pair = vector(value, 2)
+        low = 1 / inputs["n_keys"] - 10.0**-self.decimals      # shown to 3 decimals
+        return pair is not None and all(low <= x <= 1 for x in pair)
+
     def prompt(self, inputs):
         d_k, n_keys, n_rows = inputs["d_k"], inputs["n_keys"], inputs["n_rows"]
         return (f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
                 f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
                 "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
                 "每行最大的权重平均约是多少？写成两个数（未缩放, 缩放后），保留三位小数。")
+
+
+# --- version 2 ---------------------------------------------------------------------------------
+
+
+class DotProductVarianceV2(DotProductVariance):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        d_k, n = inputs["d_k"], inputs["n_samples"]
+        return (f"$q, k \\in \\mathbb{{R}}^{{{d_k}}}$ 的每个分量独立采样自 $\\mathcal{{N}}(0, 1)$（$d_k = {d_k}$）。"
+                f"用 {n} 对样本估计，$\\operatorname{{Var}}(q\\cdot k)$ 和 "
+                "$\\operatorname{Var}(q\\cdot k/\\sqrt{d_k})$ 大约各是多少？")
+
+    def answer_format(self, inputs):
+        return "按缩放前、缩放后的顺序写出 2 个数，保留两位小数（与模拟值相差 15% 以内都算对）。"
+
+
+class SoftmaxSharpnessV2(SoftmaxSharpness):
+    version = 2
+    sane_choices = True
+
+    def prompt(self, inputs):
+        d_k, n_keys, n_rows = inputs["d_k"], inputs["n_keys"], inputs["n_rows"]
+        return (f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
+                f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
+                "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
+                "每行最大的权重平均约是多少？")
+
+    def answer_format(self, inputs):
+        return "按未缩放、缩放后的顺序写出 2 个数，保留三位小数。"

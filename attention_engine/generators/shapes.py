@@ -1,20 +1,49 @@
 """Tensor shapes: the five steps of lesson 1 (000), nanoGPT's head split (004) and d_model / h (001).
 
 Shapes are exact integers (atol 0). Distractors are the shapes a specific mistake produces, so an
-option whose shape coincides with the right one for these numbers is dropped.
+option whose shape coincides with the right one for these numbers is dropped. Version 2 asks
+without typing instructions and checks options the way a learner can without working out the
+shapes: positive integers, the right rank, the given sizes where they must appear.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
 from .base import ParamSpec, Solution, Template, specs, step
 from .display import fmt_shape
+from .sanity import matrix, positive_integers, scalar, vector
 
 HEADS = (2, 4, 6, 8, 12, 16)
 HEAD_SIZES = (16, 32, 64, 128)
+
+
+class FiveStep(NamedTuple):
+    """One of the five steps of scaled dot-product attention, as lesson 1 (seed 000) teaches them."""
+
+    number: int
+    name: str          # the step's name in the lessons and in worked solutions
+    formula: str       # LaTeX
+    note: str          # what happens there, one line in Chinese
+
+    @property
+    def label(self) -> str:
+        """"2 打分": how a worked solution names the step."""
+        return f"{self.number} {self.name}"
+
+
+# The one definition of the five steps: worked solutions (version 2 on) and the lesson text use
+# exactly these numbers and names, and the content tests compare the lessons with this list.
+FIVE_STEPS: tuple[FiveStep, ...] = (
+    FiveStep(1, "投影", r"Q, K, V = X W_Q,\ X W_K,\ X W_V", "三个可学习的矩阵把输入 X 投影成 query、key、value"),
+    FiveStep(2, "打分", r"Q K^\top", "每个 query 与每个 key 做点积"),
+    FiveStep(3, "缩放", r"\div \sqrt{d_k}", "把分数的方差拉回 1；decoder 在这一步加因果掩码（未来位置填 −∞）"),
+    FiveStep(4, "softmax", r"\mathrm{softmax}", "沿最后一维（key 的方向）归一化，每行和为 1"),
+    FiveStep(5, "加权求和", r"W V", "用权重对 value 加权求和"),
+)
+PROJECT, SCORE, SCALE, SOFTMAX, WEIGHTED_SUM = (s.label for s in FIVE_STEPS)
 
 
 class ShapeTemplate(Template):
@@ -23,6 +52,12 @@ class ShapeTemplate(Template):
     def label(self, value):
         text = fmt_shape(np.atleast_1d(value)) if np.ndim(value) == 1 else str(int(value))
         return text, text
+
+
+def count_ok(value) -> bool:
+    """A single positive integer: a size or a count."""
+    x = scalar(value)
+    return x is not None and positive_integers([x])
 
 
 class FiveStepShapes(ShapeTemplate):
@@ -55,7 +90,17 @@ class FiveStepShapes(ShapeTemplate):
     def solve(self, inputs):
         T, d_model, d_k, d_v = inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]
         answer = self.shapes(T, d_k, d_v, [T, T], d_v)
-        steps = [
+        return Solution(answer, self.wrong(T, d_model, d_k, d_v), self.steps(T, d_model, d_k, d_v))
+
+    def wrong(self, T, d_model, d_k, d_v) -> list:
+        return [
+            ("transposed_product", self.shapes(T, d_k, d_v, [d_k, d_k], d_v)),
+            ("shape_keeps_d_model", self.shapes(T, d_model, d_model, [T, T], d_model)),
+            ("output_width_d_model", self.shapes(T, d_k, d_v, [T, T], d_model)),
+        ]
+
+    def steps(self, T, d_model, d_k, d_v) -> list:
+        return [
             step("1. 投影", rf"Q = X W_Q:\ ({T}, {d_model}) @ ({d_model}, {d_k})", shape=(T, d_k)),
             step("1. 投影", rf"K = X W_K:\ ({T}, {d_model}) @ ({d_model}, {d_k})", shape=(T, d_k)),
             step("1. 投影", rf"V = X W_V:\ ({T}, {d_model}) @ ({d_model}, {d_v})", shape=(T, d_v)),
@@ -63,12 +108,12 @@ class FiveStepShapes(ShapeTemplate):
             step("4. 掩码 + softmax", r"W = \mathrm{softmax}(S + M)", shape=(T, T)),
             step("5. 加权求和", rf"O = W V:\ ({T}, {T}) @ ({T}, {d_v})", shape=(T, d_v)),
         ]
-        wrong = [
-            ("transposed_product", self.shapes(T, d_k, d_v, [d_k, d_k], d_v)),
-            ("shape_keeps_d_model", self.shapes(T, d_model, d_model, [T, T], d_model)),
-            ("output_width_d_model", self.shapes(T, d_k, d_v, [T, T], d_model)),
-        ]
-        return Solution(answer, wrong, steps)
+
+    def sane(self, inputs, value):
+        """Six (rows, cols) pairs, each number one of the given sizes T, d_model, d_k, d_v."""
+        shapes = matrix(value, len(self.ROWS), 2)
+        sizes = {inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]}
+        return shapes is not None and all(n in sizes for row in shapes for n in row)
 
     def label(self, value):
         text = ", ".join(f"{name} {fmt_shape(shape)}" for name, shape in zip(self.ROWS, value, strict=True))
@@ -146,6 +191,17 @@ class NanoGPTShapes(ShapeTemplate):
         return (f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
                 f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}（写整数，多个维度用逗号隔开）")
 
+    RANKS: ClassVar[dict[str, int]] = {"q": 4, "att": 4, "y": 3}
+
+    def sane(self, inputs, value):
+        """A size: a positive integer. A tensor: its rank (4 with heads, 3 after re-assembly), positive
+        integers, the batch B first."""
+        rank = self.RANKS.get(inputs["ask"])
+        if rank is None:
+            return count_ok(value)
+        dims = vector(value, rank)
+        return dims is not None and positive_integers(dims) and dims[0] == inputs["B"]
+
 
 class HeadDimension(ShapeTemplate):
     name = "head_dimension"
@@ -183,8 +239,92 @@ class HeadDimension(ShapeTemplate):
             step("每个头的维度", rf"d_k = d_{{model}} / h = {d_model} / {h} = {hs}", hs),
             step("拼回", rf"h \times d_k = {h} \times {hs} = {d_model}", d_model),
         ]
-        return Solution(hs, [("no_head_split", d_model), ("heads_multiply_width", d_model * h)], steps)
+        return Solution(hs, self.wrong(d_model, h), steps)
+
+    def wrong(self, d_model: int, h: int) -> list:
+        return [("no_head_split", d_model), ("heads_multiply_width", d_model * h)]
+
+    def sane(self, inputs, value):
+        """A number of dimensions: a positive integer."""
+        return count_ok(value)
 
     def prompt(self, inputs):
         return (f"按原论文的做法，$d_{{model}} = {inputs['d_model']}$，用 $h = {inputs['n_head']}$ 个注意力头，"
                 "每个头分到多少维？")
+
+
+# --- version 2 ---------------------------------------------------------------------------------
+
+
+class FiveStepShapesV2(FiveStepShapes):
+    """The worked steps are FIVE_STEPS, by number and name; V of width d_k is one more distractor."""
+
+    version = 2
+    sane_choices = True
+
+    def wrong(self, T, d_model, d_k, d_v):
+        return [*super().wrong(T, d_model, d_k, d_v), ("dv_equals_dk", self.shapes(T, d_k, d_k, [T, T], d_k))]
+
+    def steps(self, T, d_model, d_k, d_v):
+        project, score, scale, soft, weighted = (s.label for s in FIVE_STEPS)
+        return [
+            step(project, rf"Q = X W_Q:\ ({T}, {d_model}) @ ({d_model}, {d_k})", shape=(T, d_k)),
+            step(project, rf"K = X W_K:\ ({T}, {d_model}) @ ({d_model}, {d_k})", shape=(T, d_k)),
+            step(project, rf"V = X W_V:\ ({T}, {d_model}) @ ({d_model}, {d_v})", shape=(T, d_v)),
+            step(score, rf"Q K^\top:\ ({T}, {d_k}) @ ({d_k}, {T})", shape=(T, T)),
+            step(scale, r"S = Q K^\top / \sqrt{d_k}\ \text{（decoder 在此加因果掩码）}", shape=(T, T)),
+            step(soft, r"W = \mathrm{softmax}(S)\ \text{（沿最后一维）}", shape=(T, T)),
+            step(weighted, rf"O = W V:\ ({T}, {T}) @ ({T}, {d_v})", shape=(T, d_v)),
+        ]
+
+    def prompt(self, inputs):
+        T, d_model, d_k, d_v = inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]
+        return (f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
+                f"$d_v = {d_v}$。$Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
+                "$W = \\mathrm{softmax}(S)$ 和输出 $O = WV$ 的形状各是什么？")
+
+    def answer_format(self, inputs):
+        return "按 Q、K、V、S、W、O 的顺序写出 6 个形状，每个写成 `行数, 列数`，形状之间用分号隔开。"
+
+
+class NanoGPTShapesV2(NanoGPTShapes):
+    """Asks about y without printing the answer: version 1 quoted `.view(B, T, C)` in the question."""
+
+    version = 2
+    sane_choices = True
+    QUESTIONS: ClassVar[dict[str, str]] = {
+        **NanoGPTShapes.QUESTIONS,
+        "y": "各头的输出 `y = att @ v` 拼回去（`transpose(1, 2).contiguous().view(...)`）之后、送入 `c_proj` 之前，"
+             "`y` 的形状是什么？",
+    }
+
+    def solve(self, inputs):
+        solution = super().solve(inputs)
+        B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
+        extra = {   # a mistake whose result still has the rank and the batch dim a learner can check
+            "hs": ("head_count_for_size", nh),
+            "y": ("no_head_split", [B, T, nh * C]),
+        }.get(inputs["ask"])
+        return solution._replace(distractors=[*solution.distractors, extra]) if extra else solution
+
+    def prompt(self, inputs):
+        B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
+        return (f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
+                f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}")
+
+    def answer_format(self, inputs):
+        rank = self.RANKS.get(inputs["ask"])
+        return "写一个整数。" if rank is None else f"按维度顺序写出 {rank} 个整数，用逗号隔开。"
+
+
+class HeadDimensionV2(HeadDimension):
+    """Adds the head count itself as a distractor, so the answer is not always the smallest option."""
+
+    version = 2
+    sane_choices = True
+
+    def wrong(self, d_model, h):
+        return [*super().wrong(d_model, h), ("head_count_for_size", h)]
+
+    def answer_format(self, inputs):
+        return "写一个整数。"

@@ -41,3 +41,28 @@ def test_list_shows_every_template_with_its_params():
     for name in generators.names():
         assert name in result.stdout
     assert "n_head" in result.stdout
+
+
+def test_list_shows_every_version():
+    lines = cli("list").stdout.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("attention_matrix_memory ")))
+    assert lines[start + 1].startswith("    v1: ") and "block_size" in lines[start + 1]
+    assert lines[start + 2].startswith("    v2, newest: ") and "tile_size" in lines[start + 2]
+    assert "example = none (numbers drawn from the seed), one of wo_chi" in "\n".join(lines)
+    versions = sum(len(generators.versions(name)) for name in generators.names())
+    assert sum(line.startswith("    v") for line in lines) == versions
+
+
+def test_variant_at_a_version():
+    result = cli("variant", "attention_matrix_memory", "--seed", "2", "--version", "1", "--param", "block_size=64",
+                 "--param", "T=512")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["version"] == 1 and data["given"]["block_size"] == 64
+    newest = json.loads(cli("variant", "attention_output", "--seed", "2", "--param", "example=wo_chi").stdout)
+    assert newest["version"] == 2 and newest["answer_format"] and newest["params"]["example"] == "wo_chi"
+
+
+def test_unknown_version_is_an_error_listing_the_known_ones():
+    result = cli("variant", "attention_output", "--seed", "1", "--version", "9")
+    assert result.returncode == 2 and "known versions: 1, 2" in result.stderr

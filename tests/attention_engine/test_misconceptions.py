@@ -106,13 +106,72 @@ def test_no_max_subtraction_overflows_to_nan_quietly():
     assert np.allclose(correct_weights(np.array([[1000.0, 999.0, 0.0]])).sum(), 1.0)
 
 
+# bugs that are not about the mask, so they change the weights with or without one
+NOT_MASK_BUGS = ("softmax_wrong_axis", "missing_softmax", "scores_transposed", "softmax_wrong_axis_renormalised",
+                 "unneeded_causal_mask", "softmax_as_argmax")
+
+
 @settings(max_examples=50)
-@given(st.sampled_from([m for m in SCORE_BUGS if m not in ("softmax_wrong_axis", "missing_softmax")]),
+@given(st.sampled_from([m for m in SCORE_BUGS if m not in NOT_MASK_BUGS]),
        arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4)), elements=small))
 def test_mask_bugs_change_nothing_without_a_mask(bug, scores):
     """Without causality there is nothing to mask (and small scores cannot overflow)."""
     w = misconceptions.get(bug).weights_from_scores(scores, is_causal=False)
     assert np.allclose(w, softmax(scores))
+
+
+square = st.integers(2, 5).flatmap(lambda T: arrays(np.float64, (T, T), elements=small))
+
+
+def looks_like_causal_weights(w: np.ndarray) -> bool:
+    """What a learner checks without computing: non-negative, rows sum to 1, zeros above the diagonal."""
+    T = len(w)
+    future = np.triu(np.ones((T, T), dtype=bool), 1)
+    return bool((w >= 0).all() and np.allclose(w.sum(-1), 1) and (w[future] == 0).all())
+
+
+@given(square)
+def test_roles_swapped_is_the_masked_softmax_of_the_transposed_scores(scores):
+    w = misconceptions.get("scores_transposed").weights_from_scores(scores, is_causal=True)
+    assert np.allclose(w, correct_weights(scores.T, is_causal=True))
+    assert looks_like_causal_weights(w)
+
+
+@given(square)
+def test_wrong_axis_renormalised_sums_to_one_per_row_and_keeps_the_mask(scores):
+    w = misconceptions.get("softmax_wrong_axis_renormalised").weights_from_scores(scores, is_causal=True)
+    column_softmax = misconceptions.get("softmax_wrong_axis").weights_from_scores(scores, is_causal=True)
+    assert np.allclose(w, column_softmax / column_softmax.sum(-1, keepdims=True))
+    assert looks_like_causal_weights(w)
+
+
+@given(square)
+def test_mask_hiding_the_diagonal_zeros_the_token_itself(scores):
+    w = misconceptions.get("mask_hides_diagonal").weights_from_scores(scores, is_causal=True)
+    T = len(scores)
+    assert np.all(w[np.triu(np.ones((T, T), dtype=bool))] == 0)       # j >= i hidden, the diagonal too
+    assert np.all(w[0] == 0) and np.allclose(w[1:].sum(-1), 1)        # row 1 sees nothing at all
+    assert np.allclose(w[1:], correct_weights(np.where(np.eye(T, dtype=bool), -np.inf, scores), True)[1:])
+
+
+@given(square)
+def test_argmax_gives_one_hot_rows_at_the_largest_visible_score(scores):
+    w = misconceptions.get("softmax_as_argmax").weights_from_scores(scores, is_causal=True)
+    assert looks_like_causal_weights(w) and set(np.unique(w)) <= {0.0, 1.0}
+    masked = np.where(np.tril(np.ones_like(scores, dtype=bool)), scores, -np.inf)
+    assert np.array_equal(w.argmax(-1), masked.argmax(-1))
+
+
+def test_a_mask_nobody_asked_for_is_the_causal_weights():
+    s = np.array([[0.5, 1.0], [0.2, -0.4]])
+    assert np.allclose(misconceptions.get("unneeded_causal_mask").weights_from_scores(s, False),
+                       correct_weights(s, is_causal=True))
+
+
+def test_tile_not_block_size_in_the_blockwise_explanation():
+    m = misconceptions.get("blockwise_materialises_full")
+    assert "tile" in m.explanation_zh and "tile_size" in m.explanation_en
+    assert "block_size" not in m.explanation_zh + m.explanation_en
 
 
 @pytest.mark.parametrize("bug", ATTENTION_IDS)

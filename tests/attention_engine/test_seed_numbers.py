@@ -26,7 +26,7 @@ def steps(solution) -> dict:
 
 def test_001_two_word_example_scores_weights_and_output():
     """Q我·K我 = 0.38, Q我·K吃 = 0.16; ÷√2 → 0.27 和 0.11; softmax → [0.54, 0.46]; 输出 ≈ [0.71, 0.25]."""
-    solution = generators.get("attention_output").solve(WO_CHI)
+    solution = generators.get("attention_output", version=1).solve(WO_CHI)
     shown = steps(solution)
     assert np.round(shown["点积分数"], 2).tolist() == [0.38, 0.16]
     assert np.round(shown["缩放"], 2).tolist() == [0.27, 0.11]
@@ -39,6 +39,65 @@ def test_001_two_word_example_scores_weights_and_output():
 def test_001_two_word_example_weights_template():
     solution = generators.get("attention_row_weights").solve({k: WO_CHI[k] for k in ("Q", "K", "query", "is_causal")})
     assert np.round(solution.answer, 2).tolist() == [0.54, 0.46]
+
+
+# --- version 2: the seed's own numbers as a fixed example (param ``example``) ---------------------
+
+
+def same_numbers_for_every_seed(name: str, example: str, seeds=range(12)) -> list:
+    """The variants of ``example`` for several seeds: the same inputs, answer, steps and options
+    (only the option order may differ), with at least 2 distinct distractors."""
+    variants = [generators.generate(name, seed, example=example) for seed in seeds]
+    first = variants[0]
+    for v in variants:
+        assert (v.given, v.answer, v.solution, v.prompt) == (first.given, first.answer, first.solution, first.prompt)
+        options = sorted((c.label_zh, c.misconception or "") for c in v.choices)
+        assert options == sorted((c.label_zh, c.misconception or "") for c in first.choices)
+        wrong = {c.label_zh for c in v.choices if c.misconception}
+        assert len(wrong) >= 2
+    assert len({v.correct_choice_index for v in variants}) > 1           # the order still varies
+    return variants
+
+
+def by_name(variant) -> dict:
+    return {s.name: np.asarray(s.value, dtype=float) for s in variant.solution if s.value is not None}
+
+
+@pytest.mark.parametrize("name", ["attention_output", "attention_row_weights"])
+def test_001_wo_chi_example(name):
+    """"我"去看"我"和"吃"：0.38 和 0.16，除以 √2 得到 0.27 和 0.11，softmax [0.54, 0.46]，输出 ≈ [0.71, 0.25]."""
+    v = same_numbers_for_every_seed(name, "wo_chi")[0]
+    assert v.given["Q"] == [[0.6, 0.2], [0.3, 0.9]] and v.given["K"] == [[0.4, 0.7], [0.1, 0.5]]
+    assert v.given["query"] == 1 and v.given["is_causal"] is False and "第 1 个 token" in v.prompt
+    steps = by_name(v)
+    assert np.round(steps["2 打分"], 2).tolist() == [0.38, 0.16]
+    assert np.round(steps["3 缩放"], 2).tolist() == [0.27, 0.11]
+    assert np.round(steps["4 softmax"], 2).tolist() == [0.54, 0.46]
+    if name == "attention_output":
+        assert v.given["V"] == [[0.8, 0.3], [0.6, 0.2]]
+        assert np.round(v.answer, 2).tolist() == [0.71, 0.25]
+        assert np.round(steps["5 加权求和"], 2).tolist() == [0.71, 0.25]
+        assert grade(v, "0.71, 0.25").correct
+    else:
+        assert np.round(v.answer, 2).tolist() == [0.54, 0.46]
+        assert grade(v, "0.54, 0.46").correct
+
+
+def test_001_wo_ai_ni_example_causal_table():
+    """我 [1.0, 0, 0] / 爱 [0.40, 0.60, 0] / 你 [0.25, 0.30, 0.45]."""
+    v = same_numbers_for_every_seed("causal_masked_weights", "wo_ai_ni")[0]
+    assert v.given["scores"] == [[0.5, 0.9, 0.2], [0.3, 0.7, 0.4], [0.1, 0.3, 0.7]]
+    assert np.round(v.answer, 2).tolist() == [[1.0, 0.0, 0.0], [0.40, 0.60, 0.0], [0.25, 0.30, 0.45]]
+    assert grade(v, "1.0, 0, 0; 0.40, 0.60, 0; 0.25, 0.30, 0.45").correct
+
+
+def test_001_wo_ai_ni_example_filled_with_zero():
+    """填 0 的话，softmax 后第一行会变成 [0.45, 0.27, 0.27]."""
+    v = same_numbers_for_every_seed("mask_fill_zero_contrast", "wo_ai_ni")[0]
+    assert v.given["scores"] == [[0.5, 0.9, 0.2], [0.3, 0.7, 0.4], [0.1, 0.3, 0.7]] and v.given["query"] == 1
+    assert np.round(v.answer, 2).tolist() == [0.45, 0.27, 0.27]
+    assert np.round(by_name(v)["对照：填 −∞ 的正确权重"], 2).tolist() == [1.0, 0.0, 0.0]
+    assert grade(v, "0.45, 0.27, 0.27").correct
 
 
 def test_001_kv_cache_5_steps_15_vs_5_saves_67_percent():
