@@ -176,6 +176,7 @@ def test_a_question_without_javascript(browser, live_server, lessons):
         expect(page.locator("#item [data-countdown]")).to_have_count(0)
         assert AttemptItem.objects.filter(attempt__user__username="nojs", answered_at__isnull=False).count() == 1
         page.get_by_role("link", name=re.compile("Next")).click()
-        expect(page.locator(".item-progress__text")).to_have_text("2 / 18")
+        total = AttemptItem.objects.filter(attempt__user__username="nojs").count()
+        expect(page.locator(".item-progress__text")).to_have_text(f"2 / {total}")
     finally:
         context.close()

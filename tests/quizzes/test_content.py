@@ -13,7 +13,6 @@ from quizzes.content import ContentError, content_load
 from quizzes.models import Attempt, AttemptItem, Lesson, Option, Question, ReviewCard, ReviewLog
 from quizzes.services.answers import item_answer
 from quizzes.services.attempts import attempt_start
-from tests.quizzes.content_helpers import cue_rules_off
 
 LESSON = """\
 key: demo
@@ -519,7 +518,7 @@ SIX_QUESTION_TEMPLATES = {
 @pytest.fixture(scope="module")
 def real_lessons(django_db_setup, django_db_blocker):
     """Load fixtures/lessons once for the module (the 50-seed numeric check is the slow part)."""
-    with django_db_blocker.unblock(), cue_rules_off():
+    with django_db_blocker.unblock():
         report = content_load()
     with django_db_blocker.unblock():
         yield report
@@ -568,8 +567,7 @@ def test_real_numeric_questions_generate(real_lessons):
 def test_real_lessons_load_twice_without_change(real_lessons):
     assert real_lessons.questions.created > 0
     before = snapshot()
-    with cue_rules_off():
-        report = content_load()
+    report = content_load()
     assert not report.changed
     assert snapshot() == before
 

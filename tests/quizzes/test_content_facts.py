@@ -9,11 +9,9 @@ sits among them, no all/none-of-the-above, conventions for indexing and spelling
 
 from __future__ import annotations
 
-import html
 import math
 import os
 import re
-import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ import yaml
 from attention_engine.blockwise import blockwise_attention
 from attention_engine.core import scaled_dot_product_attention, softmax
 from attention_engine.misconceptions import get as misconception
+from quizzes import cues
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "lessons"
 FILES = sorted(LESSONS_DIR.glob("*.yaml"))
@@ -373,18 +372,6 @@ def test_choice_form_numeric_questions_teach_the_computation_not_the_format():
 # --------------------------------------------------------------------------- item-writing rules (README)
 
 
-def _plain(text: str) -> str:
-    from quizzes.rendering import render_markdown
-
-    rendered = re.sub(r"<[^>]+>", " ", str(render_markdown(text)))
-    return re.sub(r"\s+", " ", html.unescape(rendered)).strip()
-
-
-def width(text: str) -> int:
-    """The option as the learner sees it; a CJK / full-width character counts 2."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in _plain(text))
-
-
 def _live_options(question: dict) -> list[dict]:
     return [o for o in question["options"] if not o.get("retired")]
 
@@ -396,19 +383,5 @@ def test_choice_question_shape(question):
     assert sum(bool(o.get("correct")) for o in options) == 1
     assert all((o.get("feedback") or "").strip() for o in options)
     assert (question.get("explanation") or "").strip()
-    widths = [width(o["text"]) for o in options]
-    assert max(widths) <= 2 * min(widths) + 6, (question["key"], widths)  # rule (a)
-    for o in options:                                                      # rule (c)
-        assert not re.search(r"以上都|以上皆|以上均|都不对|all of the above|none of the above", o["text"], re.I)
-
-
-def test_the_correct_option_is_rarely_the_single_longest():
-    """Rule (b): in at most one question in three (we aim for about one in four)."""
-    single_longest = []
-    for question in CHOICE:
-        options = _live_options(question)
-        widths = [width(o["text"]) for o in options]
-        correct = widths[next(i for i, o in enumerate(options) if o.get("correct"))]
-        if correct == max(widths) and widths.count(correct) == 1:
-            single_longest.append(question["key"])
-    assert len(single_longest) <= len(CHOICE) // 3, single_longest
+    problems = cues.question_cue_problems([{**o, "is_correct": bool(o.get("correct"))} for o in options])
+    assert not problems, (question["key"], [p.message for p in problems])   # rules (a) and (c), quizzes/cues.py
