@@ -10,11 +10,13 @@ so the final acc / denom equals softmax(scores) @ V exactly (up to rounding).
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
-from .core import as_float_array, shared_causal_mask
+from .core import FloatArray, as_float_array, shared_causal_mask
 
 
-def blockwise_attention(query, key, value, is_causal: bool = False, block_size: int = 64, scale=None):
+def blockwise_attention(query: npt.ArrayLike, key: npt.ArrayLike, value: npt.ArrayLike, is_causal: bool = False,
+                        block_size: int = 64, scale: float | None = None) -> FloatArray:
     """Same result as ``scaled_dot_product_attention`` without materialising the (L, S) matrix.
 
     query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev). Peak extra memory is

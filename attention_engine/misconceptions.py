@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
-from .core import as_float_array, shared_causal_mask, softmax
+from .core import BoolArray, FloatArray, as_float_array, shared_causal_mask, softmax
 
 # ---------------------------------------------------------------------------------------------
 # The correct steps, to be replaced one at a time
@@ -34,7 +35,7 @@ def correct_scale(d_k: int) -> float:
     return 1.0 / math.sqrt(d_k)
 
 
-def _fill_future(scores: np.ndarray, is_causal: bool, fill: float) -> np.ndarray:
+def _fill_future(scores: FloatArray, is_causal: bool, fill: float) -> FloatArray:
     """Replace the scores of future keys (j > i) by ``fill``; a no-op without causality."""
     if not is_causal:
         return scores
@@ -42,7 +43,7 @@ def _fill_future(scores: np.ndarray, is_causal: bool, fill: float) -> np.ndarray
     return np.where(shared_causal_mask(L, S), scores, fill)         # (..., L, S)
 
 
-def correct_weights(scores, is_causal: bool = False) -> np.ndarray:
+def correct_weights(scores: npt.ArrayLike, is_causal: bool = False) -> FloatArray:
     """softmax over the keys of the (already scaled) scores, future keys set to -inf first."""
     scores = _fill_future(as_float_array(scores), is_causal, -np.inf)  # (..., L, S)
     return softmax(scores, axis=-1)                                    # (..., L, S), rows sum to 1
@@ -60,55 +61,57 @@ def _scale_by_dk(d_k: int) -> float:
     return 1.0 / d_k                                      # <- 1/d_k instead of 1/sqrt(d_k)
 
 
-def _softmax_over_queries(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _softmax_over_queries(scores: FloatArray, is_causal: bool) -> FloatArray:
     scores = _fill_future(scores, is_causal, -np.inf)     # (..., L, S)
     return softmax(scores, axis=-2)                       # (..., L, S) <- each key COLUMN sums to 1
 
 
-def _fill_future_with_zero(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _fill_future_with_zero(scores: FloatArray, is_causal: bool) -> FloatArray:
     scores = _fill_future(scores, is_causal, 0.0)         # (..., L, S) <- 0, not -inf: e^0 = 1
     return softmax(scores, axis=-1)                       # (..., L, S) the future still gets weight
 
 
-def _mask_after_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _mask_after_softmax(scores: FloatArray, is_causal: bool) -> FloatArray:
     weights = softmax(scores, axis=-1)                    # (..., L, S) the future already took its share
     return _fill_future(weights, is_causal, 0.0)          # (..., L, S) <- rows now sum to less than 1
 
 
-def _softmax_without_max(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _softmax_without_max(scores: FloatArray, is_causal: bool) -> FloatArray:
     scores = _fill_future(scores, is_causal, -np.inf)     # (..., L, S)
     with np.errstate(over="ignore", invalid="ignore"):    # the overflow IS the bug being shown
         e = np.exp(scores)                                # (..., L, S) <- e^710 = inf in float64
-        return e / e.sum(axis=-1, keepdims=True)          # (..., L, S) inf / inf = nan
+        sums: FloatArray = e.sum(axis=-1, keepdims=True)  # (..., L, 1) inf where a row overflowed
+        return e / sums                                   # (..., L, S) inf / inf = nan
 
 
-def _no_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _no_softmax(scores: FloatArray, is_causal: bool) -> FloatArray:
     return _fill_future(scores, is_causal, 0.0)           # (..., L, S) <- the scores used as weights
 
 
-def _ignore_mask(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _ignore_mask(scores: FloatArray, is_causal: bool) -> FloatArray:
     return softmax(scores, axis=-1)                       # (..., L, S) <- is_causal ignored
 
 
-def _roles_swapped(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _roles_swapped(scores: FloatArray, is_causal: bool) -> FloatArray:
     scores = scores.swapaxes(-2, -1)                      # (..., L, L) <- row i holds k_i·q_j, not q_i·k_j
     return correct_weights(scores, is_causal)             # (..., L, L) the mask and softmax themselves are right
 
 
-def _wrong_axis_renormalised(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _wrong_axis_renormalised(scores: FloatArray, is_causal: bool) -> FloatArray:
     w = _softmax_over_queries(scores, is_causal)          # (..., L, S) <- each key COLUMN sums to 1 ...
-    return w / w.sum(axis=-1, keepdims=True)              # (..., L, S) ... then the rows are forced to sum to 1
+    row_sums: FloatArray = w.sum(axis=-1, keepdims=True)  # (..., L, 1)
+    return w / row_sums                                   # (..., L, S) ... then the rows are forced to sum to 1
 
 
 @lru_cache(maxsize=64)
-def _strictly_past(L: int, S: int) -> np.ndarray:
+def _strictly_past(L: int, S: int) -> BoolArray:
     """(L, S) booleans, True where j < i: the causal mask with the diagonal hidden too (read-only, shared)."""
     mask = np.tril(np.ones((L, S), dtype=bool), k=-1)
     mask.flags.writeable = False
     return mask
 
 
-def _mask_with_diagonal(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _mask_with_diagonal(scores: FloatArray, is_causal: bool) -> FloatArray:
     if not is_causal:
         return correct_weights(scores)
     L, S = scores.shape[-2:]
@@ -116,14 +119,15 @@ def _mask_with_diagonal(scores: np.ndarray, is_causal: bool) -> np.ndarray:
     return softmax(np.where(visible, scores, -np.inf), axis=-1)      # row 1 sees nothing: all zeros
 
 
-def _mask_always(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _mask_always(scores: FloatArray, is_causal: bool) -> FloatArray:
     return correct_weights(scores, is_causal=True)        # (..., L, S) <- a causal mask the question did not ask for
 
 
-def _argmax_as_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _argmax_as_softmax(scores: FloatArray, is_causal: bool) -> FloatArray:
     scores = _fill_future(scores, is_causal, -np.inf)     # (..., L, S)
     best = scores.argmax(axis=-1)[..., None]              # (..., L, 1) the largest visible score per row
-    return (np.arange(scores.shape[-1]) == best).astype(float)   # (..., L, S) <- one-hot: weight 1, the rest 0
+    one_hot: FloatArray = (np.arange(scores.shape[-1]) == best).astype(float)   # (..., L, S) <- weight 1, the rest 0
+    return one_hot
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +147,7 @@ class Misconception:
     explanation_zh: str
     explanation_en: str
     scale: Callable[[int], float] | None = None
-    normalise: Callable[[np.ndarray, bool], np.ndarray] | None = None
+    normalise: Callable[[FloatArray, bool], FloatArray] | None = None
 
     def describe(self) -> dict[str, str]:
         """Id, titles and explanations as plain data: what a learner is shown after a wrong answer."""
@@ -159,26 +163,33 @@ class Misconception:
     def is_attention(self) -> bool:
         return self.scale is not None or self.normalise is not None
 
-    def weights_from_scores(self, scores, is_causal: bool = False) -> np.ndarray:
+    def wrong_scale(self, d_k: int) -> float:
+        """The scale this mistake uses instead of 1/sqrt(d_k) (``missing_scale``, ``divide_by_dk``)."""
+        if self.scale is None:
+            raise ValueError(f"misconception {self.id!r} does not change the scale")
+        return self.scale(d_k)
+
+    def weights_from_scores(self, scores: npt.ArrayLike, is_causal: bool = False) -> FloatArray:
         """Buggy weights (..., L, S) from already-scaled scores (..., L, S)."""
         if self.normalise is None:
             raise ValueError(f"misconception {self.id!r} does not act on the scores' softmax")
         return self.normalise(as_float_array(scores), is_causal)
 
-    def weights(self, q, k, is_causal: bool = False) -> np.ndarray:
+    def weights(self, q: npt.ArrayLike, k: npt.ArrayLike, is_causal: bool = False) -> FloatArray:
         """Buggy weights (..., L, S) from q (..., L, E) and k (..., S, E)."""
         q, k = as_float_array(q), as_float_array(k)
         dots = q @ k.swapaxes(-2, -1)                     # (..., L, E) @ (..., E, S) -> (..., L, S)
         return self.weights_from_dots(dots, q.shape[-1], is_causal)
 
-    def weights_from_dots(self, dots: np.ndarray, d_k: int, is_causal: bool = False) -> np.ndarray:
+    def weights_from_dots(self, dots: FloatArray, d_k: int, is_causal: bool = False) -> FloatArray:
         """Buggy weights (..., L, S) from the unscaled q·k (..., L, S): one Q Kᵀ serves every bug."""
         if not self.is_attention:
             raise ValueError(f"misconception {self.id!r} is not a bug in the attention computation")
         scores = dots * (self.scale or correct_scale)(d_k)    # (..., L, S)
         return (self.normalise or correct_weights)(scores, is_causal)
 
-    def attention(self, q, k, v, is_causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def attention(self, q: npt.ArrayLike, k: npt.ArrayLike, v: npt.ArrayLike,
+                  is_causal: bool = False) -> tuple[FloatArray, FloatArray]:
         """(output (..., L, Ev), weights (..., L, S)) with the bug in place."""
         weights = self.weights(q, k, is_causal)           # (..., L, S)
         return weights @ as_float_array(v), weights       # (..., L, S) @ (..., S, Ev) -> (..., L, Ev)

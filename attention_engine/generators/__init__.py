@@ -9,6 +9,8 @@ use the newest version unless ``version=`` says otherwise.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .attention import (
     AttentionOutput,
     AttentionOutputV2,
@@ -91,7 +93,7 @@ def get(name: str, version: int | None = None) -> Template:
         raise KeyError(f"template {name!r} has no version {version!r}; known versions: {known}") from None
 
 
-def generate(name: str, seed: int, *, version: int | None = None, **params) -> Variant:
+def generate(name: str, seed: int, *, version: int | None = None, **params: Any) -> Variant:
     return get(name, version).generate(seed, **params)
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .base import ParamSpec, Solution, Template, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt, fmt_many
 from .sanity import half_unit, positive_integers, scalar, vector
 
@@ -33,7 +33,7 @@ class CountTemplate(Template):
     LABEL_ZH: str
     LABEL_EN: str
 
-    def label(self, value):
+    def label(self, value: Any) -> tuple[str, str]:
         parts = fmt_many(np.atleast_1d(value).tolist(), self.decimals, self.sig)
         return self.LABEL_ZH.format(*parts), self.LABEL_EN.format(*parts)
 
@@ -53,11 +53,11 @@ class NanoGPTParamCount(CountTemplate):
     LABEL_ZH = "c_attn {}，c_proj {}"
     LABEL_EN = "c_attn {}, c_proj {}"
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         if p["C"] is not None and p["n_head"] is not None and p["C"] % p["n_head"]:
             raise ValueError(f"param 'C' ({p['C']}) must be divisible by param 'n_head' ({p['n_head']})")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         C = self.pick(rng, p, "C", options=(64, 128, 256, 384, 512, 768, 1024, 1600))
         heads = [h for h in (2, 4, 6, 8, 12, 16, 25) if C % h == 0] or [1]
         return {"C": C, "n_head": self.pick(rng, p, "n_head", options=heads), "bias": self.pick(rng, p, "bias")}
@@ -67,7 +67,7 @@ class NanoGPTParamCount(CountTemplate):
         """[c_attn, c_proj]: nn.Linear(C, qkv*C) and nn.Linear(C, C), weight out×in plus one bias per output."""
         return [qkv * C * C + (qkv * C if bias else 0), C * C + (C if bias else 0)]
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         b = 1 if bias else 0
         steps = [
@@ -84,12 +84,12 @@ class NanoGPTParamCount(CountTemplate):
         ]
         return Solution(right, wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two parameter counts: positive integers."""
         counts = vector(value, 2)
         return counts is not None and positive_integers(counts)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
                 f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
@@ -108,14 +108,14 @@ class KVCacheSavings(CountTemplate):
     LABEL_ZH = "不缓存 {} 次，缓存 {} 次，节省 {}%"
     LABEL_EN = "{} without cache, {} with, {}% saved"
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return {"n_steps": self.pick(rng, p, "n_steps", options=range(3, 101))}
 
     @staticmethod
     def row(without: int, with_cache: int) -> list[float]:
         return [without, with_cache, 100 * (1 - with_cache / without)]
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         n = inputs["n_steps"]
         without = n * (n + 1) // 2                          # step t re-projects all t tokens: 1 + 2 + ... + n
         steps = [
@@ -125,21 +125,21 @@ class KVCacheSavings(CountTemplate):
         ]
         return Solution(self.row(without, n), self.wrong(n, without), steps)
 
-    def wrong(self, n: int, without: int) -> list:
+    def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
             ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
             ("kv_count_n_squared", self.row(n * n, n)),
             ("percent_remaining", [without, n, 100 * n / without]),
         ]
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two counts (whole, the cached one no larger) and the percentage they imply: 1 − with / without."""
         row = vector(value, 3)
         if row is None or not positive_integers(row[:2]) or row[1] > row[0]:
             return False
         return abs(row[2] - 100 * (1 - row[1] / row[0])) <= half_unit(self.decimals)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n = inputs["n_steps"]
         return (f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
                 "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
@@ -161,12 +161,12 @@ class RNNGradientDecay(CountTemplate):
     rtol = 0.05   # accepts the seed's own roundings, 0.9^10 ≈ 0.35 and 0.9^50 ≈ 0.005
     LABEL_ZH = LABEL_EN = "{}"
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         factor = self.pick(rng, p, "factor", options=[k / 100 for k in range(50, 100)])
         longest = max(2, min(200, int(math.log(1e-4) / math.log(factor))))  # keep factor^n >= 1e-4
         return {"factor": factor, "n_steps": self.pick(rng, p, "n_steps", options=range(2, longest + 1))}
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         f, n = inputs["factor"], inputs["n_steps"]
         left = f**n                                         # one multiplication by f per step back
         steps = [step("连乘", rf"g_{{{n}}} = {f}^{{{n}}}", left)]
@@ -178,12 +178,12 @@ class RNNGradientDecay(CountTemplate):
         ]
         return Solution(left, wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """What is left of a gradient multiplied by a factor in (0, 1): a fraction strictly between 0 and 1."""
         x = scalar(value)
         return x is not None and 0 < x < 1
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         f, n = inputs["factor"], inputs["n_steps"]
         return (f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
                 "梯度还剩原来的多少（写成小数，保留三位有效数字）？")
@@ -204,13 +204,13 @@ class BertGptPositions(CountTemplate):
     LABEL_ZH = "BERT {} 个，GPT {} 个"
     LABEL_EN = "BERT {}, GPT {}"
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         rate = p["mask_rate"]
         unit = Fraction(rate).limit_denominator(1000).denominator  # N a multiple: N × rate whole (40 × 0.15 = 6)
         n = self.pick(rng, p, "n_tokens", options=range(unit, max(unit, 500 // unit * unit) + 1, unit))
         return {"n_tokens": n, "mask_rate": rate}
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         steps = [
             step("BERT", rf"N \times {r} = {n} \times {r}", n * r),
@@ -223,12 +223,12 @@ class BertGptPositions(CountTemplate):
         ]
         return Solution([n * r, n - 1], wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two numbers of positions: positive, at most the N tokens of the sentence."""
         counts = vector(value, 2)
         return counts is not None and all(0 < x <= inputs["n_tokens"] for x in counts)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
                 "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
@@ -255,12 +255,12 @@ class AttentionMatrixMemory(CountTemplate):
     LABEL_EN = "full {} MiB, per block {} MiB"
     TILE: ClassVar[str] = "block_size"     # the param naming the keys per tile (version 2: tile_size)
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         tile = self.TILE
         if p["T"] is not None and p[tile] is not None and p[tile] > p["T"]:
             raise ValueError(f"param {tile!r} ({p[tile]}) must be at most param 'T' ({p['T']})")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         T = self.pick(rng, p, "T", options=(512, 1024, 2048, 4096, 8192))
         return {
             "B": self.pick(rng, p, "B", options=range(1, 17)),
@@ -270,7 +270,7 @@ class AttentionMatrixMemory(CountTemplate):
             self.TILE: self.pick(rng, p, self.TILE, options=[b for b in (32, 64, 128, 256) if b <= T] or [T]),
         }
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         B, nh, T, blk = inputs["B"], inputs["n_head"], inputs["T"], inputs[self.TILE]
         nbytes = BYTES[inputs["dtype"]]
         full = B * nh * T * T * nbytes                      # bytes of att (B, nh, T, T)
@@ -278,7 +278,7 @@ class AttentionMatrixMemory(CountTemplate):
         return Solution([full / MIB, block / MIB], self.wrong(B, nh, full, block),
                         self.steps(B, nh, T, blk, inputs["dtype"], full, block))
 
-    def steps(self, B, nh, T, blk, dtype, full, block) -> list:
+    def steps(self, B: int, nh: int, T: int, blk: int, dtype: str, full: int, block: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
             step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
@@ -288,22 +288,22 @@ class AttentionMatrixMemory(CountTemplate):
             step("换算 MiB", r"\div 2^{20}", np.array([full, block]) / MIB),
         ]
 
-    def wrong(self, B, nh, full, block) -> list:
+    def wrong(self, B: int, nh: int, full: int, block: int) -> list[Distractor]:
         return [
             ("dtype_bits_as_bytes", [8 * full / MIB, 8 * block / MIB]),
             ("memory_missing_heads", [full / nh / MIB, block / nh / MIB]),
             ("blockwise_materialises_full", [full / MIB, full / MIB]),
         ]
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two sizes, positive, and consistent: one tile is the full matrix times tile / T."""
         sizes = vector(value, 2)
         if sizes is None or not all(x > 0 for x in sizes):
             return False
-        ratio = inputs["T"] / inputs[self.TILE]                # the full matrix holds T / tile tiles
+        ratio: float = inputs["T"] / inputs[self.TILE]         # the full matrix holds T / tile tiles
         return abs(sizes[0] - sizes[1] * ratio) <= half_unit(self.decimals) * (1 + ratio)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         B, nh, T, blk, dtype = (inputs[k] for k in ("B", "n_head", "T", "block_size", "dtype"))
         return (f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
                 "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
@@ -319,12 +319,12 @@ class NanoGPTParamCountV2(NanoGPTParamCount):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
                 f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？")
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
 
 
@@ -335,19 +335,19 @@ class KVCacheSavingsV2(KVCacheSavings):
     version = 2
     sane_choices = True
 
-    def wrong(self, n, without):
+    def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
             ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
             ("kv_count_n_squared", self.row(n * n, n)),
             ("kv_counted_twice", self.row(2 * without, 2 * n)),
         ]
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n = inputs["n_steps"]
         return (f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
                 "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？")
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
 
 
@@ -355,12 +355,12 @@ class RNNGradientDecayV2(RNNGradientDecay):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         f, n = inputs["factor"], inputs["n_steps"]
         return (f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
                 "梯度还剩原来的多少？")
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "写一个小数，保留三位有效数字。"
 
 
@@ -368,12 +368,12 @@ class BertGptPositionsV2(BertGptPositions):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
                 "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？")
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
 
 
@@ -394,7 +394,7 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
     LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
     LABEL_EN = "full {} MiB, per tile {} MiB"
 
-    def steps(self, B, nh, T, tile, dtype, full, part):
+    def steps(self, B: int, nh: int, T: int, tile: int, dtype: str, full: int, part: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
             step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
@@ -405,7 +405,7 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
             step("换算 MiB", r"\div 2^{20}", np.array([full, part]) / MIB),
         ]
 
-    def wrong(self, B, nh, full, part):
+    def wrong(self, B: int, nh: int, full: int, part: int) -> list[Distractor]:
         return [
             ("dtype_bits_as_bytes", [8 * full / MIB, 8 * part / MIB]),
             ("memory_missing_heads", [full / nh / MIB, part / nh / MIB]),
@@ -413,7 +413,7 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
             ("mib_as_mb", [full / 1e6, part / 1e6]),
         ]
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
         return (f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
                 "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
@@ -421,7 +421,7 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
                 "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
                 "（1 MiB = $2^{20}$ 字节）")
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
 
 
@@ -460,12 +460,12 @@ class KVCacheMemory(CountTemplate):
     rtol = 0.01
     sane_choices = True
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         n_head, n_kv = p["n_head"], p["n_kv_head"]
         if n_head is not None and n_kv is not None and n_head % n_kv:
             raise ValueError(f"param 'n_kv_head' ({n_kv}) must divide param 'n_head' ({n_head})")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         n_kv = p["n_kv_head"]
         heads = KV_HEADS if n_kv is None else [h for h in KV_HEADS if h % n_kv == 0] or [n_kv]
         n_head = self.pick(rng, p, "n_head", options=heads)
@@ -487,11 +487,11 @@ class KVCacheMemory(CountTemplate):
         return ("GiB", GIB) if nbytes >= GIB else ("MiB", MIB)
 
     @staticmethod
-    def kind(inputs) -> str:
+    def kind(inputs: Inputs) -> str:
         n_head, n_kv = inputs["n_head"], inputs["n_kv_head"]
         return "mha" if n_kv == n_head else "mqa" if n_kv == 1 else "gqa"
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
         nbytes = BYTES[inputs["dtype"]]
         per_tensor = B * nkv * T * hs                       # elements of one layer's K (or V): (B, n_kv_head, T, hs)
@@ -513,7 +513,7 @@ class KVCacheMemory(CountTemplate):
                               rf"n_{{head}} / n_{{kv\_head}} = {nh} / {nkv}", ratio))
             answer = [answer, ratio]
 
-        def option(bytes_):                                 # a wrong total, in the same unit and form
+        def option(bytes_: float) -> float | list[float]:   # a wrong total, in the same unit and form
             return [bytes_ / size, ratio] if ratio > 1 else bytes_ / size
 
         wrong = [
@@ -524,7 +524,7 @@ class KVCacheMemory(CountTemplate):
         ]
         return Solution(answer, wrong, steps)
 
-    def labels(self, inputs, value):
+    def labels(self, inputs: Inputs, value: Any) -> tuple[str, str]:
         unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
                          * inputs["B"] * BYTES[inputs["dtype"]])[0]
         if not isinstance(value, list):
@@ -533,7 +533,7 @@ class KVCacheMemory(CountTemplate):
         size, ratio = fmt(value[0], self.decimals), fmt(value[1], 0)     # the ratio is a whole number
         return f"{size} {unit}；多头时是它的 {ratio} 倍", f"{size} {unit}; {ratio}× as much with full multi-head"
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """A positive size and, with shared K/V heads, a whole ratio above 1 that divides n_head."""
         if inputs["n_kv_head"] == inputs["n_head"]:
             size = scalar(value)
@@ -542,7 +542,7 @@ class KVCacheMemory(CountTemplate):
         return (pair is not None and pair[0] > 0 and positive_integers([pair[1]]) and pair[1] > 1
                 and inputs["n_head"] % pair[1] == 0)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
         kind = self.kind(inputs)
         unit = self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])[0]
@@ -554,7 +554,7 @@ class KVCacheMemory(CountTemplate):
             text += "如果改用多头注意力（每个 query 头都有自己的 K/V），缓存是现在的多少倍？"
         return text
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
                          * inputs["B"] * BYTES[inputs["dtype"]])[0]
         if inputs["n_kv_head"] == inputs["n_head"]:

@@ -21,18 +21,22 @@ import argparse
 import hashlib
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeAlias
 
 from . import generate, names, versions
 from .base import Variant
 
 GOLDEN_PATH = Path(__file__).resolve().parents[2] / "tests" / "attention_engine" / "golden" / "variants.json"
 SEEDS = range(5)
+# {template: {"versions": {version: {seed: sha256}}}}, versions and seeds as strings (JSON keys)
+Golden: TypeAlias = dict[str, dict[str, dict[str, dict[str, str]]]]
 HOW_TO_UPDATE = ("a published version must keep generating exactly what it did: restore its behaviour, put the "
                  "change in a new version, then run `python -m attention_engine.generators.golden --write`")
 
 
-def canonical(x):
+def canonical(x: object) -> object:
     """Floats rounded to 10 significant digits, recursively; everything else unchanged."""
     if isinstance(x, float):
         return float(f"{x:.10g}")
@@ -49,7 +53,7 @@ def digest(variant: Variant) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def compute(seeds=SEEDS) -> dict:
+def compute(seeds: Iterable[int] = SEEDS) -> Golden:
     """{template: {"versions": {version: {seed: digest}}}} for every version of every template."""
     return {
         name: {"versions": {str(v): {str(s): digest(generate(name, s, version=v)) for s in seeds}
@@ -58,7 +62,7 @@ def compute(seeds=SEEDS) -> dict:
     }
 
 
-def differences(expected: dict, actual: dict) -> list[str]:
+def differences(expected: Golden, actual: Golden) -> list[str]:
     """One English line per template, version or seed whose digest differs from the golden file."""
     problems = [f"{name}: in the golden file but not a template" for name in sorted(set(expected) - set(actual))]
     for name, now in actual.items():
@@ -78,9 +82,9 @@ def differences(expected: dict, actual: dict) -> list[str]:
     return problems
 
 
-def merged(expected: dict, actual: dict, force: bool = False) -> dict:
+def merged(expected: Golden, actual: Golden, force: bool = False) -> Golden:
     """The golden file with what it lacks added; recorded digests kept unless ``force``."""
-    out = json.loads(json.dumps(expected))
+    out: Golden = json.loads(json.dumps(expected))
     for name, now in actual.items():
         recorded = out.setdefault(name, {"versions": {}})["versions"]
         for v, digests in now["versions"].items():

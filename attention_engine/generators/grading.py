@@ -27,8 +27,10 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .base import Variant
 
@@ -41,12 +43,12 @@ _BRACKETS = "[]()（）{}"
 class GradeResult:
     correct: bool
     score: float                        # 0..1, partial credit per element (vector) or per row (matrix)
-    elements: bool | list | None        # per-element correctness, None when the shape was wrong
+    elements: bool | list[bool] | list[list[bool]] | None  # per-element correctness, None when the shape was wrong
     message: str                        # English, for the CLI and logs; apps word ``code`` themselves
     code: str = "correct"
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"correct": self.correct, "score": self.score, "elements": self.elements,
                 "message": self.message, "code": self.code, "params": self.params}
 
@@ -77,7 +79,7 @@ def _finite(x: float, token: str) -> float:
     return x
 
 
-def _number(token) -> float:
+def _number(token: object) -> float:
     if isinstance(token, bool | np.bool_) or token is None:
         raise _Unreadable("unreadable", repr(token))
     if isinstance(token, int | np.integer):
@@ -97,13 +99,13 @@ def _number(token) -> float:
     raise _Unreadable("unreadable", type(token).__name__)
 
 
-def _rows(response) -> list[list[float]]:
+def _rows(response: object) -> list[list[float]]:
     """The response as rows of numbers; a scalar or a flat list is a single row."""
     if isinstance(response, np.ndarray):
         response = response.tolist()
     if isinstance(response, str):
-        rows = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response.strip())]
-        rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in rows if row.strip(_BRACKETS + " \t,，")]
+        texts = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response.strip())]
+        rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in texts if row.strip(_BRACKETS + " \t,，")]
         if not rows:
             raise _Unreadable("empty")
         return rows
@@ -120,7 +122,7 @@ def _plural(n: int) -> str:
     return f"{n} value" if n == 1 else f"{n} values"
 
 
-def _describe_expected(shape: tuple) -> str:
+def _describe_expected(shape: tuple[int, ...]) -> str:
     if shape == ():
         return "a single number"
     if len(shape) == 1:
@@ -137,7 +139,7 @@ def _describe_got(rows: list[list[float]]) -> str:
     return "rows of lengths " + ", ".join(str(len(r)) for r in rows)
 
 
-def _fit(rows: list[list[float]], shape: tuple) -> np.ndarray | None:
+def _fit(rows: list[list[float]], shape: tuple[int, ...]) -> npt.NDArray[np.float64] | None:
     """The response as an array of the expected shape, or None when it has another shape."""
     if shape == () and len(rows) == 1 and len(rows[0]) == 1:
         return np.array(rows[0][0])
@@ -148,7 +150,7 @@ def _fit(rows: list[list[float]], shape: tuple) -> np.ndarray | None:
     return None
 
 
-def grade(variant: Variant | Mapping, response) -> GradeResult:
+def grade(variant: Variant | Mapping[str, Any], response: object) -> GradeResult:
     """Grade ``response`` against the variant's answer; see the module docstring for accepted forms."""
     if isinstance(variant, Mapping):
         variant = Variant.from_dict(variant)
