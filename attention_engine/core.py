@@ -14,14 +14,14 @@ from typing import Any, Literal, TypeAlias, overload
 import numpy as np
 import numpy.typing as npt
 
-FloatArray: TypeAlias = npt.NDArray[np.floating[Any]]   # float32 or float64: the engine keeps what it is given
+FloatArray: TypeAlias = npt.NDArray[np.floating[Any]]  # float32 or float64: the engine keeps what it is given
 BoolArray: TypeAlias = npt.NDArray[np.bool_]
 
 
 def as_float_array(x: npt.ArrayLike) -> FloatArray:
     """Keep float32/float64 as given; promote ints and lists to float64 (our default precision)."""
     x = np.asarray(x)
-    if x.dtype.kind != "f":                              # cheaper than np.issubdtype on hot paths
+    if x.dtype.kind != "f":  # cheaper than np.issubdtype on hot paths
         x = x.astype(np.float64)
     return x
 
@@ -44,13 +44,13 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> FloatArray:
     """
     x = as_float_array(x)
     x_max: FloatArray = x.max(axis=axis, keepdims=True)  # (..., 1, ...)
-    if has_neginf(x_max):                                # some slice has nothing to attend to
+    if has_neginf(x_max):  # some slice has nothing to attend to
         x_max = np.where(np.isneginf(x_max), 0.0, x_max)  # shift those by 0, not by -inf (-inf - -inf = nan)
-        e = np.exp(x - x_max)                            # exp(-inf) = 0 for masked entries
+        e = np.exp(x - x_max)  # exp(-inf) = 0 for masked entries
         denom: FloatArray = e.sum(axis=axis, keepdims=True)  # 0 exactly for the fully masked slices
         return np.divide(e, denom, out=np.zeros_like(e), where=denom > 0)
-    e = np.exp(x - x_max)                                # largest entry -> e^0 = 1, no overflow
-    sums: FloatArray = e.sum(axis=axis, keepdims=True)   # (..., 1, ...), each >= 1
+    e = np.exp(x - x_max)  # largest entry -> e^0 = 1, no overflow
+    sums: FloatArray = e.sum(axis=axis, keepdims=True)  # (..., 1, ...), each >= 1
     return e / sums
 
 
@@ -68,20 +68,31 @@ def shared_causal_mask(L: int, S: int) -> BoolArray:
     """Shared, read-only masks: building a tril costs more than the attention itself at hand sizes."""
     if L < 1 or S < 1:
         raise ValueError(f"causal_mask needs L >= 1 and S >= 1, got L={L}, S={S}")
-    mask = np.tril(np.ones((L, S), dtype=bool))          # (L, S)
+    mask = np.tril(np.ones((L, S), dtype=bool))  # (L, S)
     mask.flags.writeable = False
     return mask
 
 
 @overload
 def scaled_dot_product_attention(
-    query: npt.ArrayLike, key: npt.ArrayLike, value: npt.ArrayLike, attn_mask: npt.ArrayLike | None = None,
-    is_causal: bool = False, scale: float | None = None, return_weights: Literal[False] = False,
+    query: npt.ArrayLike,
+    key: npt.ArrayLike,
+    value: npt.ArrayLike,
+    attn_mask: npt.ArrayLike | None = None,
+    is_causal: bool = False,
+    scale: float | None = None,
+    return_weights: Literal[False] = False,
 ) -> FloatArray: ...
 @overload
 def scaled_dot_product_attention(
-    query: npt.ArrayLike, key: npt.ArrayLike, value: npt.ArrayLike, attn_mask: npt.ArrayLike | None = None,
-    is_causal: bool = False, scale: float | None = None, *, return_weights: Literal[True],
+    query: npt.ArrayLike,
+    key: npt.ArrayLike,
+    value: npt.ArrayLike,
+    attn_mask: npt.ArrayLike | None = None,
+    is_causal: bool = False,
+    scale: float | None = None,
+    *,
+    return_weights: Literal[True],
 ) -> tuple[FloatArray, FloatArray]: ...
 def scaled_dot_product_attention(
     query: npt.ArrayLike,
@@ -111,15 +122,15 @@ def scaled_dot_product_attention(
         raise ValueError("pass either attn_mask or is_causal=True, not both (as in PyTorch)")
     scale = 1.0 / float(np.sqrt(E)) if scale is None else float(scale)  # a python float keeps float32 inputs float32
 
-    att = (q @ np.swapaxes(k, -2, -1)) * scale           # (..., L, E) @ (..., E, S) -> (..., L, S)
+    att = (q @ np.swapaxes(k, -2, -1)) * scale  # (..., L, E) @ (..., E, S) -> (..., L, S)
     if is_causal:
-        att = np.where(shared_causal_mask(L, S), att, -np.inf)   # future keys -> -inf -> weight exactly 0
+        att = np.where(shared_causal_mask(L, S), att, -np.inf)  # future keys -> -inf -> weight exactly 0
     elif attn_mask is not None:
         mask = np.asarray(attn_mask)
         if mask.dtype == bool:
-            att = np.where(mask, att, -np.inf)            # (..., L, S), False = not allowed
+            att = np.where(mask, att, -np.inf)  # (..., L, S), False = not allowed
         else:
             att = att + mask.astype(att.dtype, copy=False)  # additive bias, e.g. 0 / -inf
-    weights = softmax(att, axis=-1)                      # (..., L, S), each row sums to 1 (or is all 0)
-    out = weights @ v                                    # (..., L, S) @ (..., S, Ev) -> (..., L, Ev)
+    weights = softmax(att, axis=-1)  # (..., L, S), each row sums to 1 (or is all 0)
+    out = weights @ v  # (..., L, S) @ (..., S, Ev) -> (..., L, Ev)
     return (out, weights) if return_weights else out

@@ -19,7 +19,7 @@ from .core import FloatArray, as_float_array, scaled_dot_product_attention
 
 def linear(x: FloatArray, weight: FloatArray, bias: FloatArray | None) -> FloatArray:
     """nn.Linear: x @ W^T + b, with W stored as (out_features, in_features)."""
-    y = x @ weight.T                                     # (..., in) @ (in, out) -> (..., out)
+    y = x @ weight.T  # (..., in) @ (in, out) -> (..., out)
     return y if bias is None else y + bias
 
 
@@ -28,9 +28,9 @@ class AttentionIntermediates:
     """Every tensor a worked solution shows, named as in nanoGPT's forward()."""
 
     qkv: FloatArray  # (B, T, 3C)  c_attn(x)
-    q: FloatArray    # (B, nh, T, hs)
-    k: FloatArray    # (B, nh, T, hs)
-    v: FloatArray    # (B, nh, T, hs)
+    q: FloatArray  # (B, nh, T, hs)
+    k: FloatArray  # (B, nh, T, hs)
+    v: FloatArray  # (B, nh, T, hs)
     att: FloatArray  # (B, nh, T, T)  softmax weights after the causal mask
     y_heads: FloatArray  # (B, nh, T, hs)  att @ v
     y_merged: FloatArray  # (B, T, C)  heads side by side, before c_proj
@@ -57,12 +57,18 @@ class KVCache:
 class CausalSelfAttention:
     """Multi-head causal self-attention: fused qkv projection, head split, SDPA, re-assembly, c_proj."""
 
-    def __init__(self, n_embd: int, n_head: int, bias: bool = True, rng: np.random.Generator | None = None,
-                 dtype: npt.DTypeLike = np.float64) -> None:
+    def __init__(
+        self,
+        n_embd: int,
+        n_head: int,
+        bias: bool = True,
+        rng: np.random.Generator | None = None,
+        dtype: npt.DTypeLike = np.float64,
+    ) -> None:
         if n_embd % n_head != 0:
             raise ValueError(f"n_embd ({n_embd}) must be divisible by n_head ({n_head})")
         rng = np.random.default_rng(0) if rng is None else rng
-        bound = 1.0 / np.sqrt(n_embd)                    # nn.Linear's default init range
+        bound = 1.0 / np.sqrt(n_embd)  # nn.Linear's default init range
         self.n_embd, self.n_head = n_embd, n_head
         self.c_attn_weight = rng.uniform(-bound, bound, (3 * n_embd, n_embd)).astype(dtype)  # (3C, C)
         self.c_attn_bias = rng.uniform(-bound, bound, 3 * n_embd).astype(dtype) if bias else None  # (3C,)
@@ -116,10 +122,10 @@ class CausalSelfAttention:
         B, T, _ = x.shape
         nh, hs = self.n_head, self.head_size
         qkv = linear(x, self.c_attn_weight, self.c_attn_bias)  # (B, T, 3C)
-        q, k, v = np.split(qkv, 3, axis=2)                      # 3 x (B, T, C)
-        q = q.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)       # (B, T, nh, hs) -> (B, nh, T, hs)
-        k = k.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)       # (B, nh, T, hs)
-        v = v.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)       # (B, nh, T, hs)
+        q, k, v = np.split(qkv, 3, axis=2)  # 3 x (B, T, C)
+        q = q.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)  # (B, T, nh, hs) -> (B, nh, T, hs)
+        k = k.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)  # (B, nh, T, hs)
+        v = v.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)  # (B, nh, T, hs)
         return qkv, q, k, v
 
     def _merge_heads_and_project(self, y: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -136,10 +142,12 @@ class CausalSelfAttention:
     @overload
     def __call__(self, x: npt.ArrayLike, return_intermediates: Literal[False] = False) -> FloatArray: ...
     @overload
-    def __call__(self, x: npt.ArrayLike,
-                 return_intermediates: Literal[True]) -> tuple[FloatArray, AttentionIntermediates]: ...
-    def __call__(self, x: npt.ArrayLike,
-                 return_intermediates: bool = False) -> FloatArray | tuple[FloatArray, AttentionIntermediates]:
+    def __call__(
+        self, x: npt.ArrayLike, return_intermediates: Literal[True]
+    ) -> tuple[FloatArray, AttentionIntermediates]: ...
+    def __call__(
+        self, x: npt.ArrayLike, return_intermediates: bool = False
+    ) -> FloatArray | tuple[FloatArray, AttentionIntermediates]:
         """x (B, T, C) -> y (B, T, C); optionally also the intermediates for a worked solution."""
         x = self._check_input(x)
         qkv, q, k, v = self._qkv_heads(x)
@@ -168,15 +176,15 @@ class CausalSelfAttention:
             raise ValueError(f"cache was made for batch size {cache.k.shape[0]}, got {x_t.shape[0]}")
         if cache.length >= cache.max_len:
             raise ValueError(f"KV cache is full (max_len={cache.max_len})")
-        _, q, k, v = self._qkv_heads(x_t)                       # (B, nh, 1, hs) each
+        _, q, k, v = self._qkv_heads(x_t)  # (B, nh, 1, hs) each
         t = cache.length
-        cache.k[:, :, t] = k[:, :, 0]                           # (B, nh, hs) into slot t
+        cache.k[:, :, t] = k[:, :, 0]  # (B, nh, hs) into slot t
         cache.v[:, :, t] = v[:, :, 0]
         cache.length += 1
         cache.kv_projections += 1
         k_past, v_past = cache.k[:, :, : t + 1], cache.v[:, :, : t + 1]  # (B, nh, t+1, hs)
-        y_heads = scaled_dot_product_attention(q, k_past, v_past)        # (B, nh, 1, hs)
-        return self._merge_heads_and_project(y_heads)[1]                 # (B, 1, C)
+        y_heads = scaled_dot_product_attention(q, k_past, v_past)  # (B, nh, 1, hs)
+        return self._merge_heads_and_project(y_heads)[1]  # (B, 1, C)
 
     def decode(self, x: npt.ArrayLike, use_cache: bool = True) -> tuple[FloatArray, int]:
         """Feed x (B, T, C) one position at a time, as generation does; returns (y, K/V projections).
@@ -190,11 +198,11 @@ class CausalSelfAttention:
         if use_cache:
             cache = self.new_cache(B, T)
             for t in range(T):
-                outputs.append(self.step(x[:, t : t + 1], cache))    # (B, 1, C)
+                outputs.append(self.step(x[:, t : t + 1], cache))  # (B, 1, C)
             return np.concatenate(outputs, axis=1), cache.kv_projections
         projections = 0
         for t in range(T):
-            prefix = x[:, : t + 1]                                  # (B, t+1, C)
-            projections += t + 1                                    # K/V of the whole prefix again
-            outputs.append(self(prefix)[:, -1:])                    # (B, 1, C), the newest position
+            prefix = x[:, : t + 1]  # (B, t+1, C)
+            projections += t + 1  # K/V of the whole prefix again
+            outputs.append(self(prefix)[:, -1:])  # (B, 1, C), the newest position
         return np.concatenate(outputs, axis=1), projections

@@ -49,15 +49,39 @@ from .shapes import (
 from .softmax import OnlineSoftmax, StableSoftmax
 
 _ALL: tuple[Template, ...] = (
-    AttentionRowWeights(), AttentionOutput(), CausalMaskedWeights(), MaskFillZeroContrast(),
-    FiveStepShapes(), DotProductVariance(), SoftmaxSharpness(), NanoGPTShapes(), NanoGPTParamCount(),
-    KVCacheSavings(), RNNGradientDecay(), BertGptPositions(), HeadDimension(), AttentionMatrixMemory(),
+    AttentionRowWeights(),
+    AttentionOutput(),
+    CausalMaskedWeights(),
+    MaskFillZeroContrast(),
+    FiveStepShapes(),
+    DotProductVariance(),
+    SoftmaxSharpness(),
+    NanoGPTShapes(),
+    NanoGPTParamCount(),
+    KVCacheSavings(),
+    RNNGradientDecay(),
+    BertGptPositions(),
+    HeadDimension(),
+    AttentionMatrixMemory(),
     # version 2: prompts without typing instructions, options that pass the learner's sanity checks
-    AttentionRowWeightsV2(), AttentionOutputV2(), CausalMaskedWeightsV2(), MaskFillZeroContrastV2(),
-    FiveStepShapesV2(), DotProductVarianceV2(), SoftmaxSharpnessV2(), NanoGPTShapesV2(), NanoGPTParamCountV2(),
-    KVCacheSavingsV2(), RNNGradientDecayV2(), BertGptPositionsV2(), HeadDimensionV2(), AttentionMatrixMemoryV2(),
+    AttentionRowWeightsV2(),
+    AttentionOutputV2(),
+    CausalMaskedWeightsV2(),
+    MaskFillZeroContrastV2(),
+    FiveStepShapesV2(),
+    DotProductVarianceV2(),
+    SoftmaxSharpnessV2(),
+    NanoGPTShapesV2(),
+    NanoGPTParamCountV2(),
+    KVCacheSavingsV2(),
+    RNNGradientDecayV2(),
+    BertGptPositionsV2(),
+    HeadDimensionV2(),
+    AttentionMatrixMemoryV2(),
     # new templates
-    KVCacheMemory(), OnlineSoftmax(), StableSoftmax(),
+    KVCacheMemory(),
+    OnlineSoftmax(),
+    StableSoftmax(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}
@@ -98,6 +122,16 @@ def generate(name: str, seed: int, *, version: int | None = None, **params: Any)
 
 
 __all__ = [
-    "FIVE_STEPS", "Choice", "GradeResult", "ParamSpec", "Step", "Template", "Variant",
-    "generate", "get", "grade", "names", "versions",
+    "FIVE_STEPS",
+    "Choice",
+    "GradeResult",
+    "ParamSpec",
+    "Step",
+    "Template",
+    "Variant",
+    "generate",
+    "get",
+    "grade",
+    "names",
+    "versions",
 ]

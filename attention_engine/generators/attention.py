@@ -35,16 +35,35 @@ ROW_BUGS_V2 = ("scores_transposed", "missing_scale", "divide_by_dk", "softmax_wr
 SCORE_BUGS_V2 = ("scores_transposed", "softmax_wrong_axis_renormalised", "softmax_as_argmax")
 
 # The names of the worked steps: version 1 as it was, version 2 the five steps of lesson 1.
-STEP_NAMES_V1 = {"dots": "点积分数", "scale": "缩放", "mask": "因果掩码", "softmax": "softmax",
-                 "row_softmax": "逐行 softmax", "sum": "加权求和", "fill": "填 0 后的分数"}
+STEP_NAMES_V1 = {
+    "dots": "点积分数",
+    "scale": "缩放",
+    "mask": "因果掩码",
+    "softmax": "softmax",
+    "row_softmax": "逐行 softmax",
+    "sum": "加权求和",
+    "fill": "填 0 后的分数",
+}
 _, _SCORE, _SCALE, _SOFTMAX, _SUM = (s.label for s in FIVE_STEPS)
-STEP_NAMES_V2 = {"dots": _SCORE, "scale": _SCALE, "mask": f"{_SCALE}（加因果掩码）", "softmax": _SOFTMAX,
-                 "row_softmax": _SOFTMAX, "sum": _SUM, "fill": f"{_SCALE}（掩码错填 0）"}
+STEP_NAMES_V2 = {
+    "dots": _SCORE,
+    "scale": _SCALE,
+    "mask": f"{_SCALE}（加因果掩码）",
+    "softmax": _SOFTMAX,
+    "row_softmax": _SOFTMAX,
+    "sum": _SUM,
+    "fill": f"{_SCALE}（掩码错填 0）",
+}
 
 # The seeds' own numbers (param ``example``). 001, question 2, "我吃": 我 looks at 我 and 吃.
 QUERY_EXAMPLES: dict[str, dict[str, Any]] = {
-    "wo_chi": {"Q": ((0.6, 0.2), (0.3, 0.9)), "K": ((0.4, 0.7), (0.1, 0.5)), "V": ((0.8, 0.3), (0.6, 0.2)),
-               "query": 1, "is_causal": False},
+    "wo_chi": {
+        "Q": ((0.6, 0.2), (0.3, 0.9)),
+        "K": ((0.4, 0.7), (0.1, 0.5)),
+        "V": ((0.8, 0.3), (0.6, 0.2)),
+        "query": 1,
+        "is_causal": False,
+    },
 }
 # 001, question 3, "我爱你": the seed prints only the weights. These scaled scores reproduce its
 # table to 2 dp ([1, 0, 0], [0.40, 0.60, 0], [0.25, 0.30, 0.45]) and, filled with 0 instead of
@@ -54,7 +73,7 @@ SCORE_EXAMPLES: dict[str, dict[str, Any]] = {
 }
 # |q|, |k| <= 1.5: still hand-sized, and large enough that forgetting the scale visibly changes the answer
 QK_LIMIT = 15
-MIN_SPREAD = 0.05   # a row whose visible weights all lie within this of each other is trivial
+MIN_SPREAD = 0.05  # a row whose visible weights all lie within this of each other is trivial
 
 
 def tenths(rng: np.random.Generator, shape: tuple[int, ...], limit: int = 9) -> FloatArray:
@@ -68,21 +87,22 @@ def spread_ok(weights: Sequence[float], visible: int) -> bool:
     return visible > 1 and max(w) - min(w) >= MIN_SPREAD
 
 
-def row_steps(Q: FloatArray, K: FloatArray, i: int, is_causal: bool,
-              names: dict[str, str] = STEP_NAMES_V1) -> tuple[FloatArray, list[Step]]:
+def row_steps(
+    Q: FloatArray, K: FloatArray, i: int, is_causal: bool, names: dict[str, str] = STEP_NAMES_V1
+) -> tuple[FloatArray, list[Step]]:
     """The weights of query row i (0-based) computed the way a learner does it, with the steps."""
     T, d_k = K.shape
-    s = K @ Q[i]                                          # (T,)  s_j = q_i · k_j
-    scaled = s / math.sqrt(d_k)                           # (T,)
+    s = K @ Q[i]  # (T,)  s_j = q_i · k_j
+    scaled = s / math.sqrt(d_k)  # (T,)
     steps = [
         step(names["dots"], rf"s_j = q_{{{i + 1}}} \cdot k_j", s),
         step(names["scale"], rf"\tilde s_j = s_j / \sqrt{{{d_k}}}", scaled),
     ]
     if is_causal:
-        scaled = np.where(shared_causal_mask(T, T)[i], scaled, -np.inf)   # (T,)  future keys -> -inf
+        scaled = np.where(shared_causal_mask(T, T)[i], scaled, -np.inf)  # (T,)  future keys -> -inf
         steps.append(step(names["mask"], rf"\tilde s_j = -\infty \quad (j > {i + 1})", scaled))
-    e = np.exp(scaled - scaled.max())                     # (T,)  minus the max: same result, no overflow
-    w = e / e.sum()                                       # (T,)  sums to 1; e^-inf = 0 for masked keys
+    e = np.exp(scaled - scaled.max())  # (T,)  minus the max: same result, no overflow
+    w = e / e.sum()  # (T,)  sums to 1; e^-inf = 0 for masked keys
     steps.append(step(names["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w))
     return w, steps
 
@@ -92,14 +112,14 @@ def wrong_row(bug: str, dots: FloatArray, d_k: int, i: int, is_causal: bool, V: 
 
     ``dots`` is Q Kᵀ (T, T), computed once per variant: each bug only changes what comes after it.
     """
-    weights = misconception(bug).weights_from_dots(dots, d_k, is_causal)   # (T, T)
-    row: FloatArray = weights[i] if V is None else (weights @ V)[i]        # (T,) or (T, T) @ (T, d_v) -> (d_v,)
+    weights = misconception(bug).weights_from_dots(dots, d_k, is_causal)  # (T, T)
+    row: FloatArray = weights[i] if V is None else (weights @ V)[i]  # (T,) or (T, T) @ (T, d_v) -> (d_v,)
     return row
 
 
 def wrong_score_row(bug: str, S: FloatArray, i: int) -> FloatArray:
     """Row i of the causal weights of the score matrix S with the misconception ``bug`` in place."""
-    row: FloatArray = misconception(bug).weights_from_scores(S, True)[i]       # (T,)
+    row: FloatArray = misconception(bug).weights_from_scores(S, True)[i]  # (T,)
     return row
 
 
@@ -111,22 +131,24 @@ def neighbour_row(dots: FloatArray, d_k: int, i: int, is_causal: bool, V: FloatA
     """
     T = len(dots)
     r = i - 1 if is_causal or i == T - 1 else i + 1
-    weights = correct_weights(dots * correct_scale(d_k), is_causal)        # (T, T)
-    row: FloatArray = weights[r] if V is None else (weights @ V)[r]        # (T,) or (d_v,)
+    weights = correct_weights(dots * correct_scale(d_k), is_causal)  # (T, T)
+    row: FloatArray = weights[r] if V is None else (weights @ V)[r]  # (T,) or (d_v,)
     return row
 
 
 def fill_zero_softmax(scores_row: FloatArray, last_visible: int) -> FloatArray:
     """softmax of a score row (T,) whose keys after ``last_visible`` (0-based) were filled with 0."""
-    return softmax(np.where(np.arange(len(scores_row)) <= last_visible, scores_row, 0.0))   # (T,)
+    return softmax(np.where(np.arange(len(scores_row)) <= last_visible, scores_row, 0.0))  # (T,)
 
 
 def check_example(p: Params, fixed: dict[str, Any]) -> None:
     """ValueError when a param given by the author contradicts the fixed example's value."""
     for name, value in fixed.items():
         if p.get(name) is not None and p[name] != value:
-            raise ValueError(f"param {name!r} ({p[name]!r}) contradicts param 'example' ({p['example']!r}), "
-                             f"which has {name} = {value!r}")
+            raise ValueError(
+                f"param {name!r} ({p[name]!r}) contradicts param 'example' ({p['example']!r}), "
+                f"which has {name} = {value!r}"
+            )
 
 
 def example_param(*names: str) -> ParamSpec:
@@ -142,7 +164,7 @@ class QueryRow(Template):
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         T, d_k, causal = self.pick(rng, p, "T"), self.pick(rng, p, "d_k"), p["is_causal"]
-        Q, K = tenths(rng, (2, T, d_k), QK_LIMIT)          # (T, d_k) each
+        Q, K = tenths(rng, (2, T, d_k), QK_LIMIT)  # (T, d_k) each
         inputs: Inputs = {"Q": Q, "K": K}
         if "d_v" in self.params:
             inputs["V"] = tenths(rng, (T, self.pick(rng, p, "d_v")))
@@ -155,13 +177,14 @@ class QueryRow(Template):
         Q, K = np.asarray(inputs["Q"], dtype=float), np.asarray(inputs["K"], dtype=float)  # (T, d_k)
         i = inputs["query"] - 1
         w, steps = row_steps(Q, K, i, inputs["is_causal"], self.STEP_NAMES)
-        return Q @ K.T, K.shape[1], i, w, steps           # (T, d_k) @ (d_k, T) -> (T, T)
+        return Q @ K.T, K.shape[1], i, w, steps  # (T, d_k) @ (d_k, T) -> (T, T)
 
     def bugs(self, inputs: Inputs) -> tuple[str, ...]:
         return SCALE_BUGS + MASK_BUGS if inputs["is_causal"] else SCALE_BUGS
 
-    def candidates(self, inputs: Inputs, dots: FloatArray, d_k: int, i: int,
-                   V: FloatArray | None = None) -> list[Distractor]:
+    def candidates(
+        self, inputs: Inputs, dots: FloatArray, d_k: int, i: int, V: FloatArray | None = None
+    ) -> list[Distractor]:
         """(misconception, lazily computed row) for each bug; ``V`` given: the output row instead."""
         causal = inputs["is_causal"]
         return [(m, partial(wrong_row, m, dots, d_k, i, causal, V)) for m in self.bugs(inputs)]
@@ -173,10 +196,11 @@ class QueryRow(Template):
     def intro(self, inputs: Inputs) -> str:
         shown = [f"{name} = {latex_matrix(inputs[name], 1)}" for name in ("Q", "K", "V") if name in inputs]
         T, d_k = np.shape(inputs["K"])
-        mask = ("使用因果掩码：第 $i$ 个 token 只能看到第 $1..i$ 个 token。" if inputs["is_causal"]
-                else "不使用掩码。")
-        return (f"一个长度 $T = {T}$ 的序列，每行对应一个 token（$d_k = {d_k}$）：\n\n"
-                "$$" + r",\qquad ".join(shown) + "$$\n\n" + mask)
+        mask = "使用因果掩码：第 $i$ 个 token 只能看到第 $1..i$ 个 token。" if inputs["is_causal"] else "不使用掩码。"
+        return (
+            f"一个长度 $T = {T}$ 的序列，每行对应一个 token（$d_k = {d_k}$）：\n\n"
+            "$$" + r",\qquad ".join(shown) + "$$\n\n" + mask
+        )
 
 
 class AttentionRowWeights(QueryRow):
@@ -197,16 +221,18 @@ class AttentionRowWeights(QueryRow):
 
     def prompt(self, inputs: Inputs) -> str:
         i, T = inputs["query"], len(inputs["K"])
-        return (self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力权重 "
-                rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$，"
-                f"按 key 的顺序写出 {T} 个数，保留两位小数。")
+        return (
+            self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力权重 "
+            rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$，"
+            f"按 key 的顺序写出 {T} 个数，保留两位小数。"
+        )
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """Weights of one query: T of them, non-negative, summing to 1, 0 where the mask hides a key."""
         w = vector(value, len(inputs["K"]))
         if w is None or not probability_row(w):
             return False
-        return not inputs["is_causal"] or all(x == 0 for x in w[inputs["query"]:])
+        return not inputs["is_causal"] or all(x == 0 for x in w[inputs["query"] :])
 
 
 class AttentionOutput(QueryRow):
@@ -214,7 +240,7 @@ class AttentionOutput(QueryRow):
     version = 1
     title_zh = "一个 query 的注意力输出"
     title_en = "Attention output of one query"
-    params = specs(   # defaults: the shape of the seed's two-word "我吃" example
+    params = specs(  # defaults: the shape of the seed's two-word "我吃" example
         ParamSpec("T", 2, 2, 4),
         ParamSpec("d_k", 2, 2, 4),
         ParamSpec("d_v", 2, 2, 3),
@@ -225,36 +251,40 @@ class AttentionOutput(QueryRow):
 
     def solve(self, inputs: Inputs) -> Solution:
         dots, d_k, i, w, steps = self.row(inputs)
-        V = np.asarray(inputs["V"], dtype=float)           # (T, d_v)
-        out = w @ V                                        # (T,) @ (T, d_v) -> (d_v,)
-        terms = r" + ".join(rf"{wj} \times {latex_row(vj, 1)}"
-                            for wj, vj in zip(fmt_many(w.tolist(), 2), V.tolist(), strict=True))
+        V = np.asarray(inputs["V"], dtype=float)  # (T, d_v)
+        out = w @ V  # (T,) @ (T, d_v) -> (d_v,)
+        terms = r" + ".join(
+            rf"{wj} \times {latex_row(vj, 1)}" for wj, vj in zip(fmt_many(w.tolist(), 2), V.tolist(), strict=True)
+        )
         steps.append(step(self.STEP_NAMES["sum"], rf"o = \sum_j w_j v_j = {terms}", out))
         return Solution(out, self.candidates(inputs, dots, d_k, i, V), steps)
 
     def prompt(self, inputs: Inputs) -> str:
         i, d_v = inputs["query"], np.shape(inputs["V"])[1]
-        return (self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力输出 "
-                rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$，"
-                f"写出 {d_v} 个数，保留两位小数。")
+        return (
+            self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力输出 "
+            rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$，"
+            f"写出 {d_v} 个数，保留两位小数。"
+        )
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """A weighted average of the visible value rows: each component within their column's range."""
         return self.sane_check(inputs)(value)
 
     def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
-        V = inputs["V"].tolist() if isinstance(inputs["V"], np.ndarray) else inputs["V"]   # (T, d_v) as rows
+        V = inputs["V"].tolist() if isinstance(inputs["V"], np.ndarray) else inputs["V"]  # (T, d_v) as rows
         columns = list(zip(*(V[: inputs["query"]] if inputs["is_causal"] else V), strict=True))  # d_v x (visible,)
-        eps = half_unit(self.decimals)                                    # the option is rounded
+        eps = half_unit(self.decimals)  # the option is rounded
         bounds = [(min(c) - eps, max(c) + eps) for c in columns]
 
-        def check(value: Any) -> bool:                                     # NaN and inf fail the bounds too
+        def check(value: Any) -> bool:  # NaN and inf fail the bounds too
             if not isinstance(value, list | tuple) or len(value) != len(bounds):
                 return False
             try:
                 return all(lo <= x <= hi for x, (lo, hi) in zip(value, bounds, strict=True))
-            except TypeError:                                              # not numbers
+            except TypeError:  # not numbers
                 return False
+
         return check
 
 
@@ -268,11 +298,13 @@ class ScoreMatrix(Template):
 
     def scores(self, rng: np.random.Generator, p: Params) -> FloatArray:
         T = self.pick(rng, p, "T")
-        return tenths(rng, (T, T), limit=20)              # (T, T) scores in [-2, 2]
+        return tenths(rng, (T, T), limit=20)  # (T, T) scores in [-2, 2]
 
     def intro(self, inputs: Inputs) -> str:
-        return ("下面是已经除以 $\\sqrt{d_k}$ 的注意力分数（行 = query，列 = key）：\n\n"
-                f"$$S = {latex_matrix(inputs['scores'], 1)}$$\n\n")
+        return (
+            "下面是已经除以 $\\sqrt{d_k}$ 的注意力分数（行 = query，列 = key）：\n\n"
+            f"$$S = {latex_matrix(inputs['scores'], 1)}$$\n\n"
+        )
 
 
 class CausalMaskedWeights(ScoreMatrix):
@@ -288,9 +320,9 @@ class CausalMaskedWeights(ScoreMatrix):
     BUGS: ClassVar[tuple[str, ...]] = (*MASK_BUGS, "softmax_wrong_axis", "missing_softmax")
 
     def solve(self, inputs: Inputs) -> Solution:
-        S = np.asarray(inputs["scores"], dtype=float)       # (T, T)
+        S = np.asarray(inputs["scores"], dtype=float)  # (T, T)
         masked = np.where(shared_causal_mask(len(S), len(S)), S, -np.inf)  # (T, T)  j > i -> -inf
-        W = softmax(masked, axis=-1)                        # (T, T)  each row sums to 1, zeros above the diagonal
+        W = softmax(masked, axis=-1)  # (T, T)  each row sums to 1, zeros above the diagonal
         steps = [
             step(self.STEP_NAMES["mask"], r"\tilde S_{ij} = -\infty \quad (j > i)", masked),
             step(self.STEP_NAMES["row_softmax"], r"W_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_k e^{\tilde S_{ik}}}", W),
@@ -304,16 +336,23 @@ class CausalMaskedWeights(ScoreMatrix):
 
     def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
         T = len(inputs["scores"])
-        tol = T * half_unit(self.decimals) + 0.001             # a row of T rounded weights
+        tol = T * half_unit(self.decimals) + 0.001  # a row of T rounded weights
 
-        def check(value: Any) -> bool:                          # NaN and inf fail the sum or the sign
+        def check(value: Any) -> bool:  # NaN and inf fail the sum or the sign
             if not isinstance(value, list | tuple) or len(value) != T:
                 return False
             try:
-                return all(isinstance(row, list | tuple) and len(row) == T and min(row) >= 0
-                           and abs(sum(row) - 1.0) <= tol and not any(row[i + 1:]) for i, row in enumerate(value))
-            except TypeError:                                   # not numbers
+                return all(
+                    isinstance(row, list | tuple)
+                    and len(row) == T
+                    and min(row) >= 0
+                    and abs(sum(row) - 1.0) <= tol
+                    and not any(row[i + 1 :])
+                    for i, row in enumerate(value)
+                )
+            except TypeError:  # not numbers
                 return False
+
         return check
 
     def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
@@ -322,8 +361,10 @@ class CausalMaskedWeights(ScoreMatrix):
 
     def prompt(self, inputs: Inputs) -> str:
         T = len(inputs["scores"])
-        return (self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax。"
-                f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，行与行之间用分号隔开。")
+        return (
+            self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax。"
+            f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，行与行之间用分号隔开。"
+        )
 
 
 class MaskFillZeroContrast(ScoreMatrix):
@@ -338,12 +379,12 @@ class MaskFillZeroContrast(ScoreMatrix):
         return {"scores": S, "query": int(rng.integers(1, len(S)))}  # the last row has no future to mask
 
     def solve(self, inputs: Inputs) -> Solution:
-        S = np.asarray(inputs["scores"], dtype=float)       # (T, T)
+        S = np.asarray(inputs["scores"], dtype=float)  # (T, T)
         i = inputs["query"] - 1
-        visible = np.arange(len(S)) <= i                    # (T,)
-        filled = np.where(visible, S[i], 0.0)               # (T,)  the bug: 0, not -inf
-        w = softmax(filled)                                 # (T,)  e^0 = 1: the future keeps a share
-        right = softmax(np.where(visible, S[i], -np.inf))   # (T,)  what -inf gives
+        visible = np.arange(len(S)) <= i  # (T,)
+        filled = np.where(visible, S[i], 0.0)  # (T,)  the bug: 0, not -inf
+        w = softmax(filled)  # (T,)  e^0 = 1: the future keeps a share
+        right = softmax(np.where(visible, S[i], -np.inf))  # (T,)  what -inf gives
         steps = [
             step(self.STEP_NAMES["fill"], rf"\tilde s_j = 0 \quad (j > {i + 1})", filled),
             step(self.STEP_NAMES["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w),
@@ -361,14 +402,16 @@ class MaskFillZeroContrast(ScoreMatrix):
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """The row of a 0-filled softmax: T weights summing to 1, the future (0-filled) keys all alike."""
         w = vector(value, len(inputs["scores"]))
-        return w is not None and probability_row(w) and len(set(w[inputs["query"]:])) <= 1
+        return w is not None and probability_row(w) and len(set(w[inputs["query"] :])) <= 1
 
     def prompt(self, inputs: Inputs) -> str:
         i, T = inputs["query"], len(inputs["scores"])
-        return ("有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
-                + self.intro(inputs)
-                + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
-                f"按 key 的顺序写出 {T} 个数，保留两位小数。")
+        return (
+            "有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
+            + self.intro(inputs)
+            + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
+            f"按 key 的顺序写出 {T} 个数，保留两位小数。"
+        )
 
 
 # --- version 2 ---------------------------------------------------------------------------------
@@ -394,25 +437,28 @@ class QueryRowV2(QueryRow):
             fixed = {"T": len(ex["K"]), "d_k": len(ex["K"][0]), "d_v": len(ex["V"][0]), "is_causal": ex["is_causal"]}
             check_example(p, {k: v for k, v in fixed.items() if k in self.params})
         elif p["is_causal"] and p["T"] is not None and p["T"] < 3:
-            raise ValueError(f"param 'T' ({p['T']}) must be at least 3 when 'is_causal' is true: the query is "
-                             "neither the first token nor the last, so the mask shapes its row")
+            raise ValueError(
+                f"param 'T' ({p['T']}) must be at least 3 when 'is_causal' is true: the query is "
+                "neither the first token nor the last, so the mask shapes its row"
+            )
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         if p["example"] is not None:
             ex = QUERY_EXAMPLES[p["example"]]
-            inputs: Inputs = {name: np.array(ex[name]) for name in ("Q", "K", "V")
-                              if name != "V" or "d_v" in self.params}
+            inputs: Inputs = {
+                name: np.array(ex[name]) for name in ("Q", "K", "V") if name != "V" or "d_v" in self.params
+            }
             return {**inputs, "query": ex["query"], "is_causal": ex["is_causal"]}
         causal = p["is_causal"]
         T_max = self.params["T"].max
-        assert T_max is not None                                           # an int param: it has a range
+        assert T_max is not None  # an int param: it has a range
         T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(T_max) + 1))
         d_k = self.pick(rng, p, "d_k")
         d_v = self.pick(rng, p, "d_v") if "d_v" in self.params else 0
-        x = tenths(rng, (T * (2 * d_k + d_v),), QK_LIMIT)                 # one draw for Q, K and V
-        inputs = {"Q": x[: T * d_k].reshape(T, d_k), "K": x[T * d_k: 2 * T * d_k].reshape(T, d_k)}  # (T, d_k)
+        x = tenths(rng, (T * (2 * d_k + d_v),), QK_LIMIT)  # one draw for Q, K and V
+        inputs = {"Q": x[: T * d_k].reshape(T, d_k), "K": x[T * d_k : 2 * T * d_k].reshape(T, d_k)}  # (T, d_k)
         if d_v:
-            inputs["V"] = x[2 * T * d_k:].reshape(T, d_v)                  # (T, d_v)
+            inputs["V"] = x[2 * T * d_k :].reshape(T, d_v)  # (T, d_v)
         inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
         inputs["is_causal"] = causal
         return inputs
@@ -420,11 +466,12 @@ class QueryRowV2(QueryRow):
     def bugs(self, inputs: Inputs) -> tuple[str, ...]:
         return ROW_BUGS_V2 + (("mask_hides_diagonal",) if inputs["is_causal"] else ("unneeded_causal_mask",))
 
-    def candidates(self, inputs: Inputs, dots: FloatArray, d_k: int, i: int,
-                   V: FloatArray | None = None) -> list[Distractor]:
+    def candidates(
+        self, inputs: Inputs, dots: FloatArray, d_k: int, i: int, V: FloatArray | None = None
+    ) -> list[Distractor]:
         slip = partial(neighbour_row, dots, d_k, i, inputs["is_causal"], V)
         wrong = [*super().candidates(inputs, dots, d_k, i, V), ("wrong_query_row", slip)]
-        if i == len(dots) - 1:             # the last token sees every key: a causal mask changes nothing
+        if i == len(dots) - 1:  # the last token sees every key: a causal mask changes nothing
             wrong = [(m, None if m == "unneeded_causal_mask" else value) for m, value in wrong]
         return wrong
 
@@ -439,8 +486,10 @@ class AttentionRowWeightsV2(QueryRowV2, AttentionRowWeights):
 
     def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return (self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力权重 "
-                rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$ 是多少？")
+        return (
+            self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力权重 "
+            rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$ 是多少？"
+        )
 
     def answer_format(self, inputs: Inputs) -> str:
         return f"按 key 的顺序写出 {len(inputs['K'])} 个数，保留两位小数。"
@@ -452,7 +501,7 @@ class AttentionOutputV2(QueryRowV2, AttentionOutput):
     cited in shared/ITEM_WRITING.md). It also keeps generation above 5,000 variants/s."""
 
     max_distractors = 2
-    params = specs(   # T drawn: 2-4 keys, 3-4 when causal; d_k = d_v = 2 by default, as in "我吃"
+    params = specs(  # T drawn: 2-4 keys, 3-4 when causal; d_k = d_v = 2 by default, as in "我吃"
         ParamSpec("T", None, 2, 4),
         ParamSpec("d_k", 2, 2, 4),
         ParamSpec("d_v", 2, 2, 3),
@@ -469,8 +518,10 @@ class AttentionOutputV2(QueryRowV2, AttentionOutput):
 
     def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return (self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力输出 "
-                rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$ 是多少？")
+        return (
+            self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力输出 "
+            rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$ 是多少？"
+        )
 
     def answer_format(self, inputs: Inputs) -> str:
         return f"按 $o$ 的分量顺序写出 {np.shape(inputs['V'])[1]} 个数，保留两位小数。"
@@ -501,8 +552,10 @@ class CausalMaskedWeightsV2(ScoreExampleV2, CausalMaskedWeights):
     BUGS = SCORE_BUGS_V2
 
     def prompt(self, inputs: Inputs) -> str:
-        return (self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax，"
-                "得到的权重矩阵是什么？")
+        return (
+            self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax，"
+            "得到的权重矩阵是什么？"
+        )
 
     def answer_format(self, inputs: Inputs) -> str:
         T = len(inputs["scores"])
@@ -513,21 +566,24 @@ class MaskFillZeroContrastV2(ScoreExampleV2, MaskFillZeroContrast):
     params = specs(ParamSpec("T", 3, 2, 4), example_param(*SCORE_EXAMPLES))
 
     def example_inputs(self, ex: dict[str, Any]) -> Inputs:
-        return {**super().example_inputs(ex), "query": ex["query"]}   # the seed's row: 我, the first token
+        return {**super().example_inputs(ex), "query": ex["query"]}  # the seed's row: 我, the first token
 
     def candidates(self, S: FloatArray, i: int, right: FloatArray) -> list[Distractor]:
         """Rows that still look 0-filled (summing to 1, the future keys sharing one weight)."""
         return [
             ("zero_means_masked", right),
             ("wrong_query_row", partial(fill_zero_softmax, S[i - 1], i - 1) if i > 0 else None),
-            ("scores_transposed", partial(fill_zero_softmax, S[:, i], i)),     # row i of Sᵀ: k_i·q_j
+            ("scores_transposed", partial(fill_zero_softmax, S[:, i], i)),  # row i of Sᵀ: k_i·q_j
             ("mask_hides_diagonal", partial(fill_zero_softmax, S[i], i - 1)),  # the diagonal filled too
         ]
 
     def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return ("有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
-                + self.intro(inputs) + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？")
+        return (
+            "有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
+            + self.intro(inputs)
+            + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
+        )
 
     def answer_format(self, inputs: Inputs) -> str:
         return f"按 key 的顺序写出 {len(inputs['scores'])} 个数，保留两位小数。"

@@ -39,11 +39,11 @@ from .display import Nested, fmt_value, nest, round_flat
 
 # What the pieces of a template pass around. Params and inputs differ per template, so they stay dicts;
 # an option's value (a number, a list or a list of rows, as shown) is ``Any`` in sane() and label().
-Params: TypeAlias = dict[str, Any]    # resolved params: name -> value, None where drawn from the seed
-Inputs: TypeAlias = dict[str, Any]    # one variant's inputs as draw() made them: arrays, ints, bools, strings
-Flat: TypeAlias = tuple[tuple[int, ...], list[float]]   # a value as (shape, flat list of floats)
-Option: TypeAlias = tuple[str | None, Flat, Nested]      # (misconception, None for the answer; as shown; nested)
-Distractor: TypeAlias = tuple[str, Any]    # (misconception id, wrong value or a function computing it or None)
+Params: TypeAlias = dict[str, Any]  # resolved params: name -> value, None where drawn from the seed
+Inputs: TypeAlias = dict[str, Any]  # one variant's inputs as draw() made them: arrays, ints, bools, strings
+Flat: TypeAlias = tuple[tuple[int, ...], list[float]]  # a value as (shape, flat list of floats)
+Option: TypeAlias = tuple[str | None, Flat, Nested]  # (misconception, None for the answer; as shown; nested)
+Distractor: TypeAlias = tuple[str, Any]  # (misconception id, wrong value or a function computing it or None)
 
 MAX_ATTEMPTS = 64
 # Displayed options must differ from the answer (and from each other) by more than 1.5x the
@@ -60,7 +60,7 @@ class ParamSpec:
     default: Any
     min: float | None = None
     max: float | None = None
-    kind: str = "int"                      # "int" | "float" | "bool" | "choice"
+    kind: str = "int"  # "int" | "float" | "bool" | "choice"
     choices: tuple[str, ...] = ()
 
     def describe(self) -> str:
@@ -127,8 +127,12 @@ class Choice:
     label_en: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "misconception": self.misconception,
-                "label_zh": self.label_zh, "label_en": self.label_en}
+        return {
+            "value": self.value,
+            "misconception": self.misconception,
+            "label_zh": self.label_zh,
+            "label_en": self.label_en,
+        }
 
 
 @dataclass(frozen=True)
@@ -153,11 +157,16 @@ class Step:
         return d
 
 
-def step(name: str, formula: str, value: npt.ArrayLike | None = None, shape: Sequence[int] | None = None,
-         misconception: str | None = None) -> Step:
+def step(
+    name: str,
+    formula: str,
+    value: npt.ArrayLike | None = None,
+    shape: Sequence[int] | None = None,
+    misconception: str | None = None,
+) -> Step:
     """A Step from a numpy value: plain JSON-able lists, shape taken from the value unless given."""
     if shape is None and isinstance(value, np.ndarray):
-        return Step(name, formula, plain(value), value.shape, misconception)   # shape: a tuple of python ints
+        return Step(name, formula, plain(value), value.shape, misconception)  # shape: a tuple of python ints
     if shape is None:
         shape = np.shape(value) if value is not None else ()
     return Step(name, formula, plain(value), tuple(map(int, shape)), misconception)
@@ -175,7 +184,7 @@ def flat(value: object) -> list[Any]:
 def plain(x: object) -> Any:
     """numpy values -> python floats/ints/lists for JSON; -inf (a masked score) -> None."""
     if isinstance(x, np.ndarray):
-        if x.dtype.kind == "f" and 1 <= x.ndim <= 2 and x.size <= 64:   # hand-sized: scan the list once
+        if x.dtype.kind == "f" and 1 <= x.ndim <= 2 and x.size <= 64:  # hand-sized: scan the list once
             out = x.tolist()
             if x.ndim == 1:
                 return [None if v == -math.inf else v for v in out] if -math.inf in out else out
@@ -217,32 +226,47 @@ class Variant:
 
     def to_dict(self) -> dict[str, Any]:
         d = {
-            "template": self.template, "version": self.version, "seed": self.seed,
-            "params": dict(self.params), "prompt": self.prompt, "given": self.given,
-            "answer": self.answer, "answer_shape": list(self.answer_shape),
-            "atol": self.atol, "rtol": self.rtol,
+            "template": self.template,
+            "version": self.version,
+            "seed": self.seed,
+            "params": dict(self.params),
+            "prompt": self.prompt,
+            "given": self.given,
+            "answer": self.answer,
+            "answer_shape": list(self.answer_shape),
+            "atol": self.atol,
+            "rtol": self.rtol,
             "choices": [c.to_dict() for c in self.choices],
             "solution": [s.to_dict() for s in self.solution],
         }
-        if self.answer_format:   # absent, not "", for versions without it: their stored dicts stay as they were
+        if self.answer_format:  # absent, not "", for versions without it: their stored dicts stay as they were
             d["answer_format"] = self.answer_format
         return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Variant:
         return cls(
-            template=d["template"], version=d["version"], seed=d["seed"], params=dict(d["params"]),
-            prompt=d["prompt"], given=d["given"], answer=d["answer"],
-            answer_shape=tuple(d["answer_shape"]), atol=d["atol"], rtol=d["rtol"],
+            template=d["template"],
+            version=d["version"],
+            seed=d["seed"],
+            params=dict(d["params"]),
+            prompt=d["prompt"],
+            given=d["given"],
+            answer=d["answer"],
+            answer_shape=tuple(d["answer_shape"]),
+            atol=d["atol"],
+            rtol=d["rtol"],
             choices=[Choice(**c) for c in d["choices"]],
-            solution=[Step(s["name"], s["formula"], s["value"], tuple(s["shape"]), s.get("misconception"))
-                      for s in d["solution"]],
+            solution=[
+                Step(s["name"], s["formula"], s["value"], tuple(s["shape"]), s.get("misconception"))
+                for s in d["solution"]
+            ],
             answer_format=d.get("answer_format", ""),
         )
 
 
 class Solution(NamedTuple):
-    answer: Any                         # float or ndarray, full precision from the displayed inputs
+    answer: Any  # float or ndarray, full precision from the displayed inputs
     # [(misconception id, wrong value)]; the value may be a function computing it, called only when
     # the option is needed, and None when the mistake does not apply to these numbers
     distractors: list[Distractor]
@@ -256,10 +280,10 @@ class Template(ABC):
     version: ClassVar[int]
     title_zh: ClassVar[str]
     title_en: ClassVar[str]
-    source: ClassVar[str]                 # the seed document: "000", "001" or "004"
+    source: ClassVar[str]  # the seed document: "000", "001" or "004"
     params: ClassVar[dict[str, ParamSpec]] = {}
-    decimals: ClassVar[int | None] = 2    # display rounding of the answer and options ...
-    sig: ClassVar[int | None] = None      # ... or significant digits instead
+    decimals: ClassVar[int | None] = 2  # display rounding of the answer and options ...
+    sig: ClassVar[int | None] = None  # ... or significant digits instead
     atol: ClassVar[float] = 0.0
     rtol: ClassVar[float] = 0.0
     hidden: ClassVar[tuple[str, ...]] = ()  # inputs used by solve() but not shown (Monte Carlo samples)
@@ -327,8 +351,10 @@ class Template(ABC):
     def resolve_params(self, params: Params) -> Params:
         unknown = sorted(set(params) - set(self.params))
         if unknown:
-            raise ValueError(f"unknown param {unknown[0]!r} for template {self.name!r}; "
-                             f"known params: {', '.join(self.params) or 'none'}")
+            raise ValueError(
+                f"unknown param {unknown[0]!r} for template {self.name!r}; "
+                f"known params: {', '.join(self.params) or 'none'}"
+            )
         try:
             p = {name: spec.validate(params.get(name)) for name, spec in self.params.items()}
             self.check_params(p)
@@ -347,7 +373,7 @@ class Template(ABC):
             elif spec.kind == "bool":
                 options = (False, True)
             else:
-                assert spec.min is not None and spec.max is not None   # int and float params have a range
+                assert spec.min is not None and spec.max is not None  # int and float params have a range
                 options = range(int(spec.min), int(spec.max) + 1)
         return options[int(rng.integers(len(options)))]
 
@@ -371,7 +397,8 @@ class Template(ABC):
         raise ValueError(
             f"template {self.name!r}: no usable variant for seed {seed} and params {p} after "
             f"{MAX_ATTEMPTS} draws (answer not finite, trivial, or fewer than {self.min_distractors} "
-            "distinct distractors)")
+            "distinct distractors)"
+        )
 
     # Values below travel as (shape, flat list of floats): plain python on purpose, because they have
     # a handful of elements and numpy's per-call overhead would dominate the generation time.
@@ -386,20 +413,21 @@ class Template(ABC):
         (or in shape). Plain loops: this runs for every pair of options, on a handful of numbers."""
         shape, mine = x
         atol, rtol = self.atol, self.rtol
-        tol = SEPARATION * atol + 1e-12                   # the whole tolerance when rtol = 0 (most templates)
+        tol = SEPARATION * atol + 1e-12  # the whole tolerance when rtol = 0 (most templates)
         for other_shape, theirs in others:
             if other_shape != shape:
                 continue
             for a, b in zip(mine, theirs, strict=True):
                 limit = SEPARATION * (atol + rtol * max(abs(a), abs(b))) + 1e-12 if rtol else tol
                 if abs(a - b) > limit:
-                    break                                 # apart at this entry
+                    break  # apart at this entry
             else:
-                return False                              # within the tolerance everywhere: too close
+                return False  # within the tolerance everywhere: too close
         return True
 
-    def _options(self, exact: Flat, candidates: list[Distractor], rng: np.random.Generator, inputs: Inputs,
-                 p: Params) -> list[Option] | None:
+    def _options(
+        self, exact: Flat, candidates: list[Distractor], rng: np.random.Generator, inputs: Inputs, p: Params
+    ) -> list[Option] | None:
         """[(None, answer as shown, nested), (misconception, wrong value as shown, nested), ...]: up to max_distractors
         wrong values tried in ``candidate_order``, each apart from the answer and from the others and,
         with ``sane_choices``, passing ``sane`` when the answer does."""
@@ -408,7 +436,7 @@ class Template(ABC):
         taken = [exact, answer_shown]
         check = self.sane_check(inputs) if self.sane_choices else None
         if check is not None and not check(options[0][2]):
-            check = None                                  # the answer itself fails: nothing to match
+            check = None  # the answer itself fails: nothing to match
         for i in self.candidate_order(p, len(candidates), rng):
             misconception, value = candidates[i]
             if callable(value):
@@ -426,17 +454,33 @@ class Template(ABC):
                     break
         return options if len(options) > self.min_distractors else None
 
-    def _variant(self, seed: int, p: Params, inputs: Inputs, solution: Solution, exact: Flat,
-                 options: list[Option], rng: np.random.Generator) -> Variant:
+    def _variant(
+        self,
+        seed: int,
+        p: Params,
+        inputs: Inputs,
+        solution: Solution,
+        exact: Flat,
+        options: list[Option],
+        rng: np.random.Generator,
+    ) -> Variant:
         choices = []
         for i in rng.permutation(len(options)).tolist():
             misconception, _, value = options[i]
             label_zh, label_en = self.labels(inputs, value)
             choices.append(Choice(value, misconception, label_zh, label_en))
         return Variant(
-            template=self.name, version=self.version, seed=seed, params=p,
+            template=self.name,
+            version=self.version,
+            seed=seed,
+            params=p,
             prompt=self.prompt(inputs),
             given={k: plain(v) for k, v in inputs.items() if k not in self.hidden},
-            answer=nest(*exact), answer_shape=exact[0], atol=self.atol, rtol=self.rtol,
-            choices=choices, solution=solution.steps, answer_format=self.answer_format(inputs),
+            answer=nest(*exact),
+            answer_shape=exact[0],
+            atol=self.atol,
+            rtol=self.rtol,
+            choices=choices,
+            solution=solution.steps,
+            answer_format=self.answer_format(inputs),
         )

@@ -24,7 +24,7 @@ def round_flat(values: Iterable[float], decimals: int | None = None, sig: int | 
     Python's correctly rounded round()/format(), so a rounded value always equals its printed label.
     """
     if sig is None:
-        return [round(v, decimals) + 0.0 for v in values]    # + 0.0 turns -0.0 into 0.0
+        return [round(v, decimals) + 0.0 for v in values]  # + 0.0 turns -0.0 into 0.0
     spec = f".{sig}g"
     return [float(format(v, spec)) + 0.0 for v in values]
 
@@ -36,7 +36,7 @@ def nest(shape: tuple[int, ...], flat: list[float]) -> Nested:
     if len(shape) == 1:
         return flat
     cols = shape[1]
-    return [flat[r * cols:(r + 1) * cols] for r in range(shape[0])]
+    return [flat[r * cols : (r + 1) * cols] for r in range(shape[0])]
 
 
 def fmt_many(values: Iterable[float], decimals: int | None = None, sig: int | None = None) -> list[str]:
@@ -50,7 +50,7 @@ def _fmt(x: float, spec: str) -> str:
     """One number, memoised: prompts and options print the same few hundred numbers over and over
     (inputs in tenths, options rounded to hundredths), and float formatting is the costly part."""
     text = format(x, spec)
-    return text[1:] if text[0] == "-" and not text.strip("-0.") else text   # "-0.00" -> "0.00"
+    return text[1:] if text[0] == "-" and not text.strip("-0.") else text  # "-0.00" -> "0.00"
 
 
 def fmt(x: float, decimals: int | None = None, sig: int | None = None) -> str:
@@ -63,13 +63,13 @@ def fmt_value(value: Any, decimals: int | None = None, sig: int | None = None) -
         value = value.tolist()
     if not isinstance(value, list):
         return fmt(value, decimals, sig)
-    if not value or not isinstance(value[0], list):      # a vector, the common case: one row
+    if not value or not isinstance(value[0], list):  # a vector, the common case: one row
         return "[" + ", ".join(fmt_many(value, decimals, sig)) + "]"
     cols = len(value[0])
     if any(len(row) != cols for row in value):
         return "[" + "; ".join(", ".join(fmt_many(row, decimals, sig)) for row in value) + "]"
-    texts = fmt_many([x for row in value for x in row], decimals, sig)       # one call for the matrix
-    return "[" + "; ".join(", ".join(texts[r:r + cols]) for r in range(0, len(texts), cols)) + "]"
+    texts = fmt_many([x for row in value for x in row], decimals, sig)  # one call for the matrix
+    return "[" + "; ".join(", ".join(texts[r : r + cols]) for r in range(0, len(texts), cols)) + "]"
 
 
 def fmt_shape(shape: Iterable[SupportsIndex]) -> str:
@@ -81,8 +81,8 @@ def latex_matrix(m: npt.ArrayLike, decimals: int) -> str:
     r"""\begin{bmatrix} a & b \\ c & d \end{bmatrix} with every entry shown to ``decimals`` places."""
     a = np.asarray(m, dtype=float)
     cols = a.shape[-1]
-    entries = fmt_many(a.ravel().tolist(), decimals)       # one call for the whole matrix
-    body = r" \\ ".join(" & ".join(entries[r:r + cols]) for r in range(0, len(entries), cols))
+    entries = fmt_many(a.ravel().tolist(), decimals)  # one call for the whole matrix
+    body = r" \\ ".join(" & ".join(entries[r : r + cols]) for r in range(0, len(entries), cols))
     return r"\begin{bmatrix} " + body + r" \end{bmatrix}"
 
 

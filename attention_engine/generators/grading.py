@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from .base import Variant
 
-_ROWS = re.compile(r"[;；\n]|\]\s*[,，]?\s*\[")      # "a, b; c, d" or "[[a, b], [c, d]]"
+_ROWS = re.compile(r"[;；\n]|\]\s*[,，]?\s*\[")  # "a, b; c, d" or "[[a, b], [c, d]]"
 _ITEMS = re.compile(r"[,，、\s]+")
 _BRACKETS = "[]()（）{}"
 
@@ -42,18 +42,24 @@ _BRACKETS = "[]()（）{}"
 @dataclass(frozen=True)
 class GradeResult:
     correct: bool
-    score: float                        # 0..1, partial credit per element (vector) or per row (matrix)
+    score: float  # 0..1, partial credit per element (vector) or per row (matrix)
     elements: bool | list[bool] | list[list[bool]] | None  # per-element correctness, None when the shape was wrong
-    message: str                        # English, for the CLI and logs; apps word ``code`` themselves
+    message: str  # English, for the CLI and logs; apps word ``code`` themselves
     code: str = "correct"
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"correct": self.correct, "score": self.score, "elements": self.elements,
-                "message": self.message, "code": self.code, "params": self.params}
+        return {
+            "correct": self.correct,
+            "score": self.score,
+            "elements": self.elements,
+            "message": self.message,
+            "code": self.code,
+            "params": self.params,
+        }
 
 
-TOKEN_CHARS = 40   # a token echoed back in a message is cut to this many characters
+TOKEN_CHARS = 40  # a token echoed back in a message is cut to this many characters
 
 
 class _Unreadable(ValueError):
@@ -85,7 +91,7 @@ def _number(token: object) -> float:
     if isinstance(token, int | np.integer):
         try:
             return float(token)
-        except OverflowError:                       # an int too large for a float, e.g. 10**400
+        except OverflowError:  # an int too large for a float, e.g. 10**400
             raise _Unreadable("not_finite", f"~1e{int(int(token).bit_length() * math.log10(2))}") from None
     if isinstance(token, float | np.floating):
         return _finite(float(token), repr(float(token)))
@@ -162,22 +168,33 @@ def grade(variant: Variant | Mapping[str, Any], response: object) -> GradeResult
         rows = _rows(response)
     except _Unreadable as exc:
         params = {"expected": expected} if exc.code == "empty" else {"token": exc.token, "expected": expected}
-        return GradeResult(False, 0.0, None, f"{exc.message()}; expected {_describe_expected(shape)}",
-                           exc.code, params)
+        return GradeResult(False, 0.0, None, f"{exc.message()}; expected {_describe_expected(shape)}", exc.code, params)
     got = _fit(rows, shape)
     if got is None:
-        return GradeResult(False, 0.0, None, f"expected {_describe_expected(shape)}, got {_describe_got(rows)}",
-                           "wrong_shape", {"expected": expected, "got": [len(r) for r in rows]})
+        return GradeResult(
+            False,
+            0.0,
+            None,
+            f"expected {_describe_expected(shape)}, got {_describe_got(rows)}",
+            "wrong_shape",
+            {"expected": expected, "got": [len(r) for r in rows]},
+        )
 
     # + 1e-9: a response exactly at the tolerance (0.55 vs 0.54, atol 0.01) passes despite binary floats
     ok = np.isclose(got, np.asarray(variant.answer, dtype=float), rtol=variant.rtol, atol=variant.atol + 1e-9)
     if ok.ndim == 0:
         correct = bool(ok)
         return GradeResult(correct, float(correct), correct, *(("correct",) * 2 if correct else ("incorrect",) * 2))
-    units = ok if ok.ndim == 1 else ok.all(axis=1)          # (n,) elements or (r,) whole rows
+    units = ok if ok.ndim == 1 else ok.all(axis=1)  # (n,) elements or (r,) whole rows
     n_ok, n = int(units.sum()), len(units)
     noun = "values" if ok.ndim == 1 else "rows"
     if n_ok == n:
         return GradeResult(True, 1.0, ok.tolist(), "correct", "correct")
-    return GradeResult(False, n_ok / n, ok.tolist(), f"{n_ok} of {n} {noun} correct",
-                       "partly_correct", {"correct": n_ok, "total": n, "unit": noun})
+    return GradeResult(
+        False,
+        n_ok / n,
+        ok.tolist(),
+        f"{n_ok} of {n} {noun} correct",
+        "partly_correct",
+        {"correct": n_ok, "total": n, "unit": noun},
+    )

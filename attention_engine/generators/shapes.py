@@ -25,13 +25,13 @@ class FiveStep(NamedTuple):
     """One of the five steps of scaled dot-product attention, as lesson 1 (seed 000) teaches them."""
 
     number: int
-    name: str          # the step's name in the lessons and in worked solutions
-    formula: str       # LaTeX
-    note: str          # what happens there, one line in Chinese
+    name: str  # the step's name in the lessons and in worked solutions
+    formula: str  # LaTeX
+    note: str  # what happens there, one line in Chinese
 
     @property
     def label(self) -> str:
-        """"2 打分": how a worked solution names the step."""
+        """ "2 打分": how a worked solution names the step."""
         return f"{self.number} {self.name}"
 
 
@@ -122,10 +122,12 @@ class FiveStepShapes(ShapeTemplate):
 
     def prompt(self, inputs: Inputs) -> str:
         T, d_model, d_k, d_v = inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]
-        return (f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
-                f"$d_v = {d_v}$。依次写出 $Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
-                "$W = \\mathrm{softmax}(S)$、输出 $O = WV$ 的形状：每行一个 `行数, 列数`，共 6 行，"
-                "行与行之间用分号隔开。")
+        return (
+            f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
+            f"$d_v = {d_v}$。依次写出 $Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
+            "$W = \\mathrm{softmax}(S)$、输出 $O = WV$ 的形状：每行一个 `行数, 列数`，共 6 行，"
+            "行与行之间用分号隔开。"
+        )
 
 
 class NanoGPTShapes(ShapeTemplate):
@@ -163,7 +165,9 @@ class NanoGPTShapes(ShapeTemplate):
         return {
             "B": self.pick(rng, p, "B", options=range(1, 17)),
             "T": self.pick(rng, p, "T", options=(8, 16, 32, 64, 128, 256, 512, 1024)),
-            "C": C, "n_head": n_head, "ask": self.pick(rng, p, "ask"),
+            "C": C,
+            "n_head": n_head,
+            "ask": self.pick(rng, p, "ask"),
         }
 
     def solve(self, inputs: Inputs) -> Solution:
@@ -189,8 +193,10 @@ class NanoGPTShapes(ShapeTemplate):
 
     def prompt(self, inputs: Inputs) -> str:
         B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
-        return (f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
-                f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}（写整数，多个维度用逗号隔开）")
+        return (
+            f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
+            f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}（写整数，多个维度用逗号隔开）"
+        )
 
     RANKS: ClassVar[dict[str, int]] = {"q": 4, "att": 4, "y": 3}
 
@@ -218,17 +224,20 @@ class HeadDimension(ShapeTemplate):
     def heads(self, d_model: int) -> list[int]:
         """Head counts that divide d_model: the usual ones if any, else any in n_head's range."""
         spec = self.params["n_head"]
-        assert spec.min is not None and spec.max is not None   # an int param: it has a range
-        return ([h for h in (2, 4, 8, 12, 16, 32) if d_model % h == 0]
-                or [h for h in range(int(spec.min), int(spec.max) + 1) if d_model % h == 0])
+        assert spec.min is not None and spec.max is not None  # an int param: it has a range
+        return [h for h in (2, 4, 8, 12, 16, 32) if d_model % h == 0] or [
+            h for h in range(int(spec.min), int(spec.max) + 1) if d_model % h == 0
+        ]
 
     def check_params(self, p: Params) -> None:
         d_model, n_head = p["d_model"], p["n_head"]
         if d_model is not None and n_head is not None and d_model % n_head:
             raise ValueError(f"param 'd_model' ({d_model}) must be divisible by param 'n_head' ({n_head})")
         if d_model is not None and n_head is None and not self.heads(d_model):
-            raise ValueError(f"param 'd_model' ({d_model}) has no divisor in n_head's range "
-                             f"[{self.params['n_head'].min}, {self.params['n_head'].max}]")
+            raise ValueError(
+                f"param 'd_model' ({d_model}) has no divisor in n_head's range "
+                f"[{self.params['n_head'].min}, {self.params['n_head'].max}]"
+            )
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         d_model = self.pick(rng, p, "d_model", options=(128, 256, 384, 512, 768, 1024, 2048, 4096))
@@ -251,8 +260,10 @@ class HeadDimension(ShapeTemplate):
         return count_ok(value)
 
     def prompt(self, inputs: Inputs) -> str:
-        return (f"按原论文的做法，$d_{{model}} = {inputs['d_model']}$，用 $h = {inputs['n_head']}$ 个注意力头，"
-                "每个头分到多少维？")
+        return (
+            f"按原论文的做法，$d_{{model}} = {inputs['d_model']}$，用 $h = {inputs['n_head']}$ 个注意力头，"
+            "每个头分到多少维？"
+        )
 
 
 # --- version 2 ---------------------------------------------------------------------------------
@@ -281,9 +292,11 @@ class FiveStepShapesV2(FiveStepShapes):
 
     def prompt(self, inputs: Inputs) -> str:
         T, d_model, d_k, d_v = inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]
-        return (f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
-                f"$d_v = {d_v}$。$Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
-                "$W = \\mathrm{softmax}(S)$ 和输出 $O = WV$ 的形状各是什么？")
+        return (
+            f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
+            f"$d_v = {d_v}$。$Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
+            "$W = \\mathrm{softmax}(S)$ 和输出 $O = WV$ 的形状各是什么？"
+        )
 
     def answer_format(self, inputs: Inputs) -> str:
         return "按 Q、K、V、S、W、O 的顺序写出 6 个形状，每个写成 `行数, 列数`，形状之间用分号隔开。"
@@ -297,13 +310,13 @@ class NanoGPTShapesV2(NanoGPTShapes):
     QUESTIONS: ClassVar[dict[str, str]] = {
         **NanoGPTShapes.QUESTIONS,
         "y": "各头的输出 `y = att @ v` 拼回去（`transpose(1, 2).contiguous().view(...)`）之后、送入 `c_proj` 之前，"
-             "`y` 的形状是什么？",
+        "`y` 的形状是什么？",
     }
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
         B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
-        extra = {   # a mistake whose result still has the rank and the batch dim a learner can check
+        extra = {  # a mistake whose result still has the rank and the batch dim a learner can check
             "hs": ("head_count_for_size", nh),
             "y": ("no_head_split", [B, T, nh * C]),
         }.get(inputs["ask"])
@@ -311,8 +324,10 @@ class NanoGPTShapesV2(NanoGPTShapes):
 
     def prompt(self, inputs: Inputs) -> str:
         B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
-        return (f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
-                f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}")
+        return (
+            f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
+            f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}"
+        )
 
     def answer_format(self, inputs: Inputs) -> str:
         rank = self.RANKS.get(inputs["ask"])
