@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _describe_param(p) -> str:
+def _describe_param(p: generators.ParamSpec) -> str:
     if p.default is not None:
         default = repr(p.default)
     elif p.name == "example":

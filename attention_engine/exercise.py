@@ -20,9 +20,9 @@ def run_exercise(seed: int = 0, out: TextIO | None = None) -> str:
     buf = io.StringIO()
     rng = np.random.default_rng(seed)
     T, d_model, d_k, d_v = 4, 8, 16, 16
-    X = rng.standard_normal((T, d_model))                                       # (T, d_model)
+    X = rng.standard_normal((T, d_model))  # (T, d_model)
     W_q, W_k, W_v = (rng.standard_normal((d_model, d)) / np.sqrt(d_model) for d in (d_k, d_k, d_v))
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v                                         # (T, d_k), (T, d_k), (T, d_v)
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (T, d_k), (T, d_k), (T, d_v)
 
     out_, w = scaled_dot_product_attention(Q, K, V, is_causal=True, return_weights=True)  # (T, d_v), (T, T)
     print("Q", Q.shape, "K", K.shape, "V", V.shape, file=buf)
@@ -32,13 +32,17 @@ def run_exercise(seed: int = 0, out: TextIO | None = None) -> str:
 
     # why divide by sqrt(d_k): var(q.k) grows like d_k, scaling brings it back to ~1
     for d in (16, 512):
-        q, k = rng.standard_normal((2, 10000, d))                               # 2 x (10000, d)
-        dots = (q * k).sum(-1)                                                  # (10000,)
-        print(f"d_k={d:4d}  var(q·k)={dots.var():7.1f}  var(q·k/sqrt(d_k))={(dots / np.sqrt(d)).var():.2f}",
-              file=buf)
-    S = rng.standard_normal((1000, 8)) * np.sqrt(512)                           # (1000, 8) unscaled scores
-    print("avg max weight  unscaled:", softmax(S).max(-1).mean().round(3),
-          " scaled:", softmax(S / np.sqrt(512)).max(-1).mean().round(3), file=buf)
+        q, k = rng.standard_normal((2, 10000, d))  # 2 x (10000, d)
+        dots = (q * k).sum(-1)  # (10000,)
+        print(f"d_k={d:4d}  var(q·k)={dots.var():7.1f}  var(q·k/sqrt(d_k))={(dots / np.sqrt(d)).var():.2f}", file=buf)
+    S = rng.standard_normal((1000, 8)) * np.sqrt(512)  # (1000, 8) unscaled scores
+    print(
+        "avg max weight  unscaled:",
+        softmax(S).max(-1).mean().round(3),
+        " scaled:",
+        softmax(S / np.sqrt(512)).max(-1).mean().round(3),
+        file=buf,
+    )
 
     text = buf.getvalue()
     if out is not None:

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
-from .core import as_float_array, shared_causal_mask, softmax
+from .core import BoolArray, FloatArray, as_float_array, shared_causal_mask, softmax
 
 # ---------------------------------------------------------------------------------------------
 # The correct steps, to be replaced one at a time
@@ -34,18 +35,18 @@ def correct_scale(d_k: int) -> float:
     return 1.0 / math.sqrt(d_k)
 
 
-def _fill_future(scores: np.ndarray, is_causal: bool, fill: float) -> np.ndarray:
+def _fill_future(scores: FloatArray, is_causal: bool, fill: float) -> FloatArray:
     """Replace the scores of future keys (j > i) by ``fill``; a no-op without causality."""
     if not is_causal:
         return scores
     L, S = scores.shape[-2:]
-    return np.where(shared_causal_mask(L, S), scores, fill)         # (..., L, S)
+    return np.where(shared_causal_mask(L, S), scores, fill)  # (..., L, S)
 
 
-def correct_weights(scores, is_causal: bool = False) -> np.ndarray:
+def correct_weights(scores: npt.ArrayLike, is_causal: bool = False) -> FloatArray:
     """softmax over the keys of the (already scaled) scores, future keys set to -inf first."""
     scores = _fill_future(as_float_array(scores), is_causal, -np.inf)  # (..., L, S)
-    return softmax(scores, axis=-1)                                    # (..., L, S), rows sum to 1
+    return softmax(scores, axis=-1)  # (..., L, S), rows sum to 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -53,77 +54,80 @@ def correct_weights(scores, is_causal: bool = False) -> np.ndarray:
 
 
 def _no_scale(d_k: int) -> float:
-    return 1.0                                            # <- forgot the 1/sqrt(d_k)
+    return 1.0  # <- forgot the 1/sqrt(d_k)
 
 
 def _scale_by_dk(d_k: int) -> float:
-    return 1.0 / d_k                                      # <- 1/d_k instead of 1/sqrt(d_k)
+    return 1.0 / d_k  # <- 1/d_k instead of 1/sqrt(d_k)
 
 
-def _softmax_over_queries(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    scores = _fill_future(scores, is_causal, -np.inf)     # (..., L, S)
-    return softmax(scores, axis=-2)                       # (..., L, S) <- each key COLUMN sums to 1
+def _softmax_over_queries(scores: FloatArray, is_causal: bool) -> FloatArray:
+    scores = _fill_future(scores, is_causal, -np.inf)  # (..., L, S)
+    return softmax(scores, axis=-2)  # (..., L, S) <- each key COLUMN sums to 1
 
 
-def _fill_future_with_zero(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    scores = _fill_future(scores, is_causal, 0.0)         # (..., L, S) <- 0, not -inf: e^0 = 1
-    return softmax(scores, axis=-1)                       # (..., L, S) the future still gets weight
+def _fill_future_with_zero(scores: FloatArray, is_causal: bool) -> FloatArray:
+    scores = _fill_future(scores, is_causal, 0.0)  # (..., L, S) <- 0, not -inf: e^0 = 1
+    return softmax(scores, axis=-1)  # (..., L, S) the future still gets weight
 
 
-def _mask_after_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    weights = softmax(scores, axis=-1)                    # (..., L, S) the future already took its share
-    return _fill_future(weights, is_causal, 0.0)          # (..., L, S) <- rows now sum to less than 1
+def _mask_after_softmax(scores: FloatArray, is_causal: bool) -> FloatArray:
+    weights = softmax(scores, axis=-1)  # (..., L, S) the future already took its share
+    return _fill_future(weights, is_causal, 0.0)  # (..., L, S) <- rows now sum to less than 1
 
 
-def _softmax_without_max(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    scores = _fill_future(scores, is_causal, -np.inf)     # (..., L, S)
-    with np.errstate(over="ignore", invalid="ignore"):    # the overflow IS the bug being shown
-        e = np.exp(scores)                                # (..., L, S) <- e^710 = inf in float64
-        return e / e.sum(axis=-1, keepdims=True)          # (..., L, S) inf / inf = nan
+def _softmax_without_max(scores: FloatArray, is_causal: bool) -> FloatArray:
+    scores = _fill_future(scores, is_causal, -np.inf)  # (..., L, S)
+    with np.errstate(over="ignore", invalid="ignore"):  # the overflow IS the bug being shown
+        e = np.exp(scores)  # (..., L, S) <- e^710 = inf in float64
+        sums: FloatArray = e.sum(axis=-1, keepdims=True)  # (..., L, 1) inf where a row overflowed
+        return e / sums  # (..., L, S) inf / inf = nan
 
 
-def _no_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    return _fill_future(scores, is_causal, 0.0)           # (..., L, S) <- the scores used as weights
+def _no_softmax(scores: FloatArray, is_causal: bool) -> FloatArray:
+    return _fill_future(scores, is_causal, 0.0)  # (..., L, S) <- the scores used as weights
 
 
-def _ignore_mask(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    return softmax(scores, axis=-1)                       # (..., L, S) <- is_causal ignored
+def _ignore_mask(scores: FloatArray, is_causal: bool) -> FloatArray:
+    return softmax(scores, axis=-1)  # (..., L, S) <- is_causal ignored
 
 
-def _roles_swapped(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    scores = scores.swapaxes(-2, -1)                      # (..., L, L) <- row i holds k_i·q_j, not q_i·k_j
-    return correct_weights(scores, is_causal)             # (..., L, L) the mask and softmax themselves are right
+def _roles_swapped(scores: FloatArray, is_causal: bool) -> FloatArray:
+    scores = scores.swapaxes(-2, -1)  # (..., L, L) <- row i holds k_i·q_j, not q_i·k_j
+    return correct_weights(scores, is_causal)  # (..., L, L) the mask and softmax themselves are right
 
 
-def _wrong_axis_renormalised(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    w = _softmax_over_queries(scores, is_causal)          # (..., L, S) <- each key COLUMN sums to 1 ...
-    return w / w.sum(axis=-1, keepdims=True)              # (..., L, S) ... then the rows are forced to sum to 1
+def _wrong_axis_renormalised(scores: FloatArray, is_causal: bool) -> FloatArray:
+    w = _softmax_over_queries(scores, is_causal)  # (..., L, S) <- each key COLUMN sums to 1 ...
+    row_sums: FloatArray = w.sum(axis=-1, keepdims=True)  # (..., L, 1)
+    return w / row_sums  # (..., L, S) ... then the rows are forced to sum to 1
 
 
 @lru_cache(maxsize=64)
-def _strictly_past(L: int, S: int) -> np.ndarray:
+def _strictly_past(L: int, S: int) -> BoolArray:
     """(L, S) booleans, True where j < i: the causal mask with the diagonal hidden too (read-only, shared)."""
     mask = np.tril(np.ones((L, S), dtype=bool), k=-1)
     mask.flags.writeable = False
     return mask
 
 
-def _mask_with_diagonal(scores: np.ndarray, is_causal: bool) -> np.ndarray:
+def _mask_with_diagonal(scores: FloatArray, is_causal: bool) -> FloatArray:
     if not is_causal:
         return correct_weights(scores)
     L, S = scores.shape[-2:]
-    visible = _strictly_past(L, S)                                   # (L, S) <- j < i: the token itself hidden too
-    return softmax(np.where(visible, scores, -np.inf), axis=-1)      # row 1 sees nothing: all zeros
+    visible = _strictly_past(L, S)  # (L, S) <- j < i: the token itself hidden too
+    return softmax(np.where(visible, scores, -np.inf), axis=-1)  # row 1 sees nothing: all zeros
 
 
-def _mask_always(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    return correct_weights(scores, is_causal=True)        # (..., L, S) <- a causal mask the question did not ask for
+def _mask_always(scores: FloatArray, is_causal: bool) -> FloatArray:
+    return correct_weights(scores, is_causal=True)  # (..., L, S) <- a causal mask the question did not ask for
 
 
-def _argmax_as_softmax(scores: np.ndarray, is_causal: bool) -> np.ndarray:
-    scores = _fill_future(scores, is_causal, -np.inf)     # (..., L, S)
-    best = scores.argmax(axis=-1)[..., None]              # (..., L, 1) the largest visible score per row
-    return (np.arange(scores.shape[-1]) == best).astype(float)   # (..., L, S) <- one-hot: weight 1, the rest 0
+def _argmax_as_softmax(scores: FloatArray, is_causal: bool) -> FloatArray:
+    scores = _fill_future(scores, is_causal, -np.inf)  # (..., L, S)
+    best = scores.argmax(axis=-1)[..., None]  # (..., L, 1) the largest visible score per row
+    one_hot: FloatArray = (np.arange(scores.shape[-1]) == best).astype(float)  # (..., L, S) <- weight 1, the rest 0
+    return one_hot
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +147,7 @@ class Misconception:
     explanation_zh: str
     explanation_en: str
     scale: Callable[[int], float] | None = None
-    normalise: Callable[[np.ndarray, bool], np.ndarray] | None = None
+    normalise: Callable[[FloatArray, bool], FloatArray] | None = None
 
     def describe(self) -> dict[str, str]:
         """Id, titles and explanations as plain data: what a learner is shown after a wrong answer."""
@@ -159,91 +163,116 @@ class Misconception:
     def is_attention(self) -> bool:
         return self.scale is not None or self.normalise is not None
 
-    def weights_from_scores(self, scores, is_causal: bool = False) -> np.ndarray:
+    def wrong_scale(self, d_k: int) -> float:
+        """The scale this mistake uses instead of 1/sqrt(d_k) (``missing_scale``, ``divide_by_dk``)."""
+        if self.scale is None:
+            raise ValueError(f"misconception {self.id!r} does not change the scale")
+        return self.scale(d_k)
+
+    def weights_from_scores(self, scores: npt.ArrayLike, is_causal: bool = False) -> FloatArray:
         """Buggy weights (..., L, S) from already-scaled scores (..., L, S)."""
         if self.normalise is None:
             raise ValueError(f"misconception {self.id!r} does not act on the scores' softmax")
         return self.normalise(as_float_array(scores), is_causal)
 
-    def weights(self, q, k, is_causal: bool = False) -> np.ndarray:
+    def weights(self, q: npt.ArrayLike, k: npt.ArrayLike, is_causal: bool = False) -> FloatArray:
         """Buggy weights (..., L, S) from q (..., L, E) and k (..., S, E)."""
         q, k = as_float_array(q), as_float_array(k)
-        dots = q @ k.swapaxes(-2, -1)                     # (..., L, E) @ (..., E, S) -> (..., L, S)
+        dots = q @ k.swapaxes(-2, -1)  # (..., L, E) @ (..., E, S) -> (..., L, S)
         return self.weights_from_dots(dots, q.shape[-1], is_causal)
 
-    def weights_from_dots(self, dots: np.ndarray, d_k: int, is_causal: bool = False) -> np.ndarray:
+    def weights_from_dots(self, dots: FloatArray, d_k: int, is_causal: bool = False) -> FloatArray:
         """Buggy weights (..., L, S) from the unscaled q·k (..., L, S): one Q Kᵀ serves every bug."""
         if not self.is_attention:
             raise ValueError(f"misconception {self.id!r} is not a bug in the attention computation")
-        scores = dots * (self.scale or correct_scale)(d_k)    # (..., L, S)
+        scores = dots * (self.scale or correct_scale)(d_k)  # (..., L, S)
         return (self.normalise or correct_weights)(scores, is_causal)
 
-    def attention(self, q, k, v, is_causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def attention(
+        self, q: npt.ArrayLike, k: npt.ArrayLike, v: npt.ArrayLike, is_causal: bool = False
+    ) -> tuple[FloatArray, FloatArray]:
         """(output (..., L, Ev), weights (..., L, S)) with the bug in place."""
-        weights = self.weights(q, k, is_causal)           # (..., L, S)
-        return weights @ as_float_array(v), weights       # (..., L, S) @ (..., S, Ev) -> (..., L, Ev)
+        weights = self.weights(q, k, is_causal)  # (..., L, S)
+        return weights @ as_float_array(v), weights  # (..., L, S) @ (..., S, Ev) -> (..., L, Ev)
 
 
 _ALL = (
     # --- bugs in the attention computation -------------------------------------------------
     Misconception(
-        "missing_scale", "忘了除以 √d_k", "Forgot to divide by √d_k",
+        "missing_scale",
+        "忘了除以 √d_k",
+        "Forgot to divide by √d_k",
         "点积没有除以 √d_k：分数的方差随 d_k 增大，softmax 变尖，接近 one-hot。",
         "The dot products are not divided by √d_k: their variance grows with d_k and the softmax "
         "becomes nearly one-hot.",
         scale=_no_scale,
     ),
     Misconception(
-        "divide_by_dk", "除以 d_k 而不是 √d_k", "Divided by d_k instead of √d_k",
+        "divide_by_dk",
+        "除以 d_k 而不是 √d_k",
+        "Divided by d_k instead of √d_k",
         "除以 d_k 把方差从 d_k 压到 1/d_k，而不是 1：分数被压得太平，softmax 接近均匀分布。",
         "Dividing by d_k shrinks the variance from d_k to 1/d_k instead of 1: the scores are "
         "flattened and the softmax is close to uniform.",
         scale=_scale_by_dk,
     ),
     Misconception(
-        "softmax_wrong_axis", "softmax 用错了轴", "Softmax over the wrong axis",
+        "softmax_wrong_axis",
+        "softmax 用错了轴",
+        "Softmax over the wrong axis",
         "softmax 应该沿 key 的方向（最后一维）做，让每个 query 的权重和为 1；沿 query 方向做，变成了每列和为 1。",
         "The softmax must run over the keys (the last axis) so each query's weights sum to 1; over "
         "the queries, each column sums to 1 instead.",
         normalise=_softmax_over_queries,
     ),
     Misconception(
-        "mask_fill_zero", "掩码填 0 而不是 −∞", "Masked with 0 instead of −∞",
+        "mask_fill_zero",
+        "掩码填 0 而不是 −∞",
+        "Masked with 0 instead of −∞",
         "被遮住的分数填 0，但 e^0 = 1，未来位置仍然分到权重；只有 e^(−∞) = 0 才是真正的忽略。",
-        "Masked scores set to 0 still get weight, because e^0 = 1; only e^(−∞) = 0 really ignores "
-        "a position.",
+        "Masked scores set to 0 still get weight, because e^0 = 1; only e^(−∞) = 0 really ignores a position.",
         normalise=_fill_future_with_zero,
     ),
     Misconception(
-        "mask_after_softmax", "softmax 之后才掩码", "Masked after the softmax",
+        "mask_after_softmax",
+        "softmax 之后才掩码",
+        "Masked after the softmax",
         "先 softmax 再把未来位置清零、又不重新归一化：每行的和小于 1，剩下的权重也偏小。",
         "Zeroing the future weights after the softmax, without renormalising, leaves rows that sum "
         "to less than 1 and visible weights that are too small.",
         normalise=_mask_after_softmax,
     ),
     Misconception(
-        "no_max_subtraction", "softmax 没有先减最大值", "Softmax without subtracting the max",
+        "no_max_subtraction",
+        "softmax 没有先减最大值",
+        "Softmax without subtracting the max",
         "直接算 e^x：分数很大时（float64 中 x > 709）溢出成 inf，inf/inf 得到 nan；先减每行最大值结果不变且不会溢出。",
         "Computing e^x directly overflows to inf for large scores (x > 709 in float64) and inf/inf "
         "gives nan; subtracting the row max first changes nothing and cannot overflow.",
         normalise=_softmax_without_max,
     ),
     Misconception(
-        "missing_softmax", "忘了 softmax", "Forgot the softmax",
+        "missing_softmax",
+        "忘了 softmax",
+        "Forgot the softmax",
         "缩放后的分数直接当权重用：它们可以是负数、和也不是 1；softmax 才把它们变成和为 1 的非负权重。",
         "The scaled scores were used as weights directly: they can be negative and need not sum to 1; "
         "the softmax is what turns them into non-negative weights that sum to 1.",
         normalise=_no_softmax,
     ),
     Misconception(
-        "missing_causal_mask", "忘了因果掩码", "Forgot the causal mask",
+        "missing_causal_mask",
+        "忘了因果掩码",
+        "Forgot the causal mask",
         "没有把未来位置设为 −∞：每个位置都能看到后面的词，训练时等于偷看答案。",
         "The future positions were not set to −∞: every position sees the words after it, which is "
         "copying the answer during training.",
         normalise=_ignore_mask,
     ),
     Misconception(
-        "scores_transposed", "query 与 key 的角色对调了", "Swapped the roles of query and key",
+        "scores_transposed",
+        "query 与 key 的角色对调了",
+        "Swapped the roles of query and key",
         "第 i 行的分数是 q_i·k_j（第 i 个 query 对每个 key）；算成 k_i·q_j 就是用了 Sᵀ 的第 i 行，"
         "query 与 key 的角色对调了。",
         "Row i of the scores is q_i·k_j (query i against every key); computing k_i·q_j takes row i of Sᵀ "
@@ -251,7 +280,8 @@ _ALL = (
         normalise=_roles_swapped,
     ),
     Misconception(
-        "softmax_wrong_axis_renormalised", "沿错轴 softmax 后再按行归一化",
+        "softmax_wrong_axis_renormalised",
+        "沿错轴 softmax 后再按行归一化",
         "Softmax over the wrong axis, then rows renormalised",
         "先沿 query 方向（每列）做了 softmax，再把每行除以行和：行和虽然是 1，数值却不对；"
         "softmax 只沿 key 方向（最后一维）做一次。",
@@ -260,21 +290,27 @@ _ALL = (
         normalise=_wrong_axis_renormalised,
     ),
     Misconception(
-        "mask_hides_diagonal", "掩码连对角线也挡住了", "The mask also hid the diagonal",
+        "mask_hides_diagonal",
+        "掩码连对角线也挡住了",
+        "The mask also hid the diagonal",
         "因果掩码只挡住 j > i 的未来位置（np.triu(..., k=1)）；第 i 个 token 能看到自己，对角线要保留。",
         "The causal mask hides only the future keys, j > i (np.triu(..., k=1)); token i sees itself, so the "
         "diagonal stays visible.",
         normalise=_mask_with_diagonal,
     ),
     Misconception(
-        "unneeded_causal_mask", "不需要掩码时也加了因果掩码", "Added a causal mask that was not asked for",
+        "unneeded_causal_mask",
+        "不需要掩码时也加了因果掩码",
+        "Added a causal mask that was not asked for",
         "题目说不使用掩码（如 BERT 式的双向注意力）：每个 query 都看所有 key；因果掩码只用于 decoder。",
         "The question says no mask (bidirectional, as in BERT): every query sees every key; the causal "
         "mask belongs to decoders.",
         normalise=_mask_always,
     ),
     Misconception(
-        "softmax_as_argmax", "把 softmax 当成了 argmax", "Treated the softmax as an argmax",
+        "softmax_as_argmax",
+        "把 softmax 当成了 argmax",
+        "Treated the softmax as an argmax",
         "softmax 给每个可见的 key 一份正的权重（e^x > 0），只是分数大的份额大；"
         "只给最大分数权重 1 的是 argmax（hard attention）。",
         "The softmax gives every visible key a positive share (e^x > 0), larger for larger scores; "
@@ -282,249 +318,332 @@ _ALL = (
         normalise=_argmax_as_softmax,
     ),
     Misconception(
-        "wrong_query_row", "取了相邻 token 的那一行", "Took a neighbouring token's row",
+        "wrong_query_row",
+        "取了相邻 token 的那一行",
+        "Took a neighbouring token's row",
         "第 i 个 token（从 1 数起）的权重是分数矩阵的第 i 行，代码里下标是 i − 1；差一行就是另一个 query 的结果。",
         "Token i (counting from 1) uses row i of the score matrix, index i − 1 in code; one row off is "
         "another query's result.",
     ),
     # --- the masking contrast --------------------------------------------------------------
     Misconception(
-        "zero_means_masked", "以为填 0 就等于屏蔽", "Thought a 0 score means masked",
+        "zero_means_masked",
+        "以为填 0 就等于屏蔽",
+        "Thought a 0 score means masked",
         "0 是一个普通的分数，不是 −∞：填 0 之后 softmax 照样给它 e^0 = 1 的份额，结果不等于正确的掩码权重。",
         "0 is an ordinary score, not −∞: after filling with 0 the softmax still gives it a share of "
         "e^0 = 1, so the result is not the correctly masked weights.",
     ),
     # --- why √d_k -------------------------------------------------------------------------------
     Misconception(
-        "std_for_variance", "把标准差当成方差", "Confused standard deviation with variance",
+        "std_for_variance",
+        "把标准差当成方差",
+        "Confused standard deviation with variance",
         "q·k 是 d_k 个方差为 1 的项之和，方差是 d_k，标准差才是 √d_k。",
         "q·k is a sum of d_k unit-variance terms: its variance is d_k, its standard deviation √d_k.",
     ),
     Misconception(
-        "scaling_sharpens", "以为缩放让 softmax 更尖", "Thought scaling sharpens the softmax",
+        "scaling_sharpens",
+        "以为缩放让 softmax 更尖",
+        "Thought scaling sharpens the softmax",
         "除以 √d_k 让分数变小、差距变小，softmax 变平缓；不缩放时最大权重才接近 1。",
         "Dividing by √d_k makes the scores and their gaps smaller, so the softmax gets flatter; "
         "unscaled, the largest weight is the one close to 1.",
     ),
     # --- shapes ---------------------------------------------------------------------------------
     Misconception(
-        "transposed_product", "算成了 Qᵀ K", "Computed Qᵀ K instead of Q Kᵀ",
+        "transposed_product",
+        "算成了 Qᵀ K",
+        "Computed Qᵀ K instead of Q Kᵀ",
         "分数是 Q Kᵀ：(T, d_k) @ (d_k, T) = (T, T)，每个 query 对每个 key 一个分数；Qᵀ K 得到的是 (d_k, d_k)。",
         "The scores are Q Kᵀ: (T, d_k) @ (d_k, T) = (T, T), one score per query and key; Qᵀ K "
         "gives a (d_k, d_k) matrix.",
     ),
     Misconception(
-        "shape_keeps_d_model", "以为投影后宽度仍是 d_model", "Thought the projections keep width d_model",
+        "shape_keeps_d_model",
+        "以为投影后宽度仍是 d_model",
+        "Thought the projections keep width d_model",
         "Q = X W_Q 中 W_Q 的形状是 (d_model, d_k)，所以 Q 的宽度是 d_k，V 的宽度是 d_v。",
         "In Q = X W_Q the matrix W_Q is (d_model, d_k), so Q has width d_k and V has width d_v.",
     ),
     Misconception(
-        "output_width_d_model", "以为单头输出宽度是 d_model", "Thought one head outputs width d_model",
+        "output_width_d_model",
+        "以为单头输出宽度是 d_model",
+        "Thought one head outputs width d_model",
         "输出是 weights @ V：(T, T) @ (T, d_v) = (T, d_v)；回到 d_model 要靠之后的输出投影。",
         "The output is weights @ V: (T, T) @ (T, d_v) = (T, d_v); getting back to d_model is the job "
         "of the output projection that follows.",
     ),
     Misconception(
-        "missing_transpose", "view 之后忘了 transpose", "Forgot the transpose after view",
+        "missing_transpose",
+        "view 之后忘了 transpose",
+        "Forgot the transpose after view",
         "view 得到 (B, T, nh, hs)，还要 transpose(1, 2) 变成 (B, nh, T, hs)，头才成为批量维。",
         "view gives (B, T, nh, hs); transpose(1, 2) is needed to get (B, nh, T, hs) so the heads "
         "become a batch dimension.",
     ),
     Misconception(
-        "no_head_split", "以为每个头拿到全部维度", "Thought every head gets all C dimensions",
+        "no_head_split",
+        "以为每个头拿到全部维度",
+        "Thought every head gets all C dimensions",
         "多头是把 C 维平均切成 n_head 份：每个头 hs = C / n_head 维，而不是完整的 C 维。",
         "Multi-head attention splits the C dimensions into n_head equal parts: each head gets "
         "hs = C / n_head dimensions, not all C.",
     ),
     Misconception(
-        "heads_multiply_width", "以为多头把宽度乘以头数", "Thought more heads multiply the width",
+        "heads_multiply_width",
+        "以为多头把宽度乘以头数",
+        "Thought more heads multiply the width",
         "头数增加时每个头变窄（hs = C / n_head），总宽度 n_head × hs 仍是 C，计算量和参数量不变。",
         "With more heads each head gets narrower (hs = C / n_head): the total width n_head × hs "
         "stays C, and so do the compute and parameter count.",
     ),
     Misconception(
-        "reassembly_forgotten", "忘了把多头拼回去", "Forgot to re-assemble the heads",
+        "reassembly_forgotten",
+        "忘了把多头拼回去",
+        "Forgot to re-assemble the heads",
         "att @ v 得到 (B, nh, T, hs)，还要 transpose(1, 2).contiguous().view(B, T, C) 把各头并排拼回 C 维。",
         "att @ v gives (B, nh, T, hs); transpose(1, 2).contiguous().view(B, T, C) puts the heads "
         "side by side again as C dimensions.",
     ),
     Misconception(
-        "heads_averaged", "以为多头输出取平均", "Thought head outputs are averaged",
+        "heads_averaged",
+        "以为多头输出取平均",
+        "Thought head outputs are averaged",
         "各头的输出是并排拼接（concat）成 nh × hs = C 维，不是取平均得到 hs 维。",
         "The heads' outputs are concatenated side by side into nh × hs = C dimensions, not averaged "
         "into hs dimensions.",
     ),
     # --- parameters --------------------------------------------------------------------------
     Misconception(
-        "c_attn_single_projection", "以为 c_attn 只有一个投影", "Thought c_attn is a single projection",
+        "c_attn_single_projection",
+        "以为 c_attn 只有一个投影",
+        "Thought c_attn is a single projection",
         "c_attn 把 Q、K、V 三个投影合成一个 C → 3C 的线性层，权重是 C × 3C，不是 C × C。",
-        "c_attn fuses the Q, K and V projections into one C → 3C linear layer: its weight is C × 3C, "
-        "not C × C.",
+        "c_attn fuses the Q, K and V projections into one C → 3C linear layer: its weight is C × 3C, not C × C.",
     ),
     Misconception(
-        "bias_miscount", "偏置算错", "Miscounted the biases",
+        "bias_miscount",
+        "偏置算错",
+        "Miscounted the biases",
         "bias=True 时每个输出特征一个偏置（c_attn 3C 个，c_proj C 个）；bias=False 时一个都没有。",
         "With bias=True there is one bias per output feature (3C for c_attn, C for c_proj); with "
         "bias=False there are none.",
     ),
     Misconception(
-        "params_scale_with_heads", "以为参数量随头数增加", "Thought parameters grow with the number of heads",
+        "params_scale_with_heads",
+        "以为参数量随头数增加",
+        "Thought parameters grow with the number of heads",
         "多头只是把同一个 C → 3C 投影的输出切成 n_head 份，参数量与头数无关。",
         "Multi-head attention only splits the output of the same C → 3C projection into n_head "
         "parts: the parameter count does not depend on the number of heads.",
     ),
     # --- KV cache -----------------------------------------------------------------------------
     Misconception(
-        "kv_count_attention_scores", "数成了注意力打分次数", "Counted attention scores, not K/V projections",
+        "kv_count_attention_scores",
+        "数成了注意力打分次数",
+        "Counted attention scores, not K/V projections",
         "KV cache 省的是 K/V 投影：不缓存第 t 步要投影 t 个词，缓存后只投影 1 个；注意力打分每步仍要和全部旧词比。",
         "A KV cache saves K/V projections: without it step t projects t tokens, with it only 1; the "
         "attention scores still compare against all earlier tokens at every step.",
     ),
     Misconception(
-        "kv_count_n_squared", "每步都按 n 个词计", "Counted n tokens at every step",
+        "kv_count_n_squared",
+        "每步都按 n 个词计",
+        "Counted n tokens at every step",
         "第 t 步只有 t 个词需要重算，总数是 1 + 2 + … + n = n(n+1)/2，不是 n × n。",
         "Step t recomputes only t tokens, so the total is 1 + 2 + … + n = n(n+1)/2, not n × n.",
     ),
     Misconception(
-        "percent_remaining", "算成了剩下的比例", "Gave the fraction remaining, not saved",
+        "percent_remaining",
+        "算成了剩下的比例",
+        "Gave the fraction remaining, not saved",
         "节省比例 = 1 − 缓存后次数 / 不缓存次数；缓存后次数 / 不缓存次数是剩下的比例。",
         "The saving is 1 − with / without; with / without is the fraction that remains.",
     ),
     # --- RNN gradients ------------------------------------------------------------------------
     Misconception(
-        "exponent_off_by_one", "指数差了一", "Exponent off by one",
+        "exponent_off_by_one",
+        "指数差了一",
+        "Exponent off by one",
         "传 n 步就乘 n 次系数，剩下 factor^n，不是 factor^(n−1)。",
         "Passing back n steps multiplies by the factor n times: factor^n remains, not factor^(n−1).",
     ),
     Misconception(
-        "gradient_linear_decay", "以为梯度线性衰减", "Thought the gradient decays linearly",
+        "gradient_linear_decay",
+        "以为梯度线性衰减",
+        "Thought the gradient decays linearly",
         "每步是乘以系数，不是减去固定的量：衰减是指数的 factor^n，不是 1 − n(1 − factor)。",
         "Each step multiplies by the factor rather than subtracting a fixed amount: the decay is "
         "exponential, factor^n, not 1 − n(1 − factor).",
     ),
     Misconception(
-        "gradient_lost_fraction", "算成了损失掉的部分", "Gave the part lost, not the part left",
+        "gradient_lost_fraction",
+        "算成了损失掉的部分",
+        "Gave the part lost, not the part left",
         "问的是梯度还剩多少：factor^n；1 − factor^n 是损失掉的部分。",
         "The question asks what remains, factor^n; 1 − factor^n is the part that was lost.",
     ),
     # --- BERT vs GPT ----------------------------------------------------------------------------
     Misconception(
-        "bert_all_positions", "以为 BERT 每个位置都被监督", "Thought BERT is supervised at every position",
+        "bert_all_positions",
+        "以为 BERT 每个位置都被监督",
+        "Thought BERT is supervised at every position",
         "BERT 只预测被遮住的词：N × 遮盖率 个位置；其余位置没有损失。",
         "BERT predicts only the masked tokens: N × mask rate positions; the other positions have no loss.",
     ),
     Misconception(
-        "bert_unmasked_positions", "以为 BERT 预测没被遮的词", "Thought BERT predicts the unmasked tokens",
+        "bert_unmasked_positions",
+        "以为 BERT 预测没被遮的词",
+        "Thought BERT predicts the unmasked tokens",
         "BERT 的监督信号来自被遮住的 15%，不是剩下的 85%。",
         "BERT's training signal comes from the masked 15%, not from the remaining 85%.",
     ),
     Misconception(
-        "gpt_all_positions", "以为 GPT 预测 N 个位置", "Thought GPT predicts N positions",
+        "gpt_all_positions",
+        "以为 GPT 预测 N 个位置",
+        "Thought GPT predicts N positions",
         "GPT 每个位置预测下一个词，第一个词没有前文可供预测它：N 个词给出 N − 1 个监督位置。",
         "GPT predicts the next token at each position and nothing predicts the first token: N tokens "
         "give N − 1 supervised positions.",
     ),
     # --- memory ----------------------------------------------------------------------------------
     Misconception(
-        "dtype_bits_as_bytes", "把位数当成字节数", "Used bits as bytes",
+        "dtype_bits_as_bytes",
+        "把位数当成字节数",
+        "Used bits as bytes",
         "float32 是 32 位 = 4 字节，float16/bfloat16 是 2 字节，float64 是 8 字节。",
         "float32 is 32 bits = 4 bytes; float16/bfloat16 are 2 bytes and float64 is 8 bytes.",
     ),
     Misconception(
-        "memory_missing_heads", "忘了乘以头数", "Forgot the number of heads",
+        "memory_missing_heads",
+        "忘了乘以头数",
+        "Forgot the number of heads",
         "每个头都有自己的 (T, T) 注意力矩阵：总元素数是 B × n_head × T × T。",
         "Every head has its own (T, T) attention matrix: B × n_head × T × T elements in total.",
     ),
     Misconception(
-        "blockwise_materialises_full", "以为分块仍要存整张矩阵", "Thought blockwise still stores the full matrix",
+        "blockwise_materialises_full",
+        "以为分块仍要存整张矩阵",
+        "Thought blockwise still stores the full matrix",
         "分块（FlashAttention 式）注意力按 tile 处理 key，同一时刻只存一个 (T, tile_size) 的分数块和每行的运行统计量。",
         "Blockwise (FlashAttention-style) attention visits the keys tile by tile and holds only one "
         "(T, tile_size) score tile plus per-row running statistics at a time.",
     ),
     Misconception(
-        "memory_missing_batch", "忘了乘以 batch", "Forgot the batch size",
+        "memory_missing_batch",
+        "忘了乘以 batch",
+        "Forgot the batch size",
         "batch 里每个序列都有自己的注意力矩阵：元素数要乘以 B。",
         "Every sequence in the batch has its own attention matrix: the element count is multiplied by B.",
     ),
     Misconception(
-        "mib_as_mb", "把 MiB 当成了 10⁶ 字节", "Took a MiB to be 10⁶ bytes",
+        "mib_as_mb",
+        "把 MiB 当成了 10⁶ 字节",
+        "Took a MiB to be 10⁶ bytes",
         "1 MiB = 2²⁰ = 1,048,576 字节，1 GiB = 2³⁰ 字节；除以 10⁶ 得到的是 MB，数值大了约 5%。",
         "1 MiB = 2²⁰ = 1,048,576 bytes and 1 GiB = 2³⁰ bytes; dividing by 10⁶ gives MB, about 5% larger.",
     ),
     # --- KV-cache memory ------------------------------------------------------------------------
     Misconception(
-        "kv_forgot_two", "忘了乘以 2（K 和 V）", "Forgot the factor 2 (K and V)",
+        "kv_forgot_two",
+        "忘了乘以 2（K 和 V）",
+        "Forgot the factor 2 (K and V)",
         "KV cache 每层存两个张量：K 和 V，各是 (B, n_kv_head, T, head_size)，所以要乘以 2。",
         "The cache holds two tensors per layer, K and V, each (B, n_kv_head, T, head_size): hence the factor 2.",
     ),
     Misconception(
-        "kv_ignores_gqa", "用了 n_head 而不是 n_kv_head", "Used n_head instead of n_kv_head",
+        "kv_ignores_gqa",
+        "用了 n_head 而不是 n_kv_head",
+        "Used n_head instead of n_kv_head",
         "分组查询（GQA）/多查询（MQA）注意力里，几个 query 头共用一组 K/V：缓存里只有 n_kv_head 个头的 K、V。",
         "With grouped-query (GQA) or multi-query (MQA) attention several query heads share one K/V head: "
         "the cache holds only n_kv_head heads of K and V.",
     ),
     Misconception(
-        "kv_forgot_layers", "忘了乘以层数", "Forgot the number of layers",
+        "kv_forgot_layers",
+        "忘了乘以层数",
+        "Forgot the number of layers",
         "每一层都有自己的 K、V 缓存：总量要乘以 n_layer。",
         "Every layer keeps its own K and V cache: the total is multiplied by n_layer.",
     ),
     # --- online softmax (FlashAttention) -------------------------------------------------------
     Misconception(
-        "online_no_rescale", "旧的和没有重新缩放", "Did not rescale the old sum",
+        "online_no_rescale",
+        "旧的和没有重新缩放",
+        "Did not rescale the old sum",
         "l₁ 里的每一项是 e^(s − m₁)；最大值变成 m₂ 后要乘以 e^(m₁ − m₂) 才能和新项 e^(s − m₂) 相加。",
         "Each term of l₁ is e^(s − m₁); once the max becomes m₂ it must be multiplied by e^(m₁ − m₂) "
         "before it can be added to the new terms e^(s − m₂).",
     ),
     Misconception(
-        "online_rescale_inverted", "缩放因子写反了", "Rescaled with the inverted factor",
+        "online_rescale_inverted",
+        "缩放因子写反了",
+        "Rescaled with the inverted factor",
         "新最大值 m₂ ≥ m₁，旧的和要乘以 e^(m₁ − m₂) ≤ 1（变小）；乘 e^(m₂ − m₁) 方向反了。",
         "The new max m₂ ≥ m₁, so the old sum is multiplied by e^(m₁ − m₂) ≤ 1 (it shrinks); e^(m₂ − m₁) "
         "goes the wrong way.",
     ),
     Misconception(
-        "online_tile_local_max", "每个 tile 各用自己的最大值", "Kept each tile's own max",
+        "online_tile_local_max",
+        "每个 tile 各用自己的最大值",
+        "Kept each tile's own max",
         "各 tile 的项必须相对同一个运行最大值：第 1 个 tile 的项也要换算到 m₂（乘以 e^(m₁ − m₂)），不能留在 m₁。",
         "All terms must be relative to the same running max: the first tile's terms are moved to m₂ "
         "(times e^(m₁ − m₂)) rather than left relative to m₁.",
     ),
     Misconception(
-        "online_dropped_old_sum", "丢掉了前一个 tile 的和", "Dropped the previous tile's sum",
+        "online_dropped_old_sum",
+        "丢掉了前一个 tile 的和",
+        "Dropped the previous tile's sum",
         "运行和要累积所有已处理的 key：l₂ = l₁·e^(m₁ − m₂) + Σ_新 e^(s − m₂)，不是只算新 tile。",
         "The running sum accumulates every key seen so far: l₂ = l₁·e^(m₁ − m₂) + Σ_new e^(s − m₂), "
         "not the new tile alone.",
     ),
     # --- softmax of large logits -----------------------------------------------------------------
     Misconception(
-        "linear_normalisation", "按数值线性归一化", "Normalised linearly",
+        "linear_normalisation",
+        "按数值线性归一化",
+        "Normalised linearly",
         "softmax 是 e^x / Σ e^x，不是 x / Σ x：它只看 logit 之间的差，差 1 就是 e ≈ 2.7 倍的权重。",
         "The softmax is e^x / Σ e^x, not x / Σ x: it depends only on the differences of the logits, and a "
         "difference of 1 is a factor e ≈ 2.7 in weight.",
     ),
     Misconception(
-        "shifted_linear_normalisation", "平移后按比例归一化", "Shifted, then normalised linearly",
+        "shifted_linear_normalisation",
+        "平移后按比例归一化",
+        "Shifted, then normalised linearly",
         "减去最小值让分数非负、再除以总和，仍是线性归一化：softmax 的权重正比于 e^x，差 1 就是 e ≈ 2.7 倍。",
         "Subtracting the minimum to make the scores non-negative and dividing by their sum is still linear: "
         "softmax weights are proportional to e^x, so a difference of 1 is a factor e ≈ 2.7.",
     ),
     Misconception(
-        "clamp_logits", "把 logit 截断到不溢出的上限", "Clamped the logits to the overflow limit",
+        "clamp_logits",
+        "把 logit 截断到不溢出的上限",
+        "Clamped the logits to the overflow limit",
         "截断会把超过上限的 logit 变成同一个值，丢掉它们之间的差；减去最大值不改变 softmax，也不会溢出。",
         "Clamping turns every logit above the limit into the same value and loses their differences; "
         "subtracting the max leaves the softmax unchanged and cannot overflow.",
     ),
     # --- shapes, continued ---------------------------------------------------------------------
     Misconception(
-        "dv_equals_dk", "以为 V 的宽度也是 d_k", "Thought V has width d_k too",
+        "dv_equals_dk",
+        "以为 V 的宽度也是 d_k",
+        "Thought V has width d_k too",
         "Q、K 要做点积，宽度都是 d_k；V 的宽度是 d_v，可以不同，输出 O = W V 的宽度也是 d_v。",
         "Q and K are dotted, so both have width d_k; V has its own width d_v, and so does the output O = W V.",
     ),
     Misconception(
-        "head_count_for_size", "把头数和每头维度弄混了", "Mixed up the head count and the head size",
+        "head_count_for_size",
+        "把头数和每头维度弄混了",
+        "Mixed up the head count and the head size",
         "d_model = n_head × head_size：n_head 是头的个数，每个头的维度是 d_model / n_head。",
         "d_model = n_head × head_size: n_head counts the heads, each head has d_model / n_head dimensions.",
     ),
     Misconception(
-        "kv_counted_twice", "把 K 和 V 分开数了", "Counted K and V separately",
+        "kv_counted_twice",
+        "把 K 和 V 分开数了",
+        "Counted K and V separately",
         "题目数的是算 K/V 的位置数：一个位置的 K 和 V 一起算一次，不是两次；节省的比例不受影响。",
         "The question counts positions whose K/V are computed: K and V of one position count once, not "
         "twice; the percentage saved is the same either way.",

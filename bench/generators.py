@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from attention_engine import generators, scaled_dot_product_attention  # noqa: E402
 
 TARGET_PER_SECOND = 5_000
-MONTE_CARLO = {"dot_product_variance", "softmax_sharpness"}   # not hand-sized: thousands of samples per variant
+MONTE_CARLO = {"dot_product_variance", "softmax_sharpness"}  # not hand-sized: thousands of samples per variant
 
 
 def rate(fn, seconds: float) -> float:
@@ -60,8 +60,9 @@ def main() -> None:
     for name in generators.names():
         newest = generators.get(name).version
         for version in generators.versions(name) if args.all_versions else [newest]:
-            per_second = rate(lambda seed, name=name, version=version: generators.generate(name, seed, version=version),
-                              args.seconds)
+            per_second = rate(
+                lambda seed, name=name, version=version: generators.generate(name, seed, version=version), args.seconds
+            )
             rows.append((name, version, version == newest, per_second, sdpa_rate / per_second))
 
     print(f"# numpy {np.__version__}, Python {platform.python_version()}, {platform.machine()}, 1 core")

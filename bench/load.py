@@ -71,6 +71,7 @@ BENCH_ENV = {
 os.environ.update(BENCH_ENV)
 sys.path.insert(0, str(REPO))
 
+
 @dataclass(frozen=True)
 class Scenario:
     """One wrk run. ``data``: the prepared request list it draws from; ``mode``: "random" (any entry,

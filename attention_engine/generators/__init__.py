@@ -9,6 +9,8 @@ use the newest version unless ``version=`` says otherwise.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .attention import (
     AttentionOutput,
     AttentionOutputV2,
@@ -47,15 +49,39 @@ from .shapes import (
 from .softmax import OnlineSoftmax, StableSoftmax
 
 _ALL: tuple[Template, ...] = (
-    AttentionRowWeights(), AttentionOutput(), CausalMaskedWeights(), MaskFillZeroContrast(),
-    FiveStepShapes(), DotProductVariance(), SoftmaxSharpness(), NanoGPTShapes(), NanoGPTParamCount(),
-    KVCacheSavings(), RNNGradientDecay(), BertGptPositions(), HeadDimension(), AttentionMatrixMemory(),
+    AttentionRowWeights(),
+    AttentionOutput(),
+    CausalMaskedWeights(),
+    MaskFillZeroContrast(),
+    FiveStepShapes(),
+    DotProductVariance(),
+    SoftmaxSharpness(),
+    NanoGPTShapes(),
+    NanoGPTParamCount(),
+    KVCacheSavings(),
+    RNNGradientDecay(),
+    BertGptPositions(),
+    HeadDimension(),
+    AttentionMatrixMemory(),
     # version 2: prompts without typing instructions, options that pass the learner's sanity checks
-    AttentionRowWeightsV2(), AttentionOutputV2(), CausalMaskedWeightsV2(), MaskFillZeroContrastV2(),
-    FiveStepShapesV2(), DotProductVarianceV2(), SoftmaxSharpnessV2(), NanoGPTShapesV2(), NanoGPTParamCountV2(),
-    KVCacheSavingsV2(), RNNGradientDecayV2(), BertGptPositionsV2(), HeadDimensionV2(), AttentionMatrixMemoryV2(),
+    AttentionRowWeightsV2(),
+    AttentionOutputV2(),
+    CausalMaskedWeightsV2(),
+    MaskFillZeroContrastV2(),
+    FiveStepShapesV2(),
+    DotProductVarianceV2(),
+    SoftmaxSharpnessV2(),
+    NanoGPTShapesV2(),
+    NanoGPTParamCountV2(),
+    KVCacheSavingsV2(),
+    RNNGradientDecayV2(),
+    BertGptPositionsV2(),
+    HeadDimensionV2(),
+    AttentionMatrixMemoryV2(),
     # new templates
-    KVCacheMemory(), OnlineSoftmax(), StableSoftmax(),
+    KVCacheMemory(),
+    OnlineSoftmax(),
+    StableSoftmax(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}
@@ -91,11 +117,21 @@ def get(name: str, version: int | None = None) -> Template:
         raise KeyError(f"template {name!r} has no version {version!r}; known versions: {known}") from None
 
 
-def generate(name: str, seed: int, *, version: int | None = None, **params) -> Variant:
+def generate(name: str, seed: int, *, version: int | None = None, **params: Any) -> Variant:
     return get(name, version).generate(seed, **params)
 
 
 __all__ = [
-    "FIVE_STEPS", "Choice", "GradeResult", "ParamSpec", "Step", "Template", "Variant",
-    "generate", "get", "grade", "names", "versions",
+    "FIVE_STEPS",
+    "Choice",
+    "GradeResult",
+    "ParamSpec",
+    "Step",
+    "Template",
+    "Variant",
+    "generate",
+    "get",
+    "grade",
+    "names",
+    "versions",
 ]

@@ -13,15 +13,16 @@ query whose row the mask really shapes: neither the first token nor the last.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core import shared_causal_mask, softmax
+from ..core import FloatArray, shared_causal_mask, softmax
 from ..misconceptions import correct_scale, correct_weights
 from ..misconceptions import get as misconception
-from .base import ParamSpec, Solution, Template, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt_many, latex_matrix, latex_row
 from .sanity import half_unit, probability_row, vector
 from .shapes import FIVE_STEPS
@@ -34,73 +35,95 @@ ROW_BUGS_V2 = ("scores_transposed", "missing_scale", "divide_by_dk", "softmax_wr
 SCORE_BUGS_V2 = ("scores_transposed", "softmax_wrong_axis_renormalised", "softmax_as_argmax")
 
 # The names of the worked steps: version 1 as it was, version 2 the five steps of lesson 1.
-STEP_NAMES_V1 = {"dots": "点积分数", "scale": "缩放", "mask": "因果掩码", "softmax": "softmax",
-                 "row_softmax": "逐行 softmax", "sum": "加权求和", "fill": "填 0 后的分数"}
+STEP_NAMES_V1 = {
+    "dots": "点积分数",
+    "scale": "缩放",
+    "mask": "因果掩码",
+    "softmax": "softmax",
+    "row_softmax": "逐行 softmax",
+    "sum": "加权求和",
+    "fill": "填 0 后的分数",
+}
 _, _SCORE, _SCALE, _SOFTMAX, _SUM = (s.label for s in FIVE_STEPS)
-STEP_NAMES_V2 = {"dots": _SCORE, "scale": _SCALE, "mask": f"{_SCALE}（加因果掩码）", "softmax": _SOFTMAX,
-                 "row_softmax": _SOFTMAX, "sum": _SUM, "fill": f"{_SCALE}（掩码错填 0）"}
+STEP_NAMES_V2 = {
+    "dots": _SCORE,
+    "scale": _SCALE,
+    "mask": f"{_SCALE}（加因果掩码）",
+    "softmax": _SOFTMAX,
+    "row_softmax": _SOFTMAX,
+    "sum": _SUM,
+    "fill": f"{_SCALE}（掩码错填 0）",
+}
 
 # The seeds' own numbers (param ``example``). 001, question 2, "我吃": 我 looks at 我 and 吃.
-QUERY_EXAMPLES = {
-    "wo_chi": {"Q": ((0.6, 0.2), (0.3, 0.9)), "K": ((0.4, 0.7), (0.1, 0.5)), "V": ((0.8, 0.3), (0.6, 0.2)),
-               "query": 1, "is_causal": False},
+QUERY_EXAMPLES: dict[str, dict[str, Any]] = {
+    "wo_chi": {
+        "Q": ((0.6, 0.2), (0.3, 0.9)),
+        "K": ((0.4, 0.7), (0.1, 0.5)),
+        "V": ((0.8, 0.3), (0.6, 0.2)),
+        "query": 1,
+        "is_causal": False,
+    },
 }
 # 001, question 3, "我爱你": the seed prints only the weights. These scaled scores reproduce its
 # table to 2 dp ([1, 0, 0], [0.40, 0.60, 0], [0.25, 0.30, 0.45]) and, filled with 0 instead of
 # -inf, its first row [0.45, 0.27, 0.27].
-SCORE_EXAMPLES = {
+SCORE_EXAMPLES: dict[str, dict[str, Any]] = {
     "wo_ai_ni": {"scores": ((0.5, 0.9, 0.2), (0.3, 0.7, 0.4), (0.1, 0.3, 0.7)), "query": 1},
 }
 # |q|, |k| <= 1.5: still hand-sized, and large enough that forgetting the scale visibly changes the answer
 QK_LIMIT = 15
-MIN_SPREAD = 0.05   # a row whose visible weights all lie within this of each other is trivial
+MIN_SPREAD = 0.05  # a row whose visible weights all lie within this of each other is trivial
 
 
-def tenths(rng: np.random.Generator, shape: tuple, limit: int = 9) -> np.ndarray:
+def tenths(rng: np.random.Generator, shape: tuple[int, ...], limit: int = 9) -> FloatArray:
     """Entries k/10 with |k| <= limit: exactly the one-decimal numbers the prompt prints."""
     return rng.integers(-limit, limit + 1, size=shape) / 10
 
 
-def spread_ok(weights: list, visible: int) -> bool:
+def spread_ok(weights: Sequence[float], visible: int) -> bool:
     """The first ``visible`` weights of a row are not (nearly) uniform, so the softmax matters."""
     w = weights[:visible]
     return visible > 1 and max(w) - min(w) >= MIN_SPREAD
 
 
-def row_steps(Q: np.ndarray, K: np.ndarray, i: int, is_causal: bool,
-              names: dict = STEP_NAMES_V1) -> tuple[np.ndarray, list]:
+def row_steps(
+    Q: FloatArray, K: FloatArray, i: int, is_causal: bool, names: dict[str, str] = STEP_NAMES_V1
+) -> tuple[FloatArray, list[Step]]:
     """The weights of query row i (0-based) computed the way a learner does it, with the steps."""
     T, d_k = K.shape
-    s = K @ Q[i]                                          # (T,)  s_j = q_i · k_j
-    scaled = s / math.sqrt(d_k)                           # (T,)
+    s = K @ Q[i]  # (T,)  s_j = q_i · k_j
+    scaled = s / math.sqrt(d_k)  # (T,)
     steps = [
         step(names["dots"], rf"s_j = q_{{{i + 1}}} \cdot k_j", s),
         step(names["scale"], rf"\tilde s_j = s_j / \sqrt{{{d_k}}}", scaled),
     ]
     if is_causal:
-        scaled = np.where(shared_causal_mask(T, T)[i], scaled, -np.inf)   # (T,)  future keys -> -inf
+        scaled = np.where(shared_causal_mask(T, T)[i], scaled, -np.inf)  # (T,)  future keys -> -inf
         steps.append(step(names["mask"], rf"\tilde s_j = -\infty \quad (j > {i + 1})", scaled))
-    e = np.exp(scaled - scaled.max())                     # (T,)  minus the max: same result, no overflow
-    w = e / e.sum()                                       # (T,)  sums to 1; e^-inf = 0 for masked keys
+    e = np.exp(scaled - scaled.max())  # (T,)  minus the max: same result, no overflow
+    w = e / e.sum()  # (T,)  sums to 1; e^-inf = 0 for masked keys
     steps.append(step(names["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w))
     return w, steps
 
 
-def wrong_row(bug: str, dots: np.ndarray, d_k: int, i: int, is_causal: bool, V=None) -> np.ndarray:
+def wrong_row(bug: str, dots: FloatArray, d_k: int, i: int, is_causal: bool, V: FloatArray | None = None) -> FloatArray:
     """Row i of the weights (or, given V, of the output) with the misconception ``bug`` in place.
 
     ``dots`` is Q Kᵀ (T, T), computed once per variant: each bug only changes what comes after it.
     """
-    weights = misconception(bug).weights_from_dots(dots, d_k, is_causal)   # (T, T)
-    return weights[i] if V is None else (weights @ V)[i]                    # (T,) or (T, T) @ (T, d_v) -> (d_v,)
+    weights = misconception(bug).weights_from_dots(dots, d_k, is_causal)  # (T, T)
+    row: FloatArray = weights[i] if V is None else (weights @ V)[i]  # (T,) or (T, T) @ (T, d_v) -> (d_v,)
+    return row
 
 
-def wrong_score_row(bug: str, S, i: int) -> np.ndarray:
+def wrong_score_row(bug: str, S: FloatArray, i: int) -> FloatArray:
     """Row i of the causal weights of the score matrix S with the misconception ``bug`` in place."""
-    return misconception(bug).weights_from_scores(S, True)[i]
+    row: FloatArray = misconception(bug).weights_from_scores(S, True)[i]  # (T,)
+    return row
 
 
-def neighbour_row(dots: np.ndarray, d_k: int, i: int, is_causal: bool, V=None) -> np.ndarray:
+def neighbour_row(dots: FloatArray, d_k: int, i: int, is_causal: bool, V: FloatArray | None = None) -> FloatArray:
     """The correct weights (or output) of the neighbouring query: the ``wrong_query_row`` slip.
 
     Causal: the previous token, whose row still has zeros under the mask (the next token's row would
@@ -108,21 +131,24 @@ def neighbour_row(dots: np.ndarray, d_k: int, i: int, is_causal: bool, V=None) -
     """
     T = len(dots)
     r = i - 1 if is_causal or i == T - 1 else i + 1
-    weights = correct_weights(dots * correct_scale(d_k), is_causal)        # (T, T)
-    return weights[r] if V is None else (weights @ V)[r]                     # (T,) or (d_v,)
+    weights = correct_weights(dots * correct_scale(d_k), is_causal)  # (T, T)
+    row: FloatArray = weights[r] if V is None else (weights @ V)[r]  # (T,) or (d_v,)
+    return row
 
 
-def fill_zero_softmax(scores_row: np.ndarray, last_visible: int) -> np.ndarray:
+def fill_zero_softmax(scores_row: FloatArray, last_visible: int) -> FloatArray:
     """softmax of a score row (T,) whose keys after ``last_visible`` (0-based) were filled with 0."""
-    return softmax(np.where(np.arange(len(scores_row)) <= last_visible, scores_row, 0.0))   # (T,)
+    return softmax(np.where(np.arange(len(scores_row)) <= last_visible, scores_row, 0.0))  # (T,)
 
 
-def check_example(p: dict, fixed: dict) -> None:
+def check_example(p: Params, fixed: dict[str, Any]) -> None:
     """ValueError when a param given by the author contradicts the fixed example's value."""
     for name, value in fixed.items():
         if p.get(name) is not None and p[name] != value:
-            raise ValueError(f"param {name!r} ({p[name]!r}) contradicts param 'example' ({p['example']!r}), "
-                             f"which has {name} = {value!r}")
+            raise ValueError(
+                f"param {name!r} ({p[name]!r}) contradicts param 'example' ({p['example']!r}), "
+                f"which has {name} = {value!r}"
+            )
 
 
 def example_param(*names: str) -> ParamSpec:
@@ -134,44 +160,47 @@ class QueryRow(Template):
 
     source = "001"
     decimals = 2
-    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V1
+    STEP_NAMES: ClassVar[dict[str, str]] = STEP_NAMES_V1
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         T, d_k, causal = self.pick(rng, p, "T"), self.pick(rng, p, "d_k"), p["is_causal"]
-        Q, K = tenths(rng, (2, T, d_k), QK_LIMIT)          # (T, d_k) each
-        inputs = {"Q": Q, "K": K}
+        Q, K = tenths(rng, (2, T, d_k), QK_LIMIT)  # (T, d_k) each
+        inputs: Inputs = {"Q": Q, "K": K}
         if "d_v" in self.params:
             inputs["V"] = tenths(rng, (T, self.pick(rng, p, "d_v")))
         inputs["query"] = int(rng.integers(2 if causal else 1, T + 1))  # causal row 1 is always [1, 0, ...]
         inputs["is_causal"] = causal
         return inputs
 
-    def row(self, inputs) -> tuple[np.ndarray, int, int, np.ndarray, list]:
+    def row(self, inputs: Inputs) -> tuple[FloatArray, int, int, FloatArray, list[Step]]:
         """(Q Kᵀ for the misconceptions, d_k, query index, its weights, the steps so far)."""
         Q, K = np.asarray(inputs["Q"], dtype=float), np.asarray(inputs["K"], dtype=float)  # (T, d_k)
         i = inputs["query"] - 1
         w, steps = row_steps(Q, K, i, inputs["is_causal"], self.STEP_NAMES)
-        return Q @ K.T, K.shape[1], i, w, steps           # (T, d_k) @ (d_k, T) -> (T, T)
+        return Q @ K.T, K.shape[1], i, w, steps  # (T, d_k) @ (d_k, T) -> (T, T)
 
-    def bugs(self, inputs) -> tuple[str, ...]:
+    def bugs(self, inputs: Inputs) -> tuple[str, ...]:
         return SCALE_BUGS + MASK_BUGS if inputs["is_causal"] else SCALE_BUGS
 
-    def candidates(self, inputs, dots, d_k: int, i: int, V=None) -> list:
+    def candidates(
+        self, inputs: Inputs, dots: FloatArray, d_k: int, i: int, V: FloatArray | None = None
+    ) -> list[Distractor]:
         """(misconception, lazily computed row) for each bug; ``V`` given: the output row instead."""
         causal = inputs["is_causal"]
         return [(m, partial(wrong_row, m, dots, d_k, i, causal, V)) for m in self.bugs(inputs)]
 
-    def acceptable(self, inputs, solution):
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
         w = next(s.value for s in solution.steps if s.name == self.STEP_NAMES["softmax"])
         return spread_ok(w, inputs["query"] if inputs["is_causal"] else len(w))
 
-    def intro(self, inputs) -> str:
+    def intro(self, inputs: Inputs) -> str:
         shown = [f"{name} = {latex_matrix(inputs[name], 1)}" for name in ("Q", "K", "V") if name in inputs]
         T, d_k = np.shape(inputs["K"])
-        mask = ("使用因果掩码：第 $i$ 个 token 只能看到第 $1..i$ 个 token。" if inputs["is_causal"]
-                else "不使用掩码。")
-        return (f"一个长度 $T = {T}$ 的序列，每行对应一个 token（$d_k = {d_k}$）：\n\n"
-                "$$" + r",\qquad ".join(shown) + "$$\n\n" + mask)
+        mask = "使用因果掩码：第 $i$ 个 token 只能看到第 $1..i$ 个 token。" if inputs["is_causal"] else "不使用掩码。"
+        return (
+            f"一个长度 $T = {T}$ 的序列，每行对应一个 token（$d_k = {d_k}$）：\n\n"
+            "$$" + r",\qquad ".join(shown) + "$$\n\n" + mask
+        )
 
 
 class AttentionRowWeights(QueryRow):
@@ -186,22 +215,24 @@ class AttentionRowWeights(QueryRow):
     )
     atol = 0.01
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         dots, d_k, i, w, steps = self.row(inputs)
         return Solution(w, self.candidates(inputs, dots, d_k, i), steps)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         i, T = inputs["query"], len(inputs["K"])
-        return (self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力权重 "
-                rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$，"
-                f"按 key 的顺序写出 {T} 个数，保留两位小数。")
+        return (
+            self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力权重 "
+            rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$，"
+            f"按 key 的顺序写出 {T} 个数，保留两位小数。"
+        )
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Weights of one query: T of them, non-negative, summing to 1, 0 where the mask hides a key."""
         w = vector(value, len(inputs["K"]))
         if w is None or not probability_row(w):
             return False
-        return not inputs["is_causal"] or all(x == 0 for x in w[inputs["query"]:])
+        return not inputs["is_causal"] or all(x == 0 for x in w[inputs["query"] :])
 
 
 class AttentionOutput(QueryRow):
@@ -209,7 +240,7 @@ class AttentionOutput(QueryRow):
     version = 1
     title_zh = "一个 query 的注意力输出"
     title_en = "Attention output of one query"
-    params = specs(   # defaults: the shape of the seed's two-word "我吃" example
+    params = specs(  # defaults: the shape of the seed's two-word "我吃" example
         ParamSpec("T", 2, 2, 4),
         ParamSpec("d_k", 2, 2, 4),
         ParamSpec("d_v", 2, 2, 3),
@@ -218,38 +249,42 @@ class AttentionOutput(QueryRow):
     # weights rounded to 2 decimals by hand move the output by up to ~0.005 * sum|v_j| <= 0.02
     atol = 0.02
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         dots, d_k, i, w, steps = self.row(inputs)
-        V = np.asarray(inputs["V"], dtype=float)           # (T, d_v)
-        out = w @ V                                        # (T,) @ (T, d_v) -> (d_v,)
-        terms = r" + ".join(rf"{wj} \times {latex_row(vj, 1)}"
-                            for wj, vj in zip(fmt_many(w.tolist(), 2), V.tolist(), strict=True))
+        V = np.asarray(inputs["V"], dtype=float)  # (T, d_v)
+        out = w @ V  # (T,) @ (T, d_v) -> (d_v,)
+        terms = r" + ".join(
+            rf"{wj} \times {latex_row(vj, 1)}" for wj, vj in zip(fmt_many(w.tolist(), 2), V.tolist(), strict=True)
+        )
         steps.append(step(self.STEP_NAMES["sum"], rf"o = \sum_j w_j v_j = {terms}", out))
         return Solution(out, self.candidates(inputs, dots, d_k, i, V), steps)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         i, d_v = inputs["query"], np.shape(inputs["V"])[1]
-        return (self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力输出 "
-                rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$，"
-                f"写出 {d_v} 个数，保留两位小数。")
+        return (
+            self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力输出 "
+            rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$，"
+            f"写出 {d_v} 个数，保留两位小数。"
+        )
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """A weighted average of the visible value rows: each component within their column's range."""
         return self.sane_check(inputs)(value)
 
-    def sane_check(self, inputs):
-        V = inputs["V"].tolist() if isinstance(inputs["V"], np.ndarray) else inputs["V"]   # (T, d_v) as rows
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
+        V = inputs["V"].tolist() if isinstance(inputs["V"], np.ndarray) else inputs["V"]  # (T, d_v) as rows
         columns = list(zip(*(V[: inputs["query"]] if inputs["is_causal"] else V), strict=True))  # d_v x (visible,)
-        eps = half_unit(self.decimals)                                    # the option is rounded
+        eps = half_unit(self.decimals)  # the option is rounded
         bounds = [(min(c) - eps, max(c) + eps) for c in columns]
 
-        def check(value) -> bool:                                          # NaN and inf fail the bounds too
+        def check(value: Any) -> bool:  # NaN and inf fail the bounds too
             if not isinstance(value, list | tuple) or len(value) != len(bounds):
                 return False
             try:
                 return all(lo <= x <= hi for x, (lo, hi) in zip(value, bounds, strict=True))
-            except TypeError:                                              # not numbers
+            except TypeError:  # not numbers
                 return False
+
         return check
 
 
@@ -259,15 +294,17 @@ class ScoreMatrix(Template):
     source = "001"
     decimals = 2
     atol = 0.01
-    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V1
+    STEP_NAMES: ClassVar[dict[str, str]] = STEP_NAMES_V1
 
-    def scores(self, rng, p) -> np.ndarray:
+    def scores(self, rng: np.random.Generator, p: Params) -> FloatArray:
         T = self.pick(rng, p, "T")
-        return tenths(rng, (T, T), limit=20)              # (T, T) scores in [-2, 2]
+        return tenths(rng, (T, T), limit=20)  # (T, T) scores in [-2, 2]
 
-    def intro(self, inputs) -> str:
-        return ("下面是已经除以 $\\sqrt{d_k}$ 的注意力分数（行 = query，列 = key）：\n\n"
-                f"$$S = {latex_matrix(inputs['scores'], 1)}$$\n\n")
+    def intro(self, inputs: Inputs) -> str:
+        return (
+            "下面是已经除以 $\\sqrt{d_k}$ 的注意力分数（行 = query，列 = key）：\n\n"
+            f"$$S = {latex_matrix(inputs['scores'], 1)}$$\n\n"
+        )
 
 
 class CausalMaskedWeights(ScoreMatrix):
@@ -277,15 +314,15 @@ class CausalMaskedWeights(ScoreMatrix):
     title_en = "Causally masked attention weights"
     params = specs(ParamSpec("T", None, 2, 4))
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return {"scores": self.scores(rng, p)}
 
     BUGS: ClassVar[tuple[str, ...]] = (*MASK_BUGS, "softmax_wrong_axis", "missing_softmax")
 
-    def solve(self, inputs):
-        S = np.asarray(inputs["scores"], dtype=float)       # (T, T)
+    def solve(self, inputs: Inputs) -> Solution:
+        S = np.asarray(inputs["scores"], dtype=float)  # (T, T)
         masked = np.where(shared_causal_mask(len(S), len(S)), S, -np.inf)  # (T, T)  j > i -> -inf
-        W = softmax(masked, axis=-1)                        # (T, T)  each row sums to 1, zeros above the diagonal
+        W = softmax(masked, axis=-1)  # (T, T)  each row sums to 1, zeros above the diagonal
         steps = [
             step(self.STEP_NAMES["mask"], r"\tilde S_{ij} = -\infty \quad (j > i)", masked),
             step(self.STEP_NAMES["row_softmax"], r"W_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_k e^{\tilde S_{ik}}}", W),
@@ -293,32 +330,41 @@ class CausalMaskedWeights(ScoreMatrix):
         wrong = [(m, partial(misconception(m).weights_from_scores, S, True)) for m in self.BUGS]
         return Solution(W, wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """T×T weights: non-negative rows summing to 1, exactly 0 above the diagonal (the mask)."""
         return self.sane_check(inputs)(value)
 
-    def sane_check(self, inputs):
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
         T = len(inputs["scores"])
-        tol = T * half_unit(self.decimals) + 0.001             # a row of T rounded weights
+        tol = T * half_unit(self.decimals) + 0.001  # a row of T rounded weights
 
-        def check(value) -> bool:                               # NaN and inf fail the sum or the sign
+        def check(value: Any) -> bool:  # NaN and inf fail the sum or the sign
             if not isinstance(value, list | tuple) or len(value) != T:
                 return False
             try:
-                return all(isinstance(row, list | tuple) and len(row) == T and min(row) >= 0
-                           and abs(sum(row) - 1.0) <= tol and not any(row[i + 1:]) for i, row in enumerate(value))
-            except TypeError:                                   # not numbers
+                return all(
+                    isinstance(row, list | tuple)
+                    and len(row) == T
+                    and min(row) >= 0
+                    and abs(sum(row) - 1.0) <= tol
+                    and not any(row[i + 1 :])
+                    for i, row in enumerate(value)
+                )
+            except TypeError:  # not numbers
                 return False
+
         return check
 
-    def acceptable(self, inputs, solution):
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
         W = solution.answer.tolist()
         return all(spread_ok(W[i], i + 1) for i in range(1, len(W)))
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         T = len(inputs["scores"])
-        return (self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax。"
-                f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，行与行之间用分号隔开。")
+        return (
+            self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax。"
+            f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，行与行之间用分号隔开。"
+        )
 
 
 class MaskFillZeroContrast(ScoreMatrix):
@@ -328,17 +374,17 @@ class MaskFillZeroContrast(ScoreMatrix):
     title_en = "Masking with 0 instead of −∞"
     params = specs(ParamSpec("T", 3, 2, 4))
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         S = self.scores(rng, p)
         return {"scores": S, "query": int(rng.integers(1, len(S)))}  # the last row has no future to mask
 
-    def solve(self, inputs):
-        S = np.asarray(inputs["scores"], dtype=float)       # (T, T)
+    def solve(self, inputs: Inputs) -> Solution:
+        S = np.asarray(inputs["scores"], dtype=float)  # (T, T)
         i = inputs["query"] - 1
-        visible = np.arange(len(S)) <= i                    # (T,)
-        filled = np.where(visible, S[i], 0.0)               # (T,)  the bug: 0, not -inf
-        w = softmax(filled)                                 # (T,)  e^0 = 1: the future keeps a share
-        right = softmax(np.where(visible, S[i], -np.inf))   # (T,)  what -inf gives
+        visible = np.arange(len(S)) <= i  # (T,)
+        filled = np.where(visible, S[i], 0.0)  # (T,)  the bug: 0, not -inf
+        w = softmax(filled)  # (T,)  e^0 = 1: the future keeps a share
+        right = softmax(np.where(visible, S[i], -np.inf))  # (T,)  what -inf gives
         steps = [
             step(self.STEP_NAMES["fill"], rf"\tilde s_j = 0 \quad (j > {i + 1})", filled),
             step(self.STEP_NAMES["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w),
@@ -347,29 +393,31 @@ class MaskFillZeroContrast(ScoreMatrix):
         ]
         return Solution(w, self.candidates(S, i, right), steps)
 
-    def candidates(self, S: np.ndarray, i: int, right: np.ndarray) -> list:
+    def candidates(self, S: FloatArray, i: int, right: FloatArray) -> list[Distractor]:
         return [
             ("zero_means_masked", right),
             *((m, partial(wrong_score_row, m, S, i)) for m in ("missing_causal_mask", "mask_after_softmax")),
         ]
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """The row of a 0-filled softmax: T weights summing to 1, the future (0-filled) keys all alike."""
         w = vector(value, len(inputs["scores"]))
-        return w is not None and probability_row(w) and len(set(w[inputs["query"]:])) <= 1
+        return w is not None and probability_row(w) and len(set(w[inputs["query"] :])) <= 1
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         i, T = inputs["query"], len(inputs["scores"])
-        return ("有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
-                + self.intro(inputs)
-                + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
-                f"按 key 的顺序写出 {T} 个数，保留两位小数。")
+        return (
+            "有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
+            + self.intro(inputs)
+            + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
+            f"按 key 的顺序写出 {T} 个数，保留两位小数。"
+        )
 
 
 # --- version 2 ---------------------------------------------------------------------------------
 
 
-class QueryRowV2:
+class QueryRowV2(QueryRow):
     """Version 2 of the one-query templates, mixed in before the version-1 class.
 
     Causal: T >= 3 and the query is neither the first token (its row is always [1, 0, ...]) nor
@@ -381,41 +429,49 @@ class QueryRowV2:
 
     version = 2
     sane_choices = True
-    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V2
+    STEP_NAMES: ClassVar[dict[str, str]] = STEP_NAMES_V2
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         if p["example"] is not None:
             ex = QUERY_EXAMPLES[p["example"]]
             fixed = {"T": len(ex["K"]), "d_k": len(ex["K"][0]), "d_v": len(ex["V"][0]), "is_causal": ex["is_causal"]}
             check_example(p, {k: v for k, v in fixed.items() if k in self.params})
         elif p["is_causal"] and p["T"] is not None and p["T"] < 3:
-            raise ValueError(f"param 'T' ({p['T']}) must be at least 3 when 'is_causal' is true: the query is "
-                             "neither the first token nor the last, so the mask shapes its row")
+            raise ValueError(
+                f"param 'T' ({p['T']}) must be at least 3 when 'is_causal' is true: the query is "
+                "neither the first token nor the last, so the mask shapes its row"
+            )
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         if p["example"] is not None:
             ex = QUERY_EXAMPLES[p["example"]]
-            inputs = {name: np.array(ex[name]) for name in ("Q", "K", "V") if name != "V" or "d_v" in self.params}
+            inputs: Inputs = {
+                name: np.array(ex[name]) for name in ("Q", "K", "V") if name != "V" or "d_v" in self.params
+            }
             return {**inputs, "query": ex["query"], "is_causal": ex["is_causal"]}
         causal = p["is_causal"]
-        T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(self.params["T"].max) + 1))
+        T_max = self.params["T"].max
+        assert T_max is not None  # an int param: it has a range
+        T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(T_max) + 1))
         d_k = self.pick(rng, p, "d_k")
         d_v = self.pick(rng, p, "d_v") if "d_v" in self.params else 0
-        x = tenths(rng, (T * (2 * d_k + d_v),), QK_LIMIT)                 # one draw for Q, K and V
-        inputs = {"Q": x[: T * d_k].reshape(T, d_k), "K": x[T * d_k: 2 * T * d_k].reshape(T, d_k)}  # (T, d_k)
+        x = tenths(rng, (T * (2 * d_k + d_v),), QK_LIMIT)  # one draw for Q, K and V
+        inputs = {"Q": x[: T * d_k].reshape(T, d_k), "K": x[T * d_k : 2 * T * d_k].reshape(T, d_k)}  # (T, d_k)
         if d_v:
-            inputs["V"] = x[2 * T * d_k:].reshape(T, d_v)                  # (T, d_v)
+            inputs["V"] = x[2 * T * d_k :].reshape(T, d_v)  # (T, d_v)
         inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
         inputs["is_causal"] = causal
         return inputs
 
-    def bugs(self, inputs):
+    def bugs(self, inputs: Inputs) -> tuple[str, ...]:
         return ROW_BUGS_V2 + (("mask_hides_diagonal",) if inputs["is_causal"] else ("unneeded_causal_mask",))
 
-    def candidates(self, inputs, dots, d_k, i, V=None):
+    def candidates(
+        self, inputs: Inputs, dots: FloatArray, d_k: int, i: int, V: FloatArray | None = None
+    ) -> list[Distractor]:
         slip = partial(neighbour_row, dots, d_k, i, inputs["is_causal"], V)
         wrong = [*super().candidates(inputs, dots, d_k, i, V), ("wrong_query_row", slip)]
-        if i == len(dots) - 1:             # the last token sees every key: a causal mask changes nothing
+        if i == len(dots) - 1:  # the last token sees every key: a causal mask changes nothing
             wrong = [(m, None if m == "unneeded_causal_mask" else value) for m, value in wrong]
         return wrong
 
@@ -428,12 +484,14 @@ class AttentionRowWeightsV2(QueryRowV2, AttentionRowWeights):
         example_param(*QUERY_EXAMPLES),
     )
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return (self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力权重 "
-                rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$ 是多少？")
+        return (
+            self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力权重 "
+            rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$ 是多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return f"按 key 的顺序写出 {len(inputs['K'])} 个数，保留两位小数。"
 
 
@@ -443,7 +501,7 @@ class AttentionOutputV2(QueryRowV2, AttentionOutput):
     cited in shared/ITEM_WRITING.md). It also keeps generation above 5,000 variants/s."""
 
     max_distractors = 2
-    params = specs(   # T drawn: 2-4 keys, 3-4 when causal; d_k = d_v = 2 by default, as in "我吃"
+    params = specs(  # T drawn: 2-4 keys, 3-4 when causal; d_k = d_v = 2 by default, as in "我吃"
         ParamSpec("T", None, 2, 4),
         ParamSpec("d_k", 2, 2, 4),
         ParamSpec("d_v", 2, 2, 3),
@@ -451,39 +509,41 @@ class AttentionOutputV2(QueryRowV2, AttentionOutput):
         example_param(*QUERY_EXAMPLES),
     )
 
-    def bugs(self, inputs):
+    def bugs(self, inputs: Inputs) -> tuple[str, ...]:
         """The weight bugs of version 2, then version-1 bugs whose weights do not sum to 1 or leak past
         the mask: an output hides its weights, so such a bug is offered whenever its output still lies
         within the range of the visible values, which is all a learner can check without computing.
         (Not missing_softmax: raw scores as weights leave that range four times in five.)"""
         return (*super().bugs(inputs), "softmax_wrong_axis", *(MASK_BUGS if inputs["is_causal"] else ()))
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return (self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力输出 "
-                rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$ 是多少？")
+        return (
+            self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力输出 "
+            rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$ 是多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return f"按 $o$ 的分量顺序写出 {np.shape(inputs['V'])[1]} 个数，保留两位小数。"
 
 
-class ScoreExampleV2:
+class ScoreExampleV2(ScoreMatrix):
     """Version 2 of the two score-matrix templates: the seed's "我爱你" scores as an example."""
 
     version = 2
     sane_choices = True
-    STEP_NAMES: ClassVar[dict] = STEP_NAMES_V2
+    STEP_NAMES: ClassVar[dict[str, str]] = STEP_NAMES_V2
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         if p["example"] is not None:
             check_example(p, {"T": len(SCORE_EXAMPLES[p["example"]]["scores"])})
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         if p["example"] is None:
-            return super().draw(rng, p)
+            return super().draw(rng, p)  # type: ignore[safe-super]  # the version-1 class next in the MRO draws
         return self.example_inputs(SCORE_EXAMPLES[p["example"]])
 
-    def example_inputs(self, ex: dict) -> dict:
+    def example_inputs(self, ex: dict[str, Any]) -> Inputs:
         return {"scores": np.array(ex["scores"])}
 
 
@@ -491,11 +551,13 @@ class CausalMaskedWeightsV2(ScoreExampleV2, CausalMaskedWeights):
     params = specs(ParamSpec("T", None, 2, 4), example_param(*SCORE_EXAMPLES))
     BUGS = SCORE_BUGS_V2
 
-    def prompt(self, inputs):
-        return (self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax，"
-                "得到的权重矩阵是什么？")
+    def prompt(self, inputs: Inputs) -> str:
+        return (
+            self.intro(inputs) + "加上因果掩码（把列号大于行号的分数换成 $-\\infty$）后对每一行做 softmax，"
+            "得到的权重矩阵是什么？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         T = len(inputs["scores"])
         return f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，每行的数用逗号隔开，行与行之间用分号隔开。"
 
@@ -503,22 +565,25 @@ class CausalMaskedWeightsV2(ScoreExampleV2, CausalMaskedWeights):
 class MaskFillZeroContrastV2(ScoreExampleV2, MaskFillZeroContrast):
     params = specs(ParamSpec("T", 3, 2, 4), example_param(*SCORE_EXAMPLES))
 
-    def example_inputs(self, ex):
-        return {**super().example_inputs(ex), "query": ex["query"]}   # the seed's row: 我, the first token
+    def example_inputs(self, ex: dict[str, Any]) -> Inputs:
+        return {**super().example_inputs(ex), "query": ex["query"]}  # the seed's row: 我, the first token
 
-    def candidates(self, S, i, right):
+    def candidates(self, S: FloatArray, i: int, right: FloatArray) -> list[Distractor]:
         """Rows that still look 0-filled (summing to 1, the future keys sharing one weight)."""
         return [
             ("zero_means_masked", right),
             ("wrong_query_row", partial(fill_zero_softmax, S[i - 1], i - 1) if i > 0 else None),
-            ("scores_transposed", partial(fill_zero_softmax, S[:, i], i)),     # row i of Sᵀ: k_i·q_j
+            ("scores_transposed", partial(fill_zero_softmax, S[:, i], i)),  # row i of Sᵀ: k_i·q_j
             ("mask_hides_diagonal", partial(fill_zero_softmax, S[i], i - 1)),  # the diagonal filled too
         ]
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return ("有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
-                + self.intro(inputs) + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？")
+        return (
+            "有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
+            + self.intro(inputs)
+            + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return f"按 key 的顺序写出 {len(inputs['scores'])} 个数，保留两位小数。"

@@ -26,15 +26,24 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core import has_neginf
-from .display import fmt_value, nest, round_flat
+from .display import Nested, fmt_value, nest, round_flat
+
+# What the pieces of a template pass around. Params and inputs differ per template, so they stay dicts;
+# an option's value (a number, a list or a list of rows, as shown) is ``Any`` in sane() and label().
+Params: TypeAlias = dict[str, Any]  # resolved params: name -> value, None where drawn from the seed
+Inputs: TypeAlias = dict[str, Any]  # one variant's inputs as draw() made them: arrays, ints, bools, strings
+Flat: TypeAlias = tuple[tuple[int, ...], list[float]]  # a value as (shape, flat list of floats)
+Option: TypeAlias = tuple[str | None, Flat, Nested]  # (misconception, None for the answer; as shown; nested)
+Distractor: TypeAlias = tuple[str, Any]  # (misconception id, wrong value or a function computing it or None)
 
 MAX_ATTEMPTS = 64
 # Displayed options must differ from the answer (and from each other) by more than 1.5x the
@@ -51,8 +60,8 @@ class ParamSpec:
     default: Any
     min: float | None = None
     max: float | None = None
-    kind: str = "int"                      # "int" | "float" | "bool" | "choice"
-    choices: tuple = ()
+    kind: str = "int"  # "int" | "float" | "bool" | "choice"
+    choices: tuple[str, ...] = ()
 
     def describe(self) -> str:
         if self.kind == "choice":
@@ -62,7 +71,7 @@ class ParamSpec:
         noun = "an integer" if self.kind == "int" else "a number"
         return f"{noun} in [{self.min}, {self.max}]"
 
-    def validate(self, value):
+    def validate(self, value: object) -> Any:
         """The value coerced to the param's kind (CLI strings accepted); ValueError naming the range."""
         if value is None:
             return self.default
@@ -83,7 +92,7 @@ def specs(*params: ParamSpec) -> dict[str, ParamSpec]:
     return {p.name: p for p in params}
 
 
-def _coerce(kind: str, value):
+def _coerce(kind: str, value: object) -> Any:
     """int/float/bool from numbers or their string forms; None when the value does not fit the kind."""
     if isinstance(value, str):
         text = value.strip().lower()
@@ -117,9 +126,13 @@ class Choice:
     label_zh: str
     label_en: str
 
-    def to_dict(self) -> dict:
-        return {"value": self.value, "misconception": self.misconception,
-                "label_zh": self.label_zh, "label_en": self.label_en}
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "misconception": self.misconception,
+            "label_zh": self.label_zh,
+            "label_en": self.label_en,
+        }
 
 
 @dataclass(frozen=True)
@@ -134,26 +147,32 @@ class Step:
     name: str
     formula: str
     value: Any
-    shape: tuple
+    shape: tuple[int, ...]
     misconception: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "formula": self.formula, "value": self.value, "shape": list(self.shape)}
         if self.misconception:
             d["misconception"] = self.misconception
         return d
 
 
-def step(name: str, formula: str, value=None, shape: tuple | None = None, misconception: str | None = None) -> Step:
+def step(
+    name: str,
+    formula: str,
+    value: npt.ArrayLike | None = None,
+    shape: Sequence[int] | None = None,
+    misconception: str | None = None,
+) -> Step:
     """A Step from a numpy value: plain JSON-able lists, shape taken from the value unless given."""
     if shape is None and isinstance(value, np.ndarray):
-        return Step(name, formula, plain(value), value.shape, misconception)   # shape: a tuple of python ints
+        return Step(name, formula, plain(value), value.shape, misconception)  # shape: a tuple of python ints
     if shape is None:
         shape = np.shape(value) if value is not None else ()
     return Step(name, formula, plain(value), tuple(map(int, shape)), misconception)
 
 
-def flat(value) -> list:
+def flat(value: object) -> list[Any]:
     """A number, a (nested) list or an array as one flat list of python numbers."""
     if isinstance(value, np.ndarray):
         return value.ravel().tolist()
@@ -162,10 +181,10 @@ def flat(value) -> list:
     return [value]
 
 
-def plain(x):
+def plain(x: object) -> Any:
     """numpy values -> python floats/ints/lists for JSON; -inf (a masked score) -> None."""
     if isinstance(x, np.ndarray):
-        if x.dtype.kind == "f" and 1 <= x.ndim <= 2 and x.size <= 64:   # hand-sized: scan the list once
+        if x.dtype.kind == "f" and 1 <= x.ndim <= 2 and x.size <= 64:  # hand-sized: scan the list once
             out = x.tolist()
             if x.ndim == 1:
                 return [None if v == -math.inf else v for v in out] if -math.inf in out else out
@@ -173,7 +192,7 @@ def plain(x):
                 return [[None if v == -math.inf else v for v in row] for row in out]
             return out
         if x.dtype.kind == "f" and has_neginf(x):
-            return np.where(np.isneginf(x), None, x).tolist()
+            return np.where(np.isneginf(x), None, x).tolist()  # type: ignore[call-overload]  # stubs reject None (object array)
         return x.tolist()
     if isinstance(x, np.generic):
         return x.item()
@@ -188,15 +207,15 @@ class Variant:
     template: str
     version: int
     seed: int
-    params: dict
+    params: Params
     prompt: str
-    given: dict
-    answer: Any
-    answer_shape: tuple
+    given: dict[str, Any]
+    answer: Nested
+    answer_shape: tuple[int, ...]
     atol: float
     rtol: float
-    choices: list = field(default_factory=list)
-    solution: list = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+    solution: list[Step] = field(default_factory=list)
     # How to type the answer ("写出 3 个数，保留两位小数"): shown only when the learner types it, never
     # beside choices. Empty for versions whose prompt still carries that sentence itself.
     answer_format: str = ""
@@ -205,38 +224,53 @@ class Variant:
     def correct_choice_index(self) -> int:
         return next(i for i, c in enumerate(self.choices) if c.misconception is None)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {
-            "template": self.template, "version": self.version, "seed": self.seed,
-            "params": dict(self.params), "prompt": self.prompt, "given": self.given,
-            "answer": self.answer, "answer_shape": list(self.answer_shape),
-            "atol": self.atol, "rtol": self.rtol,
+            "template": self.template,
+            "version": self.version,
+            "seed": self.seed,
+            "params": dict(self.params),
+            "prompt": self.prompt,
+            "given": self.given,
+            "answer": self.answer,
+            "answer_shape": list(self.answer_shape),
+            "atol": self.atol,
+            "rtol": self.rtol,
             "choices": [c.to_dict() for c in self.choices],
             "solution": [s.to_dict() for s in self.solution],
         }
-        if self.answer_format:   # absent, not "", for versions without it: their stored dicts stay as they were
+        if self.answer_format:  # absent, not "", for versions without it: their stored dicts stay as they were
             d["answer_format"] = self.answer_format
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> Variant:
+    def from_dict(cls, d: Mapping[str, Any]) -> Variant:
         return cls(
-            template=d["template"], version=d["version"], seed=d["seed"], params=dict(d["params"]),
-            prompt=d["prompt"], given=d["given"], answer=d["answer"],
-            answer_shape=tuple(d["answer_shape"]), atol=d["atol"], rtol=d["rtol"],
+            template=d["template"],
+            version=d["version"],
+            seed=d["seed"],
+            params=dict(d["params"]),
+            prompt=d["prompt"],
+            given=d["given"],
+            answer=d["answer"],
+            answer_shape=tuple(d["answer_shape"]),
+            atol=d["atol"],
+            rtol=d["rtol"],
             choices=[Choice(**c) for c in d["choices"]],
-            solution=[Step(s["name"], s["formula"], s["value"], tuple(s["shape"]), s.get("misconception"))
-                      for s in d["solution"]],
+            solution=[
+                Step(s["name"], s["formula"], s["value"], tuple(s["shape"]), s.get("misconception"))
+                for s in d["solution"]
+            ],
             answer_format=d.get("answer_format", ""),
         )
 
 
 class Solution(NamedTuple):
-    answer: Any                         # float or ndarray, full precision from the displayed inputs
+    answer: Any  # float or ndarray, full precision from the displayed inputs
     # [(misconception id, wrong value)]; the value may be a function computing it, called only when
     # the option is needed, and None when the mistake does not apply to these numbers
-    distractors: list
-    steps: list                         # [Step]
+    distractors: list[Distractor]
+    steps: list[Step]
 
 
 class Template(ABC):
@@ -246,10 +280,10 @@ class Template(ABC):
     version: ClassVar[int]
     title_zh: ClassVar[str]
     title_en: ClassVar[str]
-    source: ClassVar[str]                 # the seed document: "000", "001" or "004"
+    source: ClassVar[str]  # the seed document: "000", "001" or "004"
     params: ClassVar[dict[str, ParamSpec]] = {}
-    decimals: ClassVar[int | None] = 2    # display rounding of the answer and options ...
-    sig: ClassVar[int | None] = None      # ... or significant digits instead
+    decimals: ClassVar[int | None] = 2  # display rounding of the answer and options ...
+    sig: ClassVar[int | None] = None  # ... or significant digits instead
     atol: ClassVar[float] = 0.0
     rtol: ClassVar[float] = 0.0
     hidden: ClassVar[tuple[str, ...]] = ()  # inputs used by solve() but not shown (Monte Carlo samples)
@@ -260,22 +294,22 @@ class Template(ABC):
 
     # --- what a template provides ------------------------------------------------------------
     @abstractmethod
-    def draw(self, rng: np.random.Generator, p: dict) -> dict:
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         """The inputs of one variant, drawn only from ``rng``."""
 
     @abstractmethod
-    def solve(self, inputs: dict) -> Solution:
+    def solve(self, inputs: Inputs) -> Solution:
         """The answer, the candidate distractors and the worked solution, from the displayed inputs."""
 
     @abstractmethod
-    def prompt(self, inputs: dict) -> str:
+    def prompt(self, inputs: Inputs) -> str:
         """The question in Chinese, with LaTeX."""
 
-    def answer_format(self, inputs: dict) -> str:
+    def answer_format(self, inputs: Inputs) -> str:
         """How to type the answer, in Chinese (shown only for typed answers); "" when the prompt says it."""
         return ""
 
-    def sane(self, inputs: dict, value) -> bool:
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Whether ``value`` survives the checks a learner can make without computing the answer.
 
         ``value`` is an option as shown (a number, a list or a list of rows) and ``inputs`` are the
@@ -284,40 +318,43 @@ class Template(ABC):
         """
         return all(map(math.isfinite, flat(value)))
 
-    def sane_check(self, inputs: dict) -> Callable[[Any], bool]:
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
         """``sane`` with the inputs bound, made once per variant and applied to every candidate. A
         template whose checks need work on the inputs (a column range, a mask) overrides this to do
         that work once, and its ``sane`` calls it."""
         return partial(self.sane, inputs)
 
-    def candidate_order(self, p: dict, n: int, rng: np.random.Generator) -> list[int]:
+    def candidate_order(self, p: Params, n: int, rng: np.random.Generator) -> list[int]:
         """The order in which the ``n`` candidate distractors are tried: shuffled by the seed, so which
         misconceptions appear varies between variants; in the listed order when a param ``example``
         fixes the numbers, so that every seed offers the same options (only their order differs)."""
         if p.get("example") is not None:
             return list(range(n))
-        return rng.permutation(n).tolist()
+        order: list[int] = rng.permutation(n).tolist()
+        return order
 
-    def acceptable(self, inputs: dict, solution: Solution) -> bool:
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
         return True
 
-    def label(self, value) -> tuple[str, str]:
+    def label(self, value: Any) -> tuple[str, str]:
         text = fmt_value(value, self.decimals, self.sig)
         return text, text
 
-    def labels(self, inputs: dict, value) -> tuple[str, str]:
+    def labels(self, inputs: Inputs, value: Any) -> tuple[str, str]:
         """(zh, en) option labels; override when a label depends on the inputs (a unit chosen per variant)."""
         return self.label(value)
 
-    def check_params(self, p: dict) -> None:  # noqa: B027 (optional hook: most templates have no cross-param rule)
+    def check_params(self, p: Params) -> None:  # noqa: B027 (optional hook: most templates have no cross-param rule)
         """Constraints between params (e.g. C divisible by n_head); ValueError naming them."""
 
     # --- shared machinery --------------------------------------------------------------------
-    def resolve_params(self, params: dict) -> dict:
+    def resolve_params(self, params: Params) -> Params:
         unknown = sorted(set(params) - set(self.params))
         if unknown:
-            raise ValueError(f"unknown param {unknown[0]!r} for template {self.name!r}; "
-                             f"known params: {', '.join(self.params) or 'none'}")
+            raise ValueError(
+                f"unknown param {unknown[0]!r} for template {self.name!r}; "
+                f"known params: {', '.join(self.params) or 'none'}"
+            )
         try:
             p = {name: spec.validate(params.get(name)) for name, spec in self.params.items()}
             self.check_params(p)
@@ -325,7 +362,7 @@ class Template(ABC):
             raise ValueError(f"template {self.name!r}: {exc}") from None
         return p
 
-    def pick(self, rng: np.random.Generator, p: dict, name: str, options=None):
+    def pick(self, rng: np.random.Generator, p: Params, name: str, options: Sequence[Any] | None = None) -> Any:
         """The author's value for ``name`` if fixed, else one drawn from ``options`` (default: its range)."""
         if p[name] is not None:
             return p[name]
@@ -336,10 +373,11 @@ class Template(ABC):
             elif spec.kind == "bool":
                 options = (False, True)
             else:
+                assert spec.min is not None and spec.max is not None  # int and float params have a range
                 options = range(int(spec.min), int(spec.max) + 1)
         return options[int(rng.integers(len(options)))]
 
-    def generate(self, seed: int, **params) -> Variant:
+    def generate(self, seed: int, **params: Any) -> Variant:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         seed = int(seed)
@@ -359,44 +397,46 @@ class Template(ABC):
         raise ValueError(
             f"template {self.name!r}: no usable variant for seed {seed} and params {p} after "
             f"{MAX_ATTEMPTS} draws (answer not finite, trivial, or fewer than {self.min_distractors} "
-            "distinct distractors)")
+            "distinct distractors)"
+        )
 
     # Values below travel as (shape, flat list of floats): plain python on purpose, because they have
     # a handful of elements and numpy's per-call overhead would dominate the generation time.
 
-    def _shown(self, value) -> tuple[tuple, list]:
+    def _shown(self, value: npt.ArrayLike) -> Flat:
         """A value as displayed: (shape, flat values rounded like the option labels)."""
         a = value if isinstance(value, np.ndarray) and value.dtype == np.float64 else np.asarray(value, dtype=float)
         return a.shape, round_flat(a.ravel().tolist(), self.decimals, self.sig)
 
-    def _apart(self, x: tuple, others: list) -> bool:
+    def _apart(self, x: Flat, others: list[Flat]) -> bool:
         """x differs from each of ``others`` by more than SEPARATION x the grading tolerance somewhere
         (or in shape). Plain loops: this runs for every pair of options, on a handful of numbers."""
         shape, mine = x
         atol, rtol = self.atol, self.rtol
-        tol = SEPARATION * atol + 1e-12                   # the whole tolerance when rtol = 0 (most templates)
+        tol = SEPARATION * atol + 1e-12  # the whole tolerance when rtol = 0 (most templates)
         for other_shape, theirs in others:
             if other_shape != shape:
                 continue
             for a, b in zip(mine, theirs, strict=True):
                 limit = SEPARATION * (atol + rtol * max(abs(a), abs(b))) + 1e-12 if rtol else tol
                 if abs(a - b) > limit:
-                    break                                 # apart at this entry
+                    break  # apart at this entry
             else:
-                return False                              # within the tolerance everywhere: too close
+                return False  # within the tolerance everywhere: too close
         return True
 
-    def _options(self, exact: tuple, candidates: list, rng: np.random.Generator, inputs: dict,
-                 p: dict) -> list | None:
+    def _options(
+        self, exact: Flat, candidates: list[Distractor], rng: np.random.Generator, inputs: Inputs, p: Params
+    ) -> list[Option] | None:
         """[(None, answer as shown, nested), (misconception, wrong value as shown, nested), ...]: up to max_distractors
         wrong values tried in ``candidate_order``, each apart from the answer and from the others and,
         with ``sane_choices``, passing ``sane`` when the answer does."""
         answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
-        options = [(None, answer_shown, nest(*answer_shown))]
+        options: list[Option] = [(None, answer_shown, nest(*answer_shown))]
         taken = [exact, answer_shown]
         check = self.sane_check(inputs) if self.sane_choices else None
         if check is not None and not check(options[0][2]):
-            check = None                                  # the answer itself fails: nothing to match
+            check = None  # the answer itself fails: nothing to match
         for i in self.candidate_order(p, len(candidates), rng):
             misconception, value = candidates[i]
             if callable(value):
@@ -414,16 +454,33 @@ class Template(ABC):
                     break
         return options if len(options) > self.min_distractors else None
 
-    def _variant(self, seed, p, inputs, solution, exact, options, rng) -> Variant:
+    def _variant(
+        self,
+        seed: int,
+        p: Params,
+        inputs: Inputs,
+        solution: Solution,
+        exact: Flat,
+        options: list[Option],
+        rng: np.random.Generator,
+    ) -> Variant:
         choices = []
         for i in rng.permutation(len(options)).tolist():
             misconception, _, value = options[i]
             label_zh, label_en = self.labels(inputs, value)
             choices.append(Choice(value, misconception, label_zh, label_en))
         return Variant(
-            template=self.name, version=self.version, seed=seed, params=p,
+            template=self.name,
+            version=self.version,
+            seed=seed,
+            params=p,
             prompt=self.prompt(inputs),
             given={k: plain(v) for k, v in inputs.items() if k not in self.hidden},
-            answer=nest(*exact), answer_shape=exact[0], atol=self.atol, rtol=self.rtol,
-            choices=choices, solution=solution.steps, answer_format=self.answer_format(inputs),
+            answer=nest(*exact),
+            answer_shape=exact[0],
+            atol=self.atol,
+            rtol=self.rtol,
+            choices=choices,
+            solution=solution.steps,
+            answer_format=self.answer_format(inputs),
         )

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .base import ParamSpec, Solution, Template, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt, fmt_many
 from .sanity import half_unit, positive_integers, scalar, vector
 
@@ -33,7 +33,7 @@ class CountTemplate(Template):
     LABEL_ZH: str
     LABEL_EN: str
 
-    def label(self, value):
+    def label(self, value: Any) -> tuple[str, str]:
         parts = fmt_many(np.atleast_1d(value).tolist(), self.decimals, self.sig)
         return self.LABEL_ZH.format(*parts), self.LABEL_EN.format(*parts)
 
@@ -53,11 +53,11 @@ class NanoGPTParamCount(CountTemplate):
     LABEL_ZH = "c_attn {}，c_proj {}"
     LABEL_EN = "c_attn {}, c_proj {}"
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         if p["C"] is not None and p["n_head"] is not None and p["C"] % p["n_head"]:
             raise ValueError(f"param 'C' ({p['C']}) must be divisible by param 'n_head' ({p['n_head']})")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         C = self.pick(rng, p, "C", options=(64, 128, 256, 384, 512, 768, 1024, 1600))
         heads = [h for h in (2, 4, 6, 8, 12, 16, 25) if C % h == 0] or [1]
         return {"C": C, "n_head": self.pick(rng, p, "n_head", options=heads), "bias": self.pick(rng, p, "bias")}
@@ -67,7 +67,7 @@ class NanoGPTParamCount(CountTemplate):
         """[c_attn, c_proj]: nn.Linear(C, qkv*C) and nn.Linear(C, C), weight out×in plus one bias per output."""
         return [qkv * C * C + (qkv * C if bias else 0), C * C + (C if bias else 0)]
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         b = 1 if bias else 0
         steps = [
@@ -84,16 +84,18 @@ class NanoGPTParamCount(CountTemplate):
         ]
         return Solution(right, wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two parameter counts: positive integers."""
         counts = vector(value, 2)
         return counts is not None and positive_integers(counts)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
-        return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
-                f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
-                "写两个整数，用逗号隔开（不要写千位分隔符）。")
+        return (
+            f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
+            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
+            "写两个整数，用逗号隔开（不要写千位分隔符）。"
+        )
 
 
 class KVCacheSavings(CountTemplate):
@@ -104,20 +106,20 @@ class KVCacheSavings(CountTemplate):
     source = "001"
     params = specs(ParamSpec("n_steps", None, 2, 10000))
     decimals = 0
-    atol = 0.5    # counts are integers; the percentage is asked to the nearest whole percent
+    atol = 0.5  # counts are integers; the percentage is asked to the nearest whole percent
     LABEL_ZH = "不缓存 {} 次，缓存 {} 次，节省 {}%"
     LABEL_EN = "{} without cache, {} with, {}% saved"
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return {"n_steps": self.pick(rng, p, "n_steps", options=range(3, 101))}
 
     @staticmethod
     def row(without: int, with_cache: int) -> list[float]:
         return [without, with_cache, 100 * (1 - with_cache / without)]
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         n = inputs["n_steps"]
-        without = n * (n + 1) // 2                          # step t re-projects all t tokens: 1 + 2 + ... + n
+        without = n * (n + 1) // 2  # step t re-projects all t tokens: 1 + 2 + ... + n
         steps = [
             step("不缓存", rf"1 + 2 + \cdots + {n} = \frac{{{n}\cdot{n + 1}}}{{2}}", without),
             step("缓存", rf"\text{{每步只投影新 token}}:\ {n}", n),
@@ -125,25 +127,27 @@ class KVCacheSavings(CountTemplate):
         ]
         return Solution(self.row(without, n), self.wrong(n, without), steps)
 
-    def wrong(self, n: int, without: int) -> list:
+    def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
             ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
             ("kv_count_n_squared", self.row(n * n, n)),
             ("percent_remaining", [without, n, 100 * n / without]),
         ]
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two counts (whole, the cached one no larger) and the percentage they imply: 1 − with / without."""
         row = vector(value, 3)
         if row is None or not positive_integers(row[:2]) or row[1] > row[0]:
             return False
         return abs(row[2] - 100 * (1 - row[1] / row[0])) <= half_unit(self.decimals)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n = inputs["n_steps"]
-        return (f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
-                "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
-                "写三个数，用逗号隔开（百分比取整数）。")
+        return (
+            f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
+            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
+            "写三个数，用逗号隔开（百分比取整数）。"
+        )
 
 
 class RNNGradientDecay(CountTemplate):
@@ -158,17 +162,17 @@ class RNNGradientDecay(CountTemplate):
     )
     decimals = None
     sig = 3
-    rtol = 0.05   # accepts the seed's own roundings, 0.9^10 ≈ 0.35 and 0.9^50 ≈ 0.005
+    rtol = 0.05  # accepts the seed's own roundings, 0.9^10 ≈ 0.35 and 0.9^50 ≈ 0.005
     LABEL_ZH = LABEL_EN = "{}"
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         factor = self.pick(rng, p, "factor", options=[k / 100 for k in range(50, 100)])
         longest = max(2, min(200, int(math.log(1e-4) / math.log(factor))))  # keep factor^n >= 1e-4
         return {"factor": factor, "n_steps": self.pick(rng, p, "n_steps", options=range(2, longest + 1))}
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         f, n = inputs["factor"], inputs["n_steps"]
-        left = f**n                                         # one multiplication by f per step back
+        left = f**n  # one multiplication by f per step back
         steps = [step("连乘", rf"g_{{{n}}} = {f}^{{{n}}}", left)]
         linear = 1 - n * (1 - f)
         wrong = [
@@ -178,15 +182,17 @@ class RNNGradientDecay(CountTemplate):
         ]
         return Solution(left, wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """What is left of a gradient multiplied by a factor in (0, 1): a fraction strictly between 0 and 1."""
         x = scalar(value)
         return x is not None and 0 < x < 1
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         f, n = inputs["factor"], inputs["n_steps"]
-        return (f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
-                "梯度还剩原来的多少（写成小数，保留三位有效数字）？")
+        return (
+            f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
+            "梯度还剩原来的多少（写成小数，保留三位有效数字）？"
+        )
 
 
 class BertGptPositions(CountTemplate):
@@ -200,17 +206,17 @@ class BertGptPositions(CountTemplate):
         ParamSpec("mask_rate", 0.15, 0.01, 0.5, kind="float"),
     )
     decimals = 0
-    atol = 0.5    # N × rate need not be an integer when the author fixes N; either rounding passes
+    atol = 0.5  # N × rate need not be an integer when the author fixes N; either rounding passes
     LABEL_ZH = "BERT {} 个，GPT {} 个"
     LABEL_EN = "BERT {}, GPT {}"
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         rate = p["mask_rate"]
         unit = Fraction(rate).limit_denominator(1000).denominator  # N a multiple: N × rate whole (40 × 0.15 = 6)
         n = self.pick(rng, p, "n_tokens", options=range(unit, max(unit, 500 // unit * unit) + 1, unit))
         return {"n_tokens": n, "mask_rate": rate}
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         steps = [
             step("BERT", rf"N \times {r} = {n} \times {r}", n * r),
@@ -223,16 +229,18 @@ class BertGptPositions(CountTemplate):
         ]
         return Solution([n * r, n - 1], wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two numbers of positions: positive, at most the N tokens of the sentence."""
         counts = vector(value, 2)
         return counts is not None and all(0 < x <= inputs["n_tokens"] for x in counts)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n, r = inputs["n_tokens"], inputs["mask_rate"]
-        return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
-                "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
-                "写两个数（BERT, GPT），用逗号隔开。")
+        return (
+            f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
+            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
+            "写两个数（BERT, GPT），用逗号隔开。"
+        )
 
 
 class AttentionMatrixMemory(CountTemplate):
@@ -253,14 +261,14 @@ class AttentionMatrixMemory(CountTemplate):
     rtol = 0.01
     LABEL_ZH = "整张 {} MiB，每块 {} MiB"
     LABEL_EN = "full {} MiB, per block {} MiB"
-    TILE: ClassVar[str] = "block_size"     # the param naming the keys per tile (version 2: tile_size)
+    TILE: ClassVar[str] = "block_size"  # the param naming the keys per tile (version 2: tile_size)
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         tile = self.TILE
         if p["T"] is not None and p[tile] is not None and p[tile] > p["T"]:
             raise ValueError(f"param {tile!r} ({p[tile]}) must be at most param 'T' ({p['T']})")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         T = self.pick(rng, p, "T", options=(512, 1024, 2048, 4096, 8192))
         return {
             "B": self.pick(rng, p, "B", options=range(1, 17)),
@@ -270,46 +278,55 @@ class AttentionMatrixMemory(CountTemplate):
             self.TILE: self.pick(rng, p, self.TILE, options=[b for b in (32, 64, 128, 256) if b <= T] or [T]),
         }
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         B, nh, T, blk = inputs["B"], inputs["n_head"], inputs["T"], inputs[self.TILE]
         nbytes = BYTES[inputs["dtype"]]
-        full = B * nh * T * T * nbytes                      # bytes of att (B, nh, T, T)
-        block = B * nh * T * blk * nbytes                   # bytes of one score block (B, nh, T, block_size)
-        return Solution([full / MIB, block / MIB], self.wrong(B, nh, full, block),
-                        self.steps(B, nh, T, blk, inputs["dtype"], full, block))
+        full = B * nh * T * T * nbytes  # bytes of att (B, nh, T, T)
+        block = B * nh * T * blk * nbytes  # bytes of one score block (B, nh, T, block_size)
+        return Solution(
+            [full / MIB, block / MIB],
+            self.wrong(B, nh, full, block),
+            self.steps(B, nh, T, blk, inputs["dtype"], full, block),
+        )
 
-    def steps(self, B, nh, T, blk, dtype, full, block) -> list:
+    def steps(self, B: int, nh: int, T: int, blk: int, dtype: str, full: int, block: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
             step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
-            step("整张矩阵", rf"B \cdot n_{{head}} \cdot T^2 \cdot {nbytes} = "
-                 rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}", full),
+            step(
+                "整张矩阵",
+                rf"B \cdot n_{{head}} \cdot T^2 \cdot {nbytes} = "
+                rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}",
+                full,
+            ),
             step("分数块", rf"B \cdot n_{{head}} \cdot T \cdot {blk} \cdot {nbytes}", block),
             step("换算 MiB", r"\div 2^{20}", np.array([full, block]) / MIB),
         ]
 
-    def wrong(self, B, nh, full, block) -> list:
+    def wrong(self, B: int, nh: int, full: int, block: int) -> list[Distractor]:
         return [
             ("dtype_bits_as_bytes", [8 * full / MIB, 8 * block / MIB]),
             ("memory_missing_heads", [full / nh / MIB, block / nh / MIB]),
             ("blockwise_materialises_full", [full / MIB, full / MIB]),
         ]
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two sizes, positive, and consistent: one tile is the full matrix times tile / T."""
         sizes = vector(value, 2)
         if sizes is None or not all(x > 0 for x in sizes):
             return False
-        ratio = inputs["T"] / inputs[self.TILE]                # the full matrix holds T / tile tiles
+        ratio: float = inputs["T"] / inputs[self.TILE]  # the full matrix holds T / tile tiles
         return abs(sizes[0] - sizes[1] * ratio) <= half_unit(self.decimals) * (1 + ratio)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         B, nh, T, blk, dtype = (inputs[k] for k in ("B", "n_head", "T", "block_size", "dtype"))
-        return (f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
-                "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-                f"分块（FlashAttention 式，`block_size` $= {blk}$）实现同一时刻只存一个 "
-                "$(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
-                "写两个数，保留两位小数（1 MiB = $2^{20}$ 字节）。")
+        return (
+            f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
+            "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
+            f"分块（FlashAttention 式，`block_size` $= {blk}$）实现同一时刻只存一个 "
+            "$(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
+            "写两个数，保留两位小数（1 MiB = $2^{20}$ 字节）。"
+        )
 
 
 # --- version 2 ---------------------------------------------------------------------------------
@@ -319,12 +336,14 @@ class NanoGPTParamCountV2(NanoGPTParamCount):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
-        return (f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
-                f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？")
+        return (
+            f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
+            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
 
 
@@ -335,19 +354,21 @@ class KVCacheSavingsV2(KVCacheSavings):
     version = 2
     sane_choices = True
 
-    def wrong(self, n, without):
+    def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
             ("kv_count_attention_scores", self.row(n * (n + 1) * (2 * n + 1) // 6, without)),
             ("kv_count_n_squared", self.row(n * n, n)),
             ("kv_counted_twice", self.row(2 * without, 2 * n)),
         ]
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n = inputs["n_steps"]
-        return (f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
-                "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？")
+        return (
+            f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
+            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
 
 
@@ -355,12 +376,11 @@ class RNNGradientDecayV2(RNNGradientDecay):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         f, n = inputs["factor"], inputs["n_steps"]
-        return (f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
-                "梯度还剩原来的多少？")
+        return f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，梯度还剩原来的多少？"
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "写一个小数，保留三位有效数字。"
 
 
@@ -368,12 +388,14 @@ class BertGptPositionsV2(BertGptPositions):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n, r = inputs["n_tokens"], inputs["mask_rate"]
-        return (f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
-                "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？")
+        return (
+            f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
+            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
 
 
@@ -394,18 +416,26 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
     LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
     LABEL_EN = "full {} MiB, per tile {} MiB"
 
-    def steps(self, B, nh, T, tile, dtype, full, part):
+    def steps(self, B: int, nh: int, T: int, tile: int, dtype: str, full: int, part: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
             step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
-            step("整张矩阵", rf"(B, n_{{head}}, T, T) = ({B}, {nh}, {T}, {T}):\ "
-                 rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}\ \text{{字节}}", full),
-            step("一个 tile 的分数块", rf"(B, n_{{head}}, T, \text{{tile\_size}}) = ({B}, {nh}, {T}, {tile}):\ "
-                 rf"{B} \cdot {nh} \cdot {T} \cdot {tile} \cdot {nbytes}\ \text{{字节}}", part),
+            step(
+                "整张矩阵",
+                rf"(B, n_{{head}}, T, T) = ({B}, {nh}, {T}, {T}):\ "
+                rf"{B} \cdot {nh} \cdot {T}^2 \cdot {nbytes}\ \text{{字节}}",
+                full,
+            ),
+            step(
+                "一个 tile 的分数块",
+                rf"(B, n_{{head}}, T, \text{{tile\_size}}) = ({B}, {nh}, {T}, {tile}):\ "
+                rf"{B} \cdot {nh} \cdot {T} \cdot {tile} \cdot {nbytes}\ \text{{字节}}",
+                part,
+            ),
             step("换算 MiB", r"\div 2^{20}", np.array([full, part]) / MIB),
         ]
 
-    def wrong(self, B, nh, full, part):
+    def wrong(self, B: int, nh: int, full: int, part: int) -> list[Distractor]:
         return [
             ("dtype_bits_as_bytes", [8 * full / MIB, 8 * part / MIB]),
             ("memory_missing_heads", [full / nh / MIB, part / nh / MIB]),
@@ -413,24 +443,28 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
             ("mib_as_mb", [full / 1e6, part / 1e6]),
         ]
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
-        return (f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
-                "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-                f"分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
-                "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
-                "（1 MiB = $2^{20}$ 字节）")
+        return (
+            f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
+            "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
+            f"分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
+            "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
+            "（1 MiB = $2^{20}$ 字节）"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
 
 
 # --- KV-cache memory -----------------------------------------------------------------------------
 
 KV_HEADS = (8, 12, 16, 32, 40, 64)
-ATTENTION_KINDS = {"mha": "多头注意力（MHA，每个 query 头有自己的 K/V）",
-                   "gqa": "分组查询注意力（GQA，几个 query 头共用一组 K/V）",
-                   "mqa": "多查询注意力（MQA，所有 query 头共用一组 K/V）"}
+ATTENTION_KINDS = {
+    "mha": "多头注意力（MHA，每个 query 头有自己的 K/V）",
+    "gqa": "分组查询注意力（GQA，几个 query 头共用一组 K/V）",
+    "mqa": "多查询注意力（MQA，所有 query 头共用一组 K/V）",
+}
 
 
 class KVCacheMemory(CountTemplate):
@@ -460,22 +494,23 @@ class KVCacheMemory(CountTemplate):
     rtol = 0.01
     sane_choices = True
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         n_head, n_kv = p["n_head"], p["n_kv_head"]
         if n_head is not None and n_kv is not None and n_head % n_kv:
             raise ValueError(f"param 'n_kv_head' ({n_kv}) must divide param 'n_head' ({n_head})")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         n_kv = p["n_kv_head"]
         heads = KV_HEADS if n_kv is None else [h for h in KV_HEADS if h % n_kv == 0] or [n_kv]
         n_head = self.pick(rng, p, "n_head", options=heads)
         if n_kv is None:
-            groups = [g for g in range(2, n_head) if n_head % g == 0]   # GQA: a proper divisor above 1
+            groups = [g for g in range(2, n_head) if n_head % g == 0]  # GQA: a proper divisor above 1
             kind = ("mha", "gqa", "mqa")[int(rng.integers(3))]
             n_kv = {"mha": n_head, "mqa": 1}.get(kind) or (groups[int(rng.integers(len(groups)))] if groups else 1)
         return {
             "n_layer": self.pick(rng, p, "n_layer", options=(12, 24, 32, 40, 48, 80)),
-            "n_head": n_head, "n_kv_head": n_kv,
+            "n_head": n_head,
+            "n_kv_head": n_kv,
             "head_size": self.pick(rng, p, "head_size", options=(64, 128)),
             "T": self.pick(rng, p, "T", options=(1024, 2048, 4096, 8192, 16384, 32768)),
             "B": self.pick(rng, p, "B", options=(1, 2, 4, 8, 16)),
@@ -487,33 +522,42 @@ class KVCacheMemory(CountTemplate):
         return ("GiB", GIB) if nbytes >= GIB else ("MiB", MIB)
 
     @staticmethod
-    def kind(inputs) -> str:
+    def kind(inputs: Inputs) -> str:
         n_head, n_kv = inputs["n_head"], inputs["n_kv_head"]
         return "mha" if n_kv == n_head else "mqa" if n_kv == 1 else "gqa"
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
         nbytes = BYTES[inputs["dtype"]]
-        per_tensor = B * nkv * T * hs                       # elements of one layer's K (or V): (B, n_kv_head, T, hs)
-        total = 2 * L * per_tensor * nbytes                 # bytes of (n_layer, 2, B, n_kv_head, T, hs)
+        per_tensor = B * nkv * T * hs  # elements of one layer's K (or V): (B, n_kv_head, T, hs)
+        total = 2 * L * per_tensor * nbytes  # bytes of (n_layer, 2, B, n_kv_head, T, hs)
         unit, size = self.unit(total)
-        ratio = nh // nkv                                   # query heads per K/V head
+        ratio = nh // nkv  # query heads per K/V head
         steps = [
             step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
-            step("一层的 K（V 同形）", rf"(B, n_{{kv\_head}}, T, \text{{head\_size}}) = ({B}, {nkv}, {T}, {hs}):\ "
-                 rf"{B} \cdot {nkv} \cdot {T} \cdot {hs}", per_tensor),
-            step("K 和 V、所有层", rf"(n_{{layer}}, 2, B, n_{{kv\_head}}, T, \text{{head\_size}}):\ "
-                 rf"2 \cdot {L} \cdot {per_tensor}", 2 * L * per_tensor),
+            step(
+                "一层的 K（V 同形）",
+                rf"(B, n_{{kv\_head}}, T, \text{{head\_size}}) = ({B}, {nkv}, {T}, {hs}):\ "
+                rf"{B} \cdot {nkv} \cdot {T} \cdot {hs}",
+                per_tensor,
+            ),
+            step(
+                "K 和 V、所有层",
+                rf"(n_{{layer}}, 2, B, n_{{kv\_head}}, T, \text{{head\_size}}):\ "
+                rf"2 \cdot {L} \cdot {per_tensor}",
+                2 * L * per_tensor,
+            ),
             step("字节数", rf"2 \cdot {L} \cdot {per_tensor} \cdot {nbytes}", total),
             step(f"换算 {unit}", rf"\div 2^{{{size.bit_length() - 1}}}", total / size),
         ]
         answer = total / size
         if ratio > 1:
-            steps.append(step("对比多头（每个 query 头一组 K/V）",
-                              rf"n_{{head}} / n_{{kv\_head}} = {nh} / {nkv}", ratio))
+            steps.append(
+                step("对比多头（每个 query 头一组 K/V）", rf"n_{{head}} / n_{{kv\_head}} = {nh} / {nkv}", ratio)
+            )
             answer = [answer, ratio]
 
-        def option(bytes_):                                 # a wrong total, in the same unit and form
+        def option(bytes_: float) -> float | list[float]:  # a wrong total, in the same unit and form
             return [bytes_ / size, ratio] if ratio > 1 else bytes_ / size
 
         wrong = [
@@ -524,39 +568,60 @@ class KVCacheMemory(CountTemplate):
         ]
         return Solution(answer, wrong, steps)
 
-    def labels(self, inputs, value):
-        unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
-                         * inputs["B"] * BYTES[inputs["dtype"]])[0]
+    def labels(self, inputs: Inputs, value: Any) -> tuple[str, str]:
+        unit = self.unit(
+            2
+            * inputs["n_layer"]
+            * inputs["n_kv_head"]
+            * inputs["head_size"]
+            * inputs["T"]
+            * inputs["B"]
+            * BYTES[inputs["dtype"]]
+        )[0]
         if not isinstance(value, list):
             text = f"{fmt(value, self.decimals)} {unit}"
             return text, text
-        size, ratio = fmt(value[0], self.decimals), fmt(value[1], 0)     # the ratio is a whole number
+        size, ratio = fmt(value[0], self.decimals), fmt(value[1], 0)  # the ratio is a whole number
         return f"{size} {unit}；多头时是它的 {ratio} 倍", f"{size} {unit}; {ratio}× as much with full multi-head"
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """A positive size and, with shared K/V heads, a whole ratio above 1 that divides n_head."""
         if inputs["n_kv_head"] == inputs["n_head"]:
             size = scalar(value)
             return size is not None and size > 0
         pair = vector(value, 2)
-        return (pair is not None and pair[0] > 0 and positive_integers([pair[1]]) and pair[1] > 1
-                and inputs["n_head"] % pair[1] == 0)
+        return (
+            pair is not None
+            and pair[0] > 0
+            and positive_integers([pair[1]])
+            and pair[1] > 1
+            and inputs["n_head"] % pair[1] == 0
+        )
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
         kind = self.kind(inputs)
         unit = self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])[0]
-        text = (f"一个 {L} 层的 decoder 用{ATTENTION_KINDS[kind]}：每层 `n_head` $= {nh}$ 个 query 头、"
-                f"`n_kv_head` $= {nkv}$ 个 K/V 头，`head_size` $= {hs}$。batch $B = {B}$，缓存 $T = {T}$ 个 token，"
-                f"dtype 为 `{inputs['dtype']}`。KV cache 一共占多少 {unit}"
-                f"（1 {unit} = $2^{{{20 if unit == 'MiB' else 30}}}$ 字节）？")
+        text = (
+            f"一个 {L} 层的 decoder 用{ATTENTION_KINDS[kind]}：每层 `n_head` $= {nh}$ 个 query 头、"
+            f"`n_kv_head` $= {nkv}$ 个 K/V 头，`head_size` $= {hs}$。batch $B = {B}$，缓存 $T = {T}$ 个 token，"
+            f"dtype 为 `{inputs['dtype']}`。KV cache 一共占多少 {unit}"
+            f"（1 {unit} = $2^{{{20 if unit == 'MiB' else 30}}}$ 字节）？"
+        )
         if kind != "mha":
             text += "如果改用多头注意力（每个 query 头都有自己的 K/V），缓存是现在的多少倍？"
         return text
 
-    def answer_format(self, inputs):
-        unit = self.unit(2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"]
-                         * inputs["B"] * BYTES[inputs["dtype"]])[0]
+    def answer_format(self, inputs: Inputs) -> str:
+        unit = self.unit(
+            2
+            * inputs["n_layer"]
+            * inputs["n_kv_head"]
+            * inputs["head_size"]
+            * inputs["T"]
+            * inputs["B"]
+            * BYTES[inputs["dtype"]]
+        )[0]
         if inputs["n_kv_head"] == inputs["n_head"]:
             return f"写一个数，单位 {unit}，保留两位小数。"
         return f"按缓存大小（{unit}，保留两位小数）、倍数的顺序写出 2 个数，用逗号隔开。"

@@ -21,18 +21,24 @@ import argparse
 import hashlib
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeAlias
 
 from . import generate, names, versions
 from .base import Variant
 
 GOLDEN_PATH = Path(__file__).resolve().parents[2] / "tests" / "attention_engine" / "golden" / "variants.json"
 SEEDS = range(5)
-HOW_TO_UPDATE = ("a published version must keep generating exactly what it did: restore its behaviour, put the "
-                 "change in a new version, then run `python -m attention_engine.generators.golden --write`")
+# {template: {"versions": {version: {seed: sha256}}}}, versions and seeds as strings (JSON keys)
+Golden: TypeAlias = dict[str, dict[str, dict[str, dict[str, str]]]]
+HOW_TO_UPDATE = (
+    "a published version must keep generating exactly what it did: restore its behaviour, put the "
+    "change in a new version, then run `python -m attention_engine.generators.golden --write`"
+)
 
 
-def canonical(x):
+def canonical(x: object) -> object:
     """Floats rounded to 10 significant digits, recursively; everything else unchanged."""
     if isinstance(x, float):
         return float(f"{x:.10g}")
@@ -44,21 +50,23 @@ def canonical(x):
 
 
 def digest(variant: Variant) -> str:
-    text = json.dumps(canonical(variant.to_dict()), sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"), allow_nan=False)
+    text = json.dumps(
+        canonical(variant.to_dict()), sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def compute(seeds=SEEDS) -> dict:
+def compute(seeds: Iterable[int] = SEEDS) -> Golden:
     """{template: {"versions": {version: {seed: digest}}}} for every version of every template."""
     return {
-        name: {"versions": {str(v): {str(s): digest(generate(name, s, version=v)) for s in seeds}
-                            for v in versions(name)}}
+        name: {
+            "versions": {str(v): {str(s): digest(generate(name, s, version=v)) for s in seeds} for v in versions(name)}
+        }
         for name in names()
     }
 
 
-def differences(expected: dict, actual: dict) -> list[str]:
+def differences(expected: Golden, actual: Golden) -> list[str]:
     """One English line per template, version or seed whose digest differs from the golden file."""
     problems = [f"{name}: in the golden file but not a template" for name in sorted(set(expected) - set(actual))]
     for name, now in actual.items():
@@ -67,33 +75,41 @@ def differences(expected: dict, actual: dict) -> list[str]:
             problems.append(f"{name}: not in the golden file yet; run with --write")
             continue
         for v in sorted(set(was) - set(now["versions"]), key=int):
-            problems.append(f"{name} v{v}: in the golden file but the template no longer has this version; "
-                            "a published version must keep generating")
+            problems.append(
+                f"{name} v{v}: in the golden file but the template no longer has this version; "
+                "a published version must keep generating"
+            )
         for v, digests in now["versions"].items():
             if v not in was:
                 problems.append(f"{name} v{v}: not in the golden file yet; run with --write")
                 continue
-            problems += [f"{name} v{v} seed {seed}: the variant changed; {HOW_TO_UPDATE}"
-                         for seed, d in digests.items() if was[v].get(seed) != d]
+            problems += [
+                f"{name} v{v} seed {seed}: the variant changed; {HOW_TO_UPDATE}"
+                for seed, d in digests.items()
+                if was[v].get(seed) != d
+            ]
     return problems
 
 
-def merged(expected: dict, actual: dict, force: bool = False) -> dict:
+def merged(expected: Golden, actual: Golden, force: bool = False) -> Golden:
     """The golden file with what it lacks added; recorded digests kept unless ``force``."""
-    out = json.loads(json.dumps(expected))
+    out: Golden = json.loads(json.dumps(expected))
     for name, now in actual.items():
         recorded = out.setdefault(name, {"versions": {}})["versions"]
         for v, digests in now["versions"].items():
             if force or v not in recorded:
                 recorded[v] = digests
             else:
-                recorded[v] = {**digests, **recorded[v]}    # new seeds added, recorded ones kept
+                recorded[v] = {**digests, **recorded[v]}  # new seeds added, recorded ones kept
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attention_engine.generators.golden", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m attention_engine.generators.golden",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--write", action="store_true", help="record templates and versions missing from the file")
     parser.add_argument("--force", action="store_true", help="with --write: also overwrite drifted digests")
     parser.add_argument("--path", type=Path, default=GOLDEN_PATH)

@@ -27,12 +27,14 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .base import Variant
 
-_ROWS = re.compile(r"[;；\n]|\]\s*[,，]?\s*\[")      # "a, b; c, d" or "[[a, b], [c, d]]"
+_ROWS = re.compile(r"[;；\n]|\]\s*[,，]?\s*\[")  # "a, b; c, d" or "[[a, b], [c, d]]"
 _ITEMS = re.compile(r"[,，、\s]+")
 _BRACKETS = "[]()（）{}"
 
@@ -40,18 +42,24 @@ _BRACKETS = "[]()（）{}"
 @dataclass(frozen=True)
 class GradeResult:
     correct: bool
-    score: float                        # 0..1, partial credit per element (vector) or per row (matrix)
-    elements: bool | list | None        # per-element correctness, None when the shape was wrong
-    message: str                        # English, for the CLI and logs; apps word ``code`` themselves
+    score: float  # 0..1, partial credit per element (vector) or per row (matrix)
+    elements: bool | list[bool] | list[list[bool]] | None  # per-element correctness, None when the shape was wrong
+    message: str  # English, for the CLI and logs; apps word ``code`` themselves
     code: str = "correct"
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
-        return {"correct": self.correct, "score": self.score, "elements": self.elements,
-                "message": self.message, "code": self.code, "params": self.params}
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "correct": self.correct,
+            "score": self.score,
+            "elements": self.elements,
+            "message": self.message,
+            "code": self.code,
+            "params": self.params,
+        }
 
 
-TOKEN_CHARS = 40   # a token echoed back in a message is cut to this many characters
+TOKEN_CHARS = 40  # a token echoed back in a message is cut to this many characters
 
 
 class _Unreadable(ValueError):
@@ -77,13 +85,13 @@ def _finite(x: float, token: str) -> float:
     return x
 
 
-def _number(token) -> float:
+def _number(token: object) -> float:
     if isinstance(token, bool | np.bool_) or token is None:
         raise _Unreadable("unreadable", repr(token))
     if isinstance(token, int | np.integer):
         try:
             return float(token)
-        except OverflowError:                       # an int too large for a float, e.g. 10**400
+        except OverflowError:  # an int too large for a float, e.g. 10**400
             raise _Unreadable("not_finite", f"~1e{int(int(token).bit_length() * math.log10(2))}") from None
     if isinstance(token, float | np.floating):
         return _finite(float(token), repr(float(token)))
@@ -97,13 +105,13 @@ def _number(token) -> float:
     raise _Unreadable("unreadable", type(token).__name__)
 
 
-def _rows(response) -> list[list[float]]:
+def _rows(response: object) -> list[list[float]]:
     """The response as rows of numbers; a scalar or a flat list is a single row."""
     if isinstance(response, np.ndarray):
         response = response.tolist()
     if isinstance(response, str):
-        rows = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response.strip())]
-        rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in rows if row.strip(_BRACKETS + " \t,，")]
+        texts = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response.strip())]
+        rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in texts if row.strip(_BRACKETS + " \t,，")]
         if not rows:
             raise _Unreadable("empty")
         return rows
@@ -120,7 +128,7 @@ def _plural(n: int) -> str:
     return f"{n} value" if n == 1 else f"{n} values"
 
 
-def _describe_expected(shape: tuple) -> str:
+def _describe_expected(shape: tuple[int, ...]) -> str:
     if shape == ():
         return "a single number"
     if len(shape) == 1:
@@ -137,7 +145,7 @@ def _describe_got(rows: list[list[float]]) -> str:
     return "rows of lengths " + ", ".join(str(len(r)) for r in rows)
 
 
-def _fit(rows: list[list[float]], shape: tuple) -> np.ndarray | None:
+def _fit(rows: list[list[float]], shape: tuple[int, ...]) -> npt.NDArray[np.float64] | None:
     """The response as an array of the expected shape, or None when it has another shape."""
     if shape == () and len(rows) == 1 and len(rows[0]) == 1:
         return np.array(rows[0][0])
@@ -148,7 +156,7 @@ def _fit(rows: list[list[float]], shape: tuple) -> np.ndarray | None:
     return None
 
 
-def grade(variant: Variant | Mapping, response) -> GradeResult:
+def grade(variant: Variant | Mapping[str, Any], response: object) -> GradeResult:
     """Grade ``response`` against the variant's answer; see the module docstring for accepted forms."""
     if isinstance(variant, Mapping):
         variant = Variant.from_dict(variant)
@@ -160,22 +168,33 @@ def grade(variant: Variant | Mapping, response) -> GradeResult:
         rows = _rows(response)
     except _Unreadable as exc:
         params = {"expected": expected} if exc.code == "empty" else {"token": exc.token, "expected": expected}
-        return GradeResult(False, 0.0, None, f"{exc.message()}; expected {_describe_expected(shape)}",
-                           exc.code, params)
+        return GradeResult(False, 0.0, None, f"{exc.message()}; expected {_describe_expected(shape)}", exc.code, params)
     got = _fit(rows, shape)
     if got is None:
-        return GradeResult(False, 0.0, None, f"expected {_describe_expected(shape)}, got {_describe_got(rows)}",
-                           "wrong_shape", {"expected": expected, "got": [len(r) for r in rows]})
+        return GradeResult(
+            False,
+            0.0,
+            None,
+            f"expected {_describe_expected(shape)}, got {_describe_got(rows)}",
+            "wrong_shape",
+            {"expected": expected, "got": [len(r) for r in rows]},
+        )
 
     # + 1e-9: a response exactly at the tolerance (0.55 vs 0.54, atol 0.01) passes despite binary floats
     ok = np.isclose(got, np.asarray(variant.answer, dtype=float), rtol=variant.rtol, atol=variant.atol + 1e-9)
     if ok.ndim == 0:
         correct = bool(ok)
         return GradeResult(correct, float(correct), correct, *(("correct",) * 2 if correct else ("incorrect",) * 2))
-    units = ok if ok.ndim == 1 else ok.all(axis=1)          # (n,) elements or (r,) whole rows
+    units = ok if ok.ndim == 1 else ok.all(axis=1)  # (n,) elements or (r,) whole rows
     n_ok, n = int(units.sum()), len(units)
     noun = "values" if ok.ndim == 1 else "rows"
     if n_ok == n:
         return GradeResult(True, 1.0, ok.tolist(), "correct", "correct")
-    return GradeResult(False, n_ok / n, ok.tolist(), f"{n_ok} of {n} {noun} correct",
-                       "partly_correct", {"correct": n_ok, "total": n, "unit": noun})
+    return GradeResult(
+        False,
+        n_ok / n,
+        ok.tolist(),
+        f"{n_ok} of {n} {noun} correct",
+        "partly_correct",
+        {"correct": n_ok, "total": n, "unit": noun},
+    )

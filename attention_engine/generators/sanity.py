@@ -12,11 +12,13 @@ binary floats): a row of two 2-dp weights may sum to 1 ± 0.011, a row of four t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 
-def vector(value, n: int | None = None) -> list[float] | None:
+def vector(value: object, n: int | None = None) -> list[float] | None:
     """``value`` as a flat list of n finite numbers (any length if n is None), else None."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
@@ -25,7 +27,7 @@ def vector(value, n: int | None = None) -> list[float] | None:
     return list(value) if _all_finite(value) else None
 
 
-def matrix(value, n_rows: int, n_cols: int) -> list[list[float]] | None:
+def matrix(value: object, n_rows: int, n_cols: int) -> list[list[float]] | None:
     """``value`` as n_rows rows of n_cols finite numbers, else None."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
@@ -37,7 +39,7 @@ def matrix(value, n_rows: int, n_cols: int) -> list[list[float]] | None:
     return value if isinstance(value, list) else [list(r) for r in value]
 
 
-def scalar(value) -> float | None:
+def scalar(value: object) -> float | None:
     """A single finite number (a one-element list counts), else None."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
@@ -50,7 +52,7 @@ def scalar(value) -> float | None:
     return float(value)
 
 
-def _all_finite(xs) -> bool:
+def _all_finite(xs: Iterable[Any]) -> bool:
     """Finite numbers only (no nested lists, strings or None): one C-level pass for the common case."""
     try:
         return all(map(math.isfinite, xs))
@@ -63,25 +65,25 @@ def half_unit(decimals: int) -> float:
     return 0.5 * 10.0**-decimals + 1e-9
 
 
-def nonnegative(xs) -> bool:
+def nonnegative(xs: Sequence[float]) -> bool:
     return min(xs) >= 0
 
 
-def sums_to_one(xs, decimals: int = 2) -> bool:
+def sums_to_one(xs: Sequence[float], decimals: int = 2) -> bool:
     """Weights that sum to 1 up to the rounding of each shown weight."""
     return abs(sum(xs) - 1.0) <= len(xs) * (0.5 * 10.0**-decimals + 1e-9) + 0.001
 
 
-def probability_row(xs, decimals: int = 2) -> bool:
+def probability_row(xs: Sequence[float], decimals: int = 2) -> bool:
     """Non-negative weights summing to 1: what every softmax row looks like."""
     return min(xs) >= 0 and abs(sum(xs) - 1.0) <= len(xs) * (0.5 * 10.0**-decimals + 1e-9) + 0.001
 
 
-def positive_integers(xs) -> bool:
+def positive_integers(xs: Iterable[float]) -> bool:
     return all(x > 0 and float(x).is_integer() for x in xs)
 
 
-def within(xs, lows, highs, decimals: int = 2) -> bool:
+def within(xs: Iterable[float], lows: Iterable[float], highs: Iterable[float], decimals: int = 2) -> bool:
     """Each x within [low, high] of its column, widened by the rounding of x."""
     eps = half_unit(decimals)
     return all(lo - eps <= x <= hi + eps for x, lo, hi in zip(xs, lows, highs, strict=True))

@@ -6,12 +6,15 @@ accepts the theoretical value as well as the simulated one, and the options diff
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from ..core import softmax
 from ..misconceptions import correct_scale
 from ..misconceptions import get as misconception
-from .base import ParamSpec, Solution, Template, specs, step
+from .base import Inputs, Params, ParamSpec, Solution, Template, specs, step
 from .sanity import vector
 
 
@@ -27,39 +30,44 @@ class DotProductVariance(Template):
     )
     hidden = ("dots",)
     decimals = 2
-    rtol = 0.15   # 2000 samples: the sample variance is within ~3% (1 sd) of d_k; d_k itself must pass
+    rtol = 0.15  # 2000 samples: the sample variance is within ~3% (1 sd) of d_k; d_k itself must pass
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         d_k, n = self.pick(rng, p, "d_k", options=(4, 8, 16, 32, 64, 128, 256, 512)), p["n_samples"]
-        q, k = rng.standard_normal((2, n, d_k))             # (n, d_k) each, entries N(0, 1)
+        q, k = rng.standard_normal((2, n, d_k))  # (n, d_k) each, entries N(0, 1)
         return {"d_k": d_k, "n_samples": n, "dots": (q * k).sum(-1)}  # (n,)  q·k per sample
 
-    def solve(self, inputs):
-        d_k, dots = inputs["d_k"], inputs["dots"]           # dots (n,)
-        var = dots.var()                                    # ≈ d_k: a sum of d_k unit-variance terms
-        var_scaled = (dots * correct_scale(d_k)).var()      # ≈ 1
+    def solve(self, inputs: Inputs) -> Solution:
+        d_k, dots = inputs["d_k"], inputs["dots"]  # dots (n,)
+        var = dots.var()  # ≈ d_k: a sum of d_k unit-variance terms
+        var_scaled = (dots * correct_scale(d_k)).var()  # ≈ 1
         steps = [
             step("未缩放的方差", r"\operatorname{Var}(q\cdot k) \approx d_k", var),
-            step("缩放后的方差", r"\operatorname{Var}(q\cdot k/\sqrt{d_k}) = \operatorname{Var}(q\cdot k)/d_k",
-                 var_scaled),
+            step(
+                "缩放后的方差",
+                r"\operatorname{Var}(q\cdot k/\sqrt{d_k}) = \operatorname{Var}(q\cdot k)/d_k",
+                var_scaled,
+            ),
             step("理论值", rf"[d_k,\ 1] = [{d_k},\ 1]", np.array([d_k, 1.0])),
         ]
         wrong = [
-            (m, [var, (dots * misconception(m).scale(d_k)).var()]) for m in ("missing_scale", "divide_by_dk")
+            (m, [var, (dots * misconception(m).wrong_scale(d_k)).var()]) for m in ("missing_scale", "divide_by_dk")
         ] + [("std_for_variance", [dots.std(), var_scaled])]
         return Solution(np.array([var, var_scaled]), wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two variances: positive, and dividing by √d_k (d_k >= 2) can only shrink the second."""
         pair = vector(value, 2)
         return pair is not None and pair[1] > 0 and pair[0] >= pair[1]
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         d_k, n = inputs["d_k"], inputs["n_samples"]
-        return (f"$q, k \\in \\mathbb{{R}}^{{{d_k}}}$ 的每个分量独立采样自 $\\mathcal{{N}}(0, 1)$（$d_k = {d_k}$）。"
-                f"用 {n} 对样本估计 $\\operatorname{{Var}}(q\\cdot k)$ 和 "
-                "$\\operatorname{Var}(q\\cdot k/\\sqrt{d_k})$，写成两个数，保留两位小数"
-                "（与模拟值相差 15% 以内都算对）。")
+        return (
+            f"$q, k \\in \\mathbb{{R}}^{{{d_k}}}$ 的每个分量独立采样自 $\\mathcal{{N}}(0, 1)$（$d_k = {d_k}$）。"
+            f"用 {n} 对样本估计 $\\operatorname{{Var}}(q\\cdot k)$ 和 "
+            "$\\operatorname{Var}(q\\cdot k/\\sqrt{d_k})$，写成两个数，保留两位小数"
+            "（与模拟值相差 15% 以内都算对）。"
+        )
 
 
 class SoftmaxSharpness(Template):
@@ -75,45 +83,48 @@ class SoftmaxSharpness(Template):
     )
     hidden = ("S",)
     decimals = 3
-    atol = 0.05   # a learner estimates the trend; the options are further apart than this
+    atol = 0.05  # a learner estimates the trend; the options are further apart than this
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         d_k = self.pick(rng, p, "d_k", options=(16, 64, 256, 512, 1024))
         n_rows, n_keys = p["n_rows"], p["n_keys"]
         S = rng.standard_normal((n_rows, n_keys)) * np.sqrt(d_k)  # (n_rows, n_keys) unscaled scores, sd √d_k
         return {"d_k": d_k, "n_keys": n_keys, "n_rows": n_rows, "S": S}
 
     @staticmethod
-    def avg_max(S: np.ndarray, scale: float) -> float:
-        return softmax(S * scale).max(-1).mean()            # (n_rows, n_keys) -> (n_rows,) -> scalar
+    def avg_max(S: npt.NDArray[np.float64], scale: float) -> float:
+        avg: float = softmax(S * scale).max(-1).mean()  # (n_rows, n_keys) -> (n_rows,) -> scalar
+        return avg
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         d_k, S = inputs["d_k"], inputs["S"]
-        unscaled = self.avg_max(S, 1.0)                     # close to 1: nearly one-hot
-        scaled = self.avg_max(S, correct_scale(d_k))        # independent of d_k
+        unscaled = self.avg_max(S, 1.0)  # close to 1: nearly one-hot
+        scaled = self.avg_max(S, correct_scale(d_k))  # independent of d_k
         steps = [
             step("未缩放", r"\overline{\max_j \mathrm{softmax}(s)_j}", unscaled),
             step("缩放后", r"\overline{\max_j \mathrm{softmax}(s/\sqrt{d_k})_j}", scaled),
         ]
         wrong = [
-            ("missing_scale", [unscaled, self.avg_max(S, misconception("missing_scale").scale(d_k))]),
-            ("divide_by_dk", [unscaled, self.avg_max(S, misconception("divide_by_dk").scale(d_k))]),
+            ("missing_scale", [unscaled, self.avg_max(S, misconception("missing_scale").wrong_scale(d_k))]),
+            ("divide_by_dk", [unscaled, self.avg_max(S, misconception("divide_by_dk").wrong_scale(d_k))]),
             ("scaling_sharpens", [scaled, unscaled]),
         ]
         return Solution(np.array([unscaled, scaled]), wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Two averages of a row's largest weight: each between 1 / n_keys (uniform) and 1 (one-hot)."""
         pair = vector(value, 2)
-        low = 1 / inputs["n_keys"] - 10.0**-self.decimals      # shown to 3 decimals
+        low = 1 / inputs["n_keys"] - 10.0**-self.decimals  # shown to 3 decimals
         return pair is not None and all(low <= x <= 1 for x in pair)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         d_k, n_keys, n_rows = inputs["d_k"], inputs["n_keys"], inputs["n_rows"]
-        return (f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
-                f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
-                "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
-                "每行最大的权重平均约是多少？写成两个数（未缩放, 缩放后），保留三位小数。")
+        return (
+            f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
+            f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
+            "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
+            "每行最大的权重平均约是多少？写成两个数（未缩放, 缩放后），保留三位小数。"
+        )
 
 
 # --- version 2 ---------------------------------------------------------------------------------
@@ -123,13 +134,15 @@ class DotProductVarianceV2(DotProductVariance):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         d_k, n = inputs["d_k"], inputs["n_samples"]
-        return (f"$q, k \\in \\mathbb{{R}}^{{{d_k}}}$ 的每个分量独立采样自 $\\mathcal{{N}}(0, 1)$（$d_k = {d_k}$）。"
-                f"用 {n} 对样本估计，$\\operatorname{{Var}}(q\\cdot k)$ 和 "
-                "$\\operatorname{Var}(q\\cdot k/\\sqrt{d_k})$ 大约各是多少？")
+        return (
+            f"$q, k \\in \\mathbb{{R}}^{{{d_k}}}$ 的每个分量独立采样自 $\\mathcal{{N}}(0, 1)$（$d_k = {d_k}$）。"
+            f"用 {n} 对样本估计，$\\operatorname{{Var}}(q\\cdot k)$ 和 "
+            "$\\operatorname{Var}(q\\cdot k/\\sqrt{d_k})$ 大约各是多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按缩放前、缩放后的顺序写出 2 个数，保留两位小数（与模拟值相差 15% 以内都算对）。"
 
 
@@ -137,12 +150,14 @@ class SoftmaxSharpnessV2(SoftmaxSharpness):
     version = 2
     sane_choices = True
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         d_k, n_keys, n_rows = inputs["d_k"], inputs["n_keys"], inputs["n_rows"]
-        return (f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
-                f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
-                "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
-                "每行最大的权重平均约是多少？")
+        return (
+            f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
+            f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
+            "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
+            "每行最大的权重平均约是多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按未缩放、缩放后的顺序写出 2 个数，保留三位小数。"

@@ -8,11 +8,12 @@ shapes: positive integers, the right rank, the given sizes where they must appea
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
-from .base import ParamSpec, Solution, Template, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt_shape
 from .sanity import matrix, positive_integers, scalar, vector
 
@@ -24,13 +25,13 @@ class FiveStep(NamedTuple):
     """One of the five steps of scaled dot-product attention, as lesson 1 (seed 000) teaches them."""
 
     number: int
-    name: str          # the step's name in the lessons and in worked solutions
-    formula: str       # LaTeX
-    note: str          # what happens there, one line in Chinese
+    name: str  # the step's name in the lessons and in worked solutions
+    formula: str  # LaTeX
+    note: str  # what happens there, one line in Chinese
 
     @property
     def label(self) -> str:
-        """"2 打分": how a worked solution names the step."""
+        """ "2 打分": how a worked solution names the step."""
         return f"{self.number} {self.name}"
 
 
@@ -49,12 +50,12 @@ PROJECT, SCORE, SCALE, SOFTMAX, WEIGHTED_SUM = (s.label for s in FIVE_STEPS)
 class ShapeTemplate(Template):
     decimals = 0
 
-    def label(self, value):
+    def label(self, value: Any) -> tuple[str, str]:
         text = fmt_shape(np.atleast_1d(value)) if np.ndim(value) == 1 else str(int(value))
         return text, text
 
 
-def count_ok(value) -> bool:
+def count_ok(value: object) -> bool:
     """A single positive integer: a size or a count."""
     x = scalar(value)
     return x is not None and positive_integers([x])
@@ -74,7 +75,7 @@ class FiveStepShapes(ShapeTemplate):
     )
     ROWS = ("Q", "K", "V", "S", "W", "O")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return {
             "T": self.pick(rng, p, "T", options=range(3, 13)),
             "d_model": self.pick(rng, p, "d_model", options=(8, 16, 32, 64, 128, 256, 512)),
@@ -83,23 +84,23 @@ class FiveStepShapes(ShapeTemplate):
         }
 
     @staticmethod
-    def shapes(T, d_qk, d_v, d_scores, d_out) -> np.ndarray:
+    def shapes(T: int, d_qk: int, d_v: int, d_scores: list[int], d_out: int) -> npt.NDArray[np.int_]:
         """Rows Q, K, V, S = QKᵀ/√d_k, W = softmax(S), O = W V as (rows, cols)."""
         return np.array([[T, d_qk], [T, d_qk], [T, d_v], d_scores, d_scores, [T, d_out]])
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         T, d_model, d_k, d_v = inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]
         answer = self.shapes(T, d_k, d_v, [T, T], d_v)
         return Solution(answer, self.wrong(T, d_model, d_k, d_v), self.steps(T, d_model, d_k, d_v))
 
-    def wrong(self, T, d_model, d_k, d_v) -> list:
+    def wrong(self, T: int, d_model: int, d_k: int, d_v: int) -> list[Distractor]:
         return [
             ("transposed_product", self.shapes(T, d_k, d_v, [d_k, d_k], d_v)),
             ("shape_keeps_d_model", self.shapes(T, d_model, d_model, [T, T], d_model)),
             ("output_width_d_model", self.shapes(T, d_k, d_v, [T, T], d_model)),
         ]
 
-    def steps(self, T, d_model, d_k, d_v) -> list:
+    def steps(self, T: int, d_model: int, d_k: int, d_v: int) -> list[Step]:
         return [
             step("1. 投影", rf"Q = X W_Q:\ ({T}, {d_model}) @ ({d_model}, {d_k})", shape=(T, d_k)),
             step("1. 投影", rf"K = X W_K:\ ({T}, {d_model}) @ ({d_model}, {d_k})", shape=(T, d_k)),
@@ -109,22 +110,24 @@ class FiveStepShapes(ShapeTemplate):
             step("5. 加权求和", rf"O = W V:\ ({T}, {T}) @ ({T}, {d_v})", shape=(T, d_v)),
         ]
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """Six (rows, cols) pairs, each number one of the given sizes T, d_model, d_k, d_v."""
         shapes = matrix(value, len(self.ROWS), 2)
         sizes = {inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]}
         return shapes is not None and all(n in sizes for row in shapes for n in row)
 
-    def label(self, value):
+    def label(self, value: Any) -> tuple[str, str]:
         text = ", ".join(f"{name} {fmt_shape(shape)}" for name, shape in zip(self.ROWS, value, strict=True))
         return text, text
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         T, d_model, d_k, d_v = inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]
-        return (f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
-                f"$d_v = {d_v}$。依次写出 $Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
-                "$W = \\mathrm{softmax}(S)$、输出 $O = WV$ 的形状：每行一个 `行数, 列数`，共 6 行，"
-                "行与行之间用分号隔开。")
+        return (
+            f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
+            f"$d_v = {d_v}$。依次写出 $Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
+            "$W = \\mathrm{softmax}(S)$、输出 $O = WV$ 的形状：每行一个 `行数, 列数`，共 6 行，"
+            "行与行之间用分号隔开。"
+        )
 
 
 class NanoGPTShapes(ShapeTemplate):
@@ -148,11 +151,11 @@ class NanoGPTShapes(ShapeTemplate):
         "c_attn": "`self.c_attn(x)` 输出的最后一维有多宽？",
     }
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         if p["C"] is not None and p["n_head"] is not None and p["C"] % p["n_head"]:
             raise ValueError(f"param 'C' ({p['C']}) must be divisible by param 'n_head' ({p['n_head']})")
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         n_head, C = p["n_head"], p["C"]
         if C is None:
             n_head = self.pick(rng, p, "n_head", options=HEADS)
@@ -162,10 +165,12 @@ class NanoGPTShapes(ShapeTemplate):
         return {
             "B": self.pick(rng, p, "B", options=range(1, 17)),
             "T": self.pick(rng, p, "T", options=(8, 16, 32, 64, 128, 256, 512, 1024)),
-            "C": C, "n_head": n_head, "ask": self.pick(rng, p, "ask"),
+            "C": C,
+            "n_head": n_head,
+            "ask": self.pick(rng, p, "ask"),
         }
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
         hs = C // nh
         steps = [
@@ -186,14 +191,16 @@ class NanoGPTShapes(ShapeTemplate):
         }[inputs["ask"]]
         return Solution(answer, wrong, steps)
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
-        return (f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
-                f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}（写整数，多个维度用逗号隔开）")
+        return (
+            f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
+            f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}（写整数，多个维度用逗号隔开）"
+        )
 
     RANKS: ClassVar[dict[str, int]] = {"q": 4, "att": 4, "y": 3}
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """A size: a positive integer. A tensor: its rank (4 with heads, 3 after re-assembly), positive
         integers, the batch B first."""
         rank = self.RANKS.get(inputs["ask"])
@@ -217,22 +224,26 @@ class HeadDimension(ShapeTemplate):
     def heads(self, d_model: int) -> list[int]:
         """Head counts that divide d_model: the usual ones if any, else any in n_head's range."""
         spec = self.params["n_head"]
-        return ([h for h in (2, 4, 8, 12, 16, 32) if d_model % h == 0]
-                or [h for h in range(spec.min, spec.max + 1) if d_model % h == 0])
+        assert spec.min is not None and spec.max is not None  # an int param: it has a range
+        return [h for h in (2, 4, 8, 12, 16, 32) if d_model % h == 0] or [
+            h for h in range(int(spec.min), int(spec.max) + 1) if d_model % h == 0
+        ]
 
-    def check_params(self, p):
+    def check_params(self, p: Params) -> None:
         d_model, n_head = p["d_model"], p["n_head"]
         if d_model is not None and n_head is not None and d_model % n_head:
             raise ValueError(f"param 'd_model' ({d_model}) must be divisible by param 'n_head' ({n_head})")
         if d_model is not None and n_head is None and not self.heads(d_model):
-            raise ValueError(f"param 'd_model' ({d_model}) has no divisor in n_head's range "
-                             f"[{self.params['n_head'].min}, {self.params['n_head'].max}]")
+            raise ValueError(
+                f"param 'd_model' ({d_model}) has no divisor in n_head's range "
+                f"[{self.params['n_head'].min}, {self.params['n_head'].max}]"
+            )
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         d_model = self.pick(rng, p, "d_model", options=(128, 256, 384, 512, 768, 1024, 2048, 4096))
         return {"d_model": d_model, "n_head": self.pick(rng, p, "n_head", options=self.heads(d_model))}
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         d_model, h = inputs["d_model"], inputs["n_head"]
         hs = d_model // h
         steps = [
@@ -241,16 +252,18 @@ class HeadDimension(ShapeTemplate):
         ]
         return Solution(hs, self.wrong(d_model, h), steps)
 
-    def wrong(self, d_model: int, h: int) -> list:
+    def wrong(self, d_model: int, h: int) -> list[Distractor]:
         return [("no_head_split", d_model), ("heads_multiply_width", d_model * h)]
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """A number of dimensions: a positive integer."""
         return count_ok(value)
 
-    def prompt(self, inputs):
-        return (f"按原论文的做法，$d_{{model}} = {inputs['d_model']}$，用 $h = {inputs['n_head']}$ 个注意力头，"
-                "每个头分到多少维？")
+    def prompt(self, inputs: Inputs) -> str:
+        return (
+            f"按原论文的做法，$d_{{model}} = {inputs['d_model']}$，用 $h = {inputs['n_head']}$ 个注意力头，"
+            "每个头分到多少维？"
+        )
 
 
 # --- version 2 ---------------------------------------------------------------------------------
@@ -262,10 +275,10 @@ class FiveStepShapesV2(FiveStepShapes):
     version = 2
     sane_choices = True
 
-    def wrong(self, T, d_model, d_k, d_v):
+    def wrong(self, T: int, d_model: int, d_k: int, d_v: int) -> list[Distractor]:
         return [*super().wrong(T, d_model, d_k, d_v), ("dv_equals_dk", self.shapes(T, d_k, d_k, [T, T], d_k))]
 
-    def steps(self, T, d_model, d_k, d_v):
+    def steps(self, T: int, d_model: int, d_k: int, d_v: int) -> list[Step]:
         project, score, scale, soft, weighted = (s.label for s in FIVE_STEPS)
         return [
             step(project, rf"Q = X W_Q:\ ({T}, {d_model}) @ ({d_model}, {d_k})", shape=(T, d_k)),
@@ -277,13 +290,15 @@ class FiveStepShapesV2(FiveStepShapes):
             step(weighted, rf"O = W V:\ ({T}, {T}) @ ({T}, {d_v})", shape=(T, d_v)),
         ]
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         T, d_model, d_k, d_v = inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]
-        return (f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
-                f"$d_v = {d_v}$。$Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
-                "$W = \\mathrm{softmax}(S)$ 和输出 $O = WV$ 的形状各是什么？")
+        return (
+            f"单头自注意力，输入 $X$ 的形状是 $(T, d_{{model}}) = ({T}, {d_model})$，$d_k = {d_k}$，"
+            f"$d_v = {d_v}$。$Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
+            "$W = \\mathrm{softmax}(S)$ 和输出 $O = WV$ 的形状各是什么？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "按 Q、K、V、S、W、O 的顺序写出 6 个形状，每个写成 `行数, 列数`，形状之间用分号隔开。"
 
 
@@ -295,24 +310,26 @@ class NanoGPTShapesV2(NanoGPTShapes):
     QUESTIONS: ClassVar[dict[str, str]] = {
         **NanoGPTShapes.QUESTIONS,
         "y": "各头的输出 `y = att @ v` 拼回去（`transpose(1, 2).contiguous().view(...)`）之后、送入 `c_proj` 之前，"
-             "`y` 的形状是什么？",
+        "`y` 的形状是什么？",
     }
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
         B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
-        extra = {   # a mistake whose result still has the rank and the batch dim a learner can check
+        extra = {  # a mistake whose result still has the rank and the batch dim a learner can check
             "hs": ("head_count_for_size", nh),
             "y": ("no_head_split", [B, T, nh * C]),
         }.get(inputs["ask"])
         return solution._replace(distractors=[*solution.distractors, extra]) if extra else solution
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
-        return (f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
-                f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}")
+        return (
+            f"nanoGPT 的 `CausalSelfAttention`：输入 `x` 的形状为 $(B, T, C) = ({B}, {T}, {C})$，"
+            f"`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         rank = self.RANKS.get(inputs["ask"])
         return "写一个整数。" if rank is None else f"按维度顺序写出 {rank} 个整数，用逗号隔开。"
 
@@ -323,8 +340,8 @@ class HeadDimensionV2(HeadDimension):
     version = 2
     sane_choices = True
 
-    def wrong(self, d_model, h):
+    def wrong(self, d_model: int, h: int) -> list[Distractor]:
         return [*super().wrong(d_model, h), ("head_count_for_size", h)]
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return "写一个整数。"

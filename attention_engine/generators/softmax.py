@@ -12,10 +12,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from .base import ParamSpec, Solution, Template, specs, step
+from .base import Inputs, Params, ParamSpec, Solution, Template, specs, step
 from .display import fmt, fmt_many, latex_row
 from .sanity import half_unit, probability_row, vector
 
@@ -31,53 +32,65 @@ class OnlineSoftmax(Template):
     atol = 0.01
     sane_choices = True
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         n = self.pick(rng, p, "tile_size")
-        s = rng.integers(-10, 26, size=2 * n) / 10            # (2n,) one-decimal scores in [-1.0, 2.5]
-        if s[:n].max() > s[n:].max():                         # the tile with the larger max comes second:
-            s = np.concatenate([s[n:], s[:n]])                # the case where the old sum needs rescaling
-        tile_1, tile_2 = s[:n], s[n:]                         # (n,) each
+        s = rng.integers(-10, 26, size=2 * n) / 10  # (2n,) one-decimal scores in [-1.0, 2.5]
+        if s[:n].max() > s[n:].max():  # the tile with the larger max comes second:
+            s = np.concatenate([s[n:], s[:n]])  # the case where the old sum needs rescaling
+        tile_1, tile_2 = s[:n], s[n:]  # (n,) each
         m_1 = float(tile_1.max())
-        l_1 = round(float(np.exp(tile_1 - m_1).sum()), 3)     # shown with 3 decimals, used as shown
-        return {"tile_1": tile_1, "tile_2": tile_2, "m_1": m_1, "l_1": l_1,
-                "key": int(rng.integers(1, n + 1))}           # a key of tile 1, counted from 1
+        l_1 = round(float(np.exp(tile_1 - m_1).sum()), 3)  # shown with 3 decimals, used as shown
+        return {
+            "tile_1": tile_1,
+            "tile_2": tile_2,
+            "m_1": m_1,
+            "l_1": l_1,
+            "key": int(rng.integers(1, n + 1)),
+        }  # a key of tile 1, counted from 1
 
-    def acceptable(self, inputs, solution):
-        return float(np.max(inputs["tile_2"])) > inputs["m_1"]  # a tie leaves nothing to rescale: redraw
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
+        return float(np.max(inputs["tile_2"])) > float(inputs["m_1"])  # a tie leaves nothing to rescale: redraw
 
-    def solve(self, inputs):
+    def solve(self, inputs: Inputs) -> Solution:
         t1, t2 = np.asarray(inputs["tile_1"], dtype=float), np.asarray(inputs["tile_2"], dtype=float)  # (n,)
         m_1, l_1, j = inputs["m_1"], inputs["l_1"], inputs["key"]
         s_j = float(t1[j - 1])
-        m_2 = max(m_1, float(t2.max()))                       # running max after tile 2
-        rescale = math.exp(m_1 - m_2)                         # <= 1: the old terms e^(s - m_1) -> e^(s - m_2)
-        new = np.exp(t2 - m_2)                                # (n,) tile 2's terms, relative to m_2
+        m_2 = max(m_1, float(t2.max()))  # running max after tile 2
+        rescale = math.exp(m_1 - m_2)  # <= 1: the old terms e^(s - m_1) -> e^(s - m_2)
+        new = np.exp(t2 - m_2)  # (n,) tile 2's terms, relative to m_2
         l_2 = l_1 * rescale + float(new.sum())
-        w_j = math.exp(s_j - m_2) / l_2                       # the final weight of key j
+        w_j = math.exp(s_j - m_2) / l_2  # the final weight of key j
         steps = [
-            step("tile 1 之后", rf"m_1 = \max(s^{{(1)}}) = {fmt(m_1, 1)},\ "
-                 rf"\ell_1 = \sum_j e^{{s_j - m_1}} = {fmt(l_1, 3)}", np.array([m_1, l_1])),
+            step(
+                "tile 1 之后",
+                rf"m_1 = \max(s^{{(1)}}) = {fmt(m_1, 1)},\ "
+                rf"\ell_1 = \sum_j e^{{s_j - m_1}} = {fmt(l_1, 3)}",
+                np.array([m_1, l_1]),
+            ),
             step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(t2.max(), 1)})", m_2),
-            step("旧的和换算到 m_2", rf"\ell_1 \cdot e^{{m_1 - m_2}} = {fmt(l_1, 3)} \cdot e^{{{fmt(m_1 - m_2, 1)}}}",
-                 l_1 * rescale),
+            step(
+                "旧的和换算到 m_2",
+                rf"\ell_1 \cdot e^{{m_1 - m_2}} = {fmt(l_1, 3)} \cdot e^{{{fmt(m_1 - m_2, 1)}}}",
+                l_1 * rescale,
+            ),
             step("tile 2 的项", r"e^{s_j - m_2},\ s_j \in s^{(2)}", new),
             step("新的运行和", r"\ell_2 = \ell_1 e^{m_1 - m_2} + \sum_{j \in \text{tile 2}} e^{s_j - m_2}", l_2),
             step("最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j),
         ]
 
-        def state(ell, w_numerator):                          # (m_2, ℓ, w_j) of a mistaken update
+        def state(ell: float, w_numerator: float) -> list[float]:  # (m_2, ℓ, w_j) of a mistaken update
             return [m_2, ell, w_numerator / ell]
 
         no_rescale = l_1 + float(new.sum())
         wrong = [
             ("online_no_rescale", state(no_rescale, math.exp(s_j - m_2))),
             ("online_rescale_inverted", state(l_1 / rescale + float(new.sum()), math.exp(s_j - m_2))),
-            ("online_tile_local_max", state(no_rescale, math.exp(s_j - m_1))),   # tile 1 stays at m_1
+            ("online_tile_local_max", state(no_rescale, math.exp(s_j - m_1))),  # tile 1 stays at m_1
             ("online_dropped_old_sum", state(float(new.sum()), math.exp(s_j - m_2))),
         ]
         return Solution([m_2, l_2, w_j], wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """m₂ is the largest score; ℓ₂ sums one term e^(s − m₂) <= 1 per key, the largest exactly 1, so
         1 <= ℓ₂ <= number of keys; the weight is positive and w·ℓ₂ = e^(s − m₂) <= 1."""
         x = vector(value, 3)
@@ -87,25 +100,28 @@ class OnlineSoftmax(Template):
         n_keys = len(inputs["tile_1"]) + len(inputs["tile_2"])
         top = max(max(inputs["tile_1"]), max(inputs["tile_2"]))
         eps = half_unit(self.decimals)
-        return (abs(m - top) <= eps and 1 - eps <= ell <= n_keys + eps and 0 < w <= 1
-                and w * ell <= 1 + eps * (ell + w + 1))
+        return (
+            abs(m - top) <= eps and 1 - eps <= ell <= n_keys + eps and 0 < w <= 1 and w * ell <= 1 + eps * (ell + w + 1)
+        )
 
-    def label(self, value):
+    def label(self, value: Any) -> tuple[str, str]:
         m, ell, w = fmt_many(value, self.decimals)
         return f"m₂ = {m}，ℓ₂ = {ell}，w = {w}", f"m₂ = {m}, ℓ₂ = {ell}, w = {w}"
 
-    def prompt(self, inputs):
+    def prompt(self, inputs: Inputs) -> str:
         n, j = len(inputs["tile_1"]), inputs["key"]
-        return ("FlashAttention 按 tile 处理 key：对一个 query，它只记下已处理 key 的运行最大值 $m$ 和运行和 "
-                r"$\ell = \sum_j e^{s_j - m}$，每处理一个 tile 更新一次。"
-                f"这个 query 的 {2 * n} 个分数分成两个 tile，每个 {n} 个 key：\n\n"
-                f"$$s^{{(1)}} = {latex_row(inputs['tile_1'], 1)},"
-                f"\\qquad s^{{(2)}} = {latex_row(inputs['tile_2'], 1)}$$\n\n"
-                f"处理完 tile 1 后 $m_1 = {fmt(inputs['m_1'], 1)}$，$\\ell_1 = {fmt(inputs['l_1'], 3)}$。"
-                f"处理完 tile 2 后，$m_2$ 和 $\\ell_2$ 各是多少？第 {j} 个 key（在 tile 1 中）的最终 softmax 权重 "
-                f"$w_{{{j}}}$ 是多少？")
+        return (
+            "FlashAttention 按 tile 处理 key：对一个 query，它只记下已处理 key 的运行最大值 $m$ 和运行和 "
+            r"$\ell = \sum_j e^{s_j - m}$，每处理一个 tile 更新一次。"
+            f"这个 query 的 {2 * n} 个分数分成两个 tile，每个 {n} 个 key：\n\n"
+            f"$$s^{{(1)}} = {latex_row(inputs['tile_1'], 1)},"
+            f"\\qquad s^{{(2)}} = {latex_row(inputs['tile_2'], 1)}$$\n\n"
+            f"处理完 tile 1 后 $m_1 = {fmt(inputs['m_1'], 1)}$，$\\ell_1 = {fmt(inputs['l_1'], 3)}$。"
+            f"处理完 tile 2 后，$m_2$ 和 $\\ell_2$ 各是多少？第 {j} 个 key（在 tile 1 中）的最终 softmax 权重 "
+            f"$w_{{{j}}}$ 是多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return f"按 m₂、ℓ₂、w_{inputs['key']} 的顺序写出 3 个数，保留两位小数。"
 
 
@@ -134,36 +150,40 @@ class StableSoftmax(Template):
     atol = 0.01
     sane_choices = True
 
-    def draw(self, rng, p):
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         dtype, n = self.pick(rng, p, "dtype"), self.pick(rng, p, "n")
         top = TOPS[dtype][int(rng.integers(len(TOPS[dtype])))]
-        gaps = (rng.permutation(30)[: n - 1] + 1) / 10         # (n-1,) distinct gaps 0.1..3.0 below the top
-        x = np.round(np.concatenate([[top], top - gaps]), 1)   # (n,)
-        return {"x": x[rng.permutation(n)], "dtype": dtype}   # the largest logit anywhere
+        gaps = (rng.permutation(30)[: n - 1] + 1) / 10  # (n-1,) distinct gaps 0.1..3.0 below the top
+        x = np.round(np.concatenate([[top], top - gaps]), 1)  # (n,)
+        return {"x": x[rng.permutation(n)], "dtype": dtype}  # the largest logit anywhere
 
-    def acceptable(self, inputs, solution):
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
         w = solution.answer
-        return w.max() <= 0.9 and w.max() - w.min() >= 0.05   # neither one-hot nor flat
+        return bool(w.max() <= 0.9 and w.max() - w.min() >= 0.05)  # neither one-hot nor flat
 
-    def solve(self, inputs):
-        x = np.asarray(inputs["x"], dtype=float)               # (n,)
+    def solve(self, inputs: Inputs) -> Solution:
+        x = np.asarray(inputs["x"], dtype=float)  # (n,)
         limit = OVERFLOW[inputs["dtype"]]
         m = float(x.max())
-        shifted = x - m                                        # (n,) <= 0: e^shifted <= 1, no overflow
-        e = np.exp(shifted)                                    # (n,) the largest is e^0 = 1
-        w = e / e.sum()                                        # (n,) unchanged by the shift: e^-m cancels
+        shifted = x - m  # (n,) <= 0: e^shifted <= 1, no overflow
+        e = np.exp(shifted)  # (n,) the largest is e^0 = 1
+        w = e / e.sum()  # (n,) unchanged by the shift: e^-m cancels
         over = [j + 1 for j in range(len(x)) if x[j] > limit]
         steps = [
-            step("直接算 e^x（不减最大值）",
-                 rf"e^{{x_j}} > e^{{{limit:.2f}}} \approx {sci(float(np.finfo(inputs['dtype']).max))}"
-                 rf"\ (j = {', '.join(map(str, over))})：\text{{{inputs['dtype']} 溢出为 inf，}}"
-                 r"\ \infty / \infty = \text{nan}", shape=(len(x),), misconception="no_max_subtraction"),
+            step(
+                "直接算 e^x（不减最大值）",
+                rf"e^{{x_j}} > e^{{{limit:.2f}}} \approx {sci(float(np.finfo(inputs['dtype']).max))}"
+                rf"\ (j = {', '.join(map(str, over))})：\text{{{inputs['dtype']} 溢出为 inf，}}"
+                r"\ \infty / \infty = \text{nan}",
+                shape=(len(x),),
+                misconception="no_max_subtraction",
+            ),
             step("减去最大值", rf"x_j - \max_k x_k = x_j - {fmt(m, 1)}", shifted),
             step("取指数", r"e^{x_j - \max_k x_k}", e),
             step("求和", r"\sum_j e^{x_j - \max_k x_k}", float(e.sum())),
             step("归一化", r"w_j = e^{x_j - \max_k x_k} / \sum_k e^{x_k - \max x}", w),
         ]
-        clamp = math.floor(limit)                              # the largest whole logit whose e^x is finite
+        clamp = math.floor(limit)  # the largest whole logit whose e^x is finite
         clamped = np.exp(np.minimum(x, clamp) - min(m, clamp))
         wrong = [
             ("linear_normalisation", x / x.sum()),
@@ -173,7 +193,7 @@ class StableSoftmax(Template):
         ]
         return Solution(w, wrong, steps)
 
-    def sane(self, inputs, value):
+    def sane(self, inputs: Inputs, value: Any) -> bool:
         """n weights, non-negative, summing to 1, and in the logits' order: a larger logit never gets
         a smaller weight."""
         x = inputs["x"].tolist() if isinstance(inputs["x"], np.ndarray) else inputs["x"]
@@ -182,9 +202,11 @@ class StableSoftmax(Template):
             return False
         return all(w[i] >= w[j] for i in range(len(x)) for j in range(len(x)) if x[i] > x[j])
 
-    def prompt(self, inputs):
-        return (f"在 `{inputs['dtype']}` 中计算 $\\mathrm{{softmax}}(x)$，其中 "
-                f"$x = {latex_row(inputs['x'], 1)}$。softmax 的结果是多少？")
+    def prompt(self, inputs: Inputs) -> str:
+        return (
+            f"在 `{inputs['dtype']}` 中计算 $\\mathrm{{softmax}}(x)$，其中 "
+            f"$x = {latex_row(inputs['x'], 1)}$。softmax 的结果是多少？"
+        )
 
-    def answer_format(self, inputs):
+    def answer_format(self, inputs: Inputs) -> str:
         return f"按 $x$ 的顺序写出 {len(inputs['x'])} 个数，保留两位小数。"
