@@ -31,6 +31,7 @@ interpreter below is about 400 lines that only know what they allow.
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
 import textwrap
 import warnings
@@ -264,7 +265,7 @@ def _check_node(node: ast.AST, parent: ast.AST | None, names: Names, known: froz
                                                       "allowed": sorted(allowed)}, kw.value, where, shift)
 
 
-_BUILTIN_NAMES: Final = frozenset(__import__("builtins").__dict__)
+_BUILTIN_NAMES: Final = frozenset(vars(builtins))
 
 
 def _check_inputs_unchanged(tree: ast.Module, names: Names, where: str, shift: int) -> None:
@@ -327,7 +328,7 @@ class _Compiler:
             def load(ctx: Context) -> object:
                 v = ctx.env.get(name, MISSING)
                 if v is MISSING:
-                    raise Refusal("name_error", {"name": name}).locate(line, col, where)
+                    raise Refusal("name_error", {"name": clean(name)}).locate(line, col, where)
                 return v
             return load
 
@@ -546,7 +547,7 @@ class _Compiler:
                 def augname(ctx: Context) -> None:
                     cur = ctx.env.get(name, MISSING)
                     if cur is MISSING:
-                        raise Refusal("name_error", {"name": name}).locate(tline, tcol, where)
+                        raise Refusal("name_error", {"name": clean(name)}).locate(tline, tcol, where)
                     v = value(ctx)
                     try:
                         ctx.env[name] = ops.inplace(ctx, symbol, cur, v)

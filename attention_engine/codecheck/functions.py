@@ -218,6 +218,12 @@ def _elementwise2(fn: Callable[..., Any], name: str) -> Impl:
     return impl
 
 
+_REDUCE: Final[dict[str, Callable[..., Any]]] = {
+    "max": np.max, "min": np.min, "sum": np.sum, "mean": np.mean, "argmax": np.argmax, "argmin": np.argmin,
+    "any": np.any, "all": np.all,
+}
+
+
 def _reduction(method: str, name: str) -> Impl:
     def impl(ctx: Context, b: Bound) -> object:
         x = as_array(ctx, b["a"])
@@ -228,7 +234,7 @@ def _reduction(method: str, name: str) -> Impl:
             axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
             if any(-x.ndim <= a < x.ndim and x.shape[a] == 0 for a in axes) or x.size == 0:
                 fail("bad_argument", {"function": name, "detail": "the mean of an empty selection is undefined"})
-        return getattr(np, method)(x, axis=axis, keepdims=keepdims)
+        return _REDUCE[method](x, axis=axis, keepdims=keepdims)
     return impl
 
 

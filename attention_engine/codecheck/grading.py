@@ -80,7 +80,7 @@ UNDEFINED: Final = Outcome("undefined")
 
 @dataclass(frozen=True)
 class Status:
-    code: str                                  # ok | wrong_shape | wrong_values | wrong_type | not_defined | error
+    code: str                                  # ok | wrong_shape | wrong_values | wrong_type | not_defined | an error's
     params: dict[str, JSON] = field(default_factory=dict)
     error: Refusal | None = None
 
@@ -128,7 +128,8 @@ def compare(got: Outcome, exp: Outcome, check: NameCheck, rtol: float, atol: flo
     if exp.kind != "value":
         return OK                                     # the reference did not run this line on this input
     if got.kind == "error":
-        return Status("error", {"name": name}, got.error)
+        assert got.error is not None
+        return Status(got.error.code, {"name": name, **got.error.params}, got.error)
     if got.kind in ("undefined", "absent"):
         return Status("not_defined", {"name": name})
     g = _as_numeric(got.value)
@@ -198,15 +199,13 @@ class MisconceptionRun:
     covers: frozenset[str]                       # names whose value this bug changes
 
 
-class Prepared:
-    """A spec compiled for one seed: its inputs, scaffold, reference and misconception outcomes."""
+class Compiled:
+    """The seed-independent part of a spec: names, the compiled scaffold, reference and misconception code."""
 
-    def __init__(self, spec: QuestionSpec, seed: int) -> None:
+    def __init__(self, spec: QuestionSpec) -> None:
         self.spec = spec
-        self.seed = seed
         self.base_env = F.base_names(spec.helpers)
         self.checks = {c.name: c for c in spec.checked}
-        self.inputs = [spec.make_inputs(i, seed) for i in range(len(spec.cases))]
         input_names = frozenset(i.name for i in spec.inputs)
         defined = frozenset(spec.required_names) | frozenset(o.name for o in spec.outputs)
         self.scaffold: Code | None = None
@@ -224,35 +223,10 @@ class Prepared:
             defined |= {n for s in self.scaffold.statements for n in s.assigns}
         self.names = Names(frozenset(self.base_env), input_names, spec.array_inputs, defined)
         try:
-            ref = self.submission(spec.reference)
+            self.reference = self.submission(spec.reference)
         except Refusal as r:
             raise SpecError(f"{spec.key}: the reference is refused: {r.message().message}") from None
-        self.reference = [self.execute(ref, i, None) for i in range(len(spec.cases))]
-        for case, run in zip(spec.cases, self.reference, strict=True):
-            for name, outcome in run.outcomes.items():
-                unusable = outcome.kind == "value" and _as_numeric(outcome.value) is None
-                if outcome.kind in ("error", "undefined") or unusable:
-                    detail = outcome.error.message().message if outcome.error else outcome.kind
-                    raise SpecError(f"{spec.key}: the reference fails for {name} on case {case.name}: {detail}")
-        self._misconceptions: list[MisconceptionRun] | None = None
-
-    @property
-    def misconceptions(self) -> list[MisconceptionRun]:
-        """Each configured misconception's runs, computed on first need (a wrong submission or a
-        spec check): a correct submission on a fresh seed pays only for the reference."""
-        if self._misconceptions is None:
-            spec = self.spec
-            found = []
-            for m in spec.misconceptions:
-                try:
-                    sub = self.submission(m.code)
-                except Refusal as r:
-                    raise SpecError(f"{spec.key}: misconception {m.id} is refused: {r.message().message}") from None
-                runs = [self.execute(sub, i, self.reference[i]) for i in range(len(spec.cases))]
-                covers = frozenset(n for run in runs for n, s in run.statuses.items() if not s.ok)
-                found.append(MisconceptionRun(m.id, runs, covers))
-            self._misconceptions = found
-        return self._misconceptions
+        self._misconceptions: dict[int, Submission] = {}
 
     # --- compiling a submission -----------------------------------------------------------
     def submission(self, source: str) -> Submission:
@@ -283,6 +257,59 @@ class Prepared:
             start = b + 1
         groups[-1].extend(code.statements[start:])     # anything after the last checked line runs last
         return Submission(code, groups, checkpoints, last)
+
+    def misconception(self, j: int) -> Submission:
+        found = self._misconceptions.get(j)
+        if found is None:
+            m = self.spec.misconceptions[j]
+            try:
+                found = self._misconceptions[j] = self.submission(m.code)
+            except Refusal as r:
+                raise SpecError(f"{self.spec.key}: misconception {m.id} is refused: {r.message().message}") from None
+        return found
+
+class Prepared:
+    """A spec for one seed: its inputs and reference outcomes; misconception outcomes on demand."""
+
+    def __init__(self, compiled: Compiled, seed: int) -> None:
+        spec = compiled.spec
+        self.compiled = compiled
+        self.spec = spec
+        self.seed = seed
+        self.base_env = compiled.base_env
+        self.checks = compiled.checks
+        self.scaffold = compiled.scaffold
+        self.names = compiled.names
+        self.inputs = [spec.make_inputs(i, seed) for i in range(len(spec.cases))]
+        self.reference = [self.execute(compiled.reference, i, None) for i in range(len(spec.cases))]
+        for case, run in zip(spec.cases, self.reference, strict=True):
+            for name, outcome in run.outcomes.items():
+                unusable = outcome.kind == "value" and _as_numeric(outcome.value) is None
+                if outcome.kind in ("error", "undefined") or unusable:
+                    detail = outcome.error.message().message if outcome.error else outcome.kind
+                    raise SpecError(f"{spec.key}: the reference fails for {name} on case {case.name}: {detail}")
+        self._runs: dict[tuple[int, int], CaseRun] = {}
+
+    def misconception_run(self, j: int, i: int) -> CaseRun:
+        """Misconception j's run on case i, computed on first need: grading a wrong submission runs
+        only the misconceptions and cases it has to compare with."""
+        found = self._runs.get((j, i))
+        if found is None:
+            found = self._runs[(j, i)] = self.execute(self.compiled.misconception(j), i, self.reference[i])
+        return found
+
+    @property
+    def misconceptions(self) -> list[MisconceptionRun]:
+        """Every misconception's runs on every case, and which names it changes (for spec checks)."""
+        found = []
+        for j, m in enumerate(self.spec.misconceptions):
+            runs = [self.misconception_run(j, i) for i in range(len(self.spec.cases))]
+            covers = frozenset(n for run in runs for n, s in run.statuses.items() if not s.ok)
+            found.append(MisconceptionRun(m.id, runs, covers))
+        return found
+
+    def submission(self, source: str) -> Submission:
+        return self.compiled.submission(source)
 
     # --- running -------------------------------------------------------------------------------
     def execute(self, sub: Submission, case_index: int, repair: CaseRun | None) -> CaseRun:
@@ -350,24 +377,32 @@ class Prepared:
         return [n for group in sub.checkpoints for n in group] + [o.name for o in self.spec.outputs]
 
 
+_COMPILED: OrderedDict[str, Compiled] = OrderedDict()
 _CACHE: OrderedDict[tuple[str, int], Prepared] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 CACHE_SIZE: Final = 128
 
 
-def prepare(spec: QuestionSpec, seed: int = 0) -> Prepared:
-    """The spec compiled for ``seed``, from a small LRU cache keyed by (spec digest, seed)."""
-    key = (spec.digest, seed)
+def _cached(cache: OrderedDict[Any, Any], key: Any, make: Any) -> Any:
     with _CACHE_LOCK:
-        found = _CACHE.get(key)
+        found = cache.get(key)
         if found is not None:
-            _CACHE.move_to_end(key)
+            cache.move_to_end(key)
             return found
-    prepared = Prepared(spec, seed)
+    made = make()                                # outside the lock; two threads may both build it, harmlessly
     with _CACHE_LOCK:
-        _CACHE[key] = prepared
-        while len(_CACHE) > CACHE_SIZE:
-            _CACHE.popitem(last=False)
+        cache[key] = made
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+    return made
+
+
+def prepare(spec: QuestionSpec, seed: int = 0) -> Prepared:
+    """The spec prepared for ``seed``, from small LRU caches: compiled code per spec digest, inputs
+    and reference outcomes per (digest, seed)."""
+    digest = spec.digest
+    compiled: Compiled = _cached(_COMPILED, digest, lambda: Compiled(spec))
+    prepared: Prepared = _cached(_CACHE, (digest, seed), lambda: Prepared(compiled, seed))
     return prepared
 
 
@@ -521,12 +556,13 @@ def _case_dict(case: CaseSpec, passed: bool) -> dict[str, JSON]:
 
 
 def _named(prepared: Prepared, runs: Sequence[CaseRun], name: str, decisive: list[int]) -> str | None:
+    """The first misconception that agrees with the learner for ``name`` on every decisive case.
+    The learner differs from the reference there, so agreeing means the misconception does too."""
     spec = prepared.spec
     check = prepared.checks[name]
-    for m in prepared.misconceptions:
-        if name not in m.covers:
-            continue
-        if all(agree(runs[i].outcomes[name], m.runs[i].outcomes[name], check, spec.rtol, spec.atol) for i in decisive):
+    for j, m in enumerate(spec.misconceptions):
+        if all(agree(runs[i].outcomes[name], prepared.misconception_run(j, i).outcomes.get(name, ABSENT), check,
+                     spec.rtol, spec.atol) for i in decisive):
             return m.id
     return None
 

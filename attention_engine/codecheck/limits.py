@@ -6,7 +6,9 @@ numpy cannot be interrupted in the middle of a call, so every bound here is chec
 figures are far above what the hand-sized exercises need (the largest input, a batched
 (2, 4, 5, 16) tensor, has 640 elements; its ``Q @ K^T`` costs 3,200 multiply-adds) and far below
 what would hurt a server: the largest array a learner can make is 512 KiB of float64, and a whole
-run does at most about a million element operations, a few milliseconds of numpy.
+run does at most about a million element operations, a few milliseconds of numpy. Every new array
+is charged to the work budget when it is made (views such as ``.T`` or ``reshape`` are free), so
+one run also allocates at most ``max_work`` elements in total: 8 MiB of float64.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ class Limits:
 
     def capped(self) -> Limits:
         """These limits, none above ``HARD_LIMITS`` (a stored spec cannot switch the guards off)."""
-        return Limits(**{f.name: min(getattr(self, f.name), getattr(HARD_LIMITS, f.name)) for f in fields(self)})
+        hard = HARD_LIMITS.to_dict()
+        return Limits(**{k: min(v, hard[k]) for k, v in self.to_dict().items()})
 
 
 # The most any spec may allow: 16x the defaults for sizes, and the parser-safe source bounds.

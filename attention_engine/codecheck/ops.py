@@ -207,7 +207,9 @@ def as_array(ctx: Context, v: object) -> np.ndarray[Any, Any]:
         out = np.asarray(v)
     elif t is tuple or t is list:
         seq_items(ctx, v)
-        ctx.check_elements(flat_size(ctx, v))
+        size = flat_size(ctx, v)
+        ctx.check_elements(size)
+        ctx.charge(size)                                # a new array: every allocation counts as work
         try:
             out = np.asarray(v)
         except (ValueError, TypeError, OverflowError):

@@ -62,6 +62,7 @@ class Sandbox:
         self.cpu_seconds = cpu_seconds
         self.start_timeout = start_timeout
         self.restarts = 0
+        self._started = False
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = b""
         self._lock = threading.Lock()
@@ -77,8 +78,9 @@ class Sandbox:
     def _ensure_started(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
             return
-        if self._proc is not None:
-            self.restarts += 1
+        if self._started:
+            self.restarts += 1                            # counts replacements, not the first start
+        self._started = True
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OPENBLAS_NUM_THREADS": "1",
                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
         self._proc = subprocess.Popen(
