@@ -20,6 +20,7 @@ import json
 import keyword
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Final
 
 import numpy as np
@@ -240,9 +241,10 @@ class QuestionSpec:
             limits=Limits.from_dict(data["limits"]) if "limits" in data else DEFAULT_LIMITS,
         )
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """A hash of the whole spec: the cache key of its compiled scaffold and reference outputs."""
+        """A hash of the whole spec: the cache key of its compiled scaffold and reference outputs
+        (computed once per spec object: the spec is frozen)."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
