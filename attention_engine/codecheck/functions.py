@@ -156,6 +156,7 @@ def _shape(ctx: Context, v: object, fn: str, allow_minus_one: bool = False) -> t
     out = tuple(_int(d, "a shape entry", fn, -1 if allow_minus_one else 0, 1 << 62) for d in dims)
     if allow_minus_one and out.count(-1) > 1:
         fail("bad_argument", {"function": fn, "detail": "only one dimension can be -1"})
+    ctx.check_axes(out)
     size = math.prod(d for d in out if d != -1)
     ctx.check_elements(size)
     return out
@@ -224,12 +225,23 @@ _REDUCE: Final[dict[str, Callable[..., Any]]] = {
 }
 
 
+def reduced_size(shape: tuple[int, ...], axis: int | tuple[int, ...] | None) -> int:
+    """Elements of a reduction's result. Not always fewer than the input's: summing the empty axis of
+    a (0, 10**9) array gives 10**9 zeros."""
+    if axis is None:
+        return 1
+    axes = {a % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,)) if -len(shape) <= a < len(shape)}
+    return math.prod(d for i, d in enumerate(shape) if i not in axes)
+
+
 def _reduction(method: str, name: str) -> Impl:
     def impl(ctx: Context, b: Bound) -> object:
         x = as_array(ctx, b["a"])
         axis = _axis(b.get("axis"), name, allow_tuple=not method.startswith("arg"))
         keepdims = _bool(b.get("keepdims", False), "keepdims", name)
-        _sized(ctx, max(1, x.size))
+        out = reduced_size(x.shape, axis)
+        ctx.check_elements(out)
+        _sized(ctx, max(1, x.size, out))
         if method == "mean":
             axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
             if any(-x.ndim <= a < x.ndim and x.shape[a] == 0 for a in axes) or x.size == 0:
@@ -252,8 +264,11 @@ def _tri(lower: bool) -> Impl:
         k = _int(b.get("k", 0), "k", name)
         if m.ndim == 0:
             fail("bad_argument", {"function": name, "detail": "needs an array with at least 1 dimension"})
+        n, k_ = (m.shape[0], m.shape[0]) if m.ndim == 1 else m.shape[-2:]
+        mask = n * k_ + n + k_                   # numpy builds an (n, m) mask from two aranges, whatever the batch
+        ctx.check_elements(mask)
         size = m.size * m.shape[0] if m.ndim == 1 else m.size   # a vector becomes an (n, n) matrix
-        _sized(ctx, size)
+        _sized(ctx, size + mask)
         return np.tril(m, k) if lower else np.triu(m, k)
     return impl
 
@@ -288,6 +303,7 @@ def _filled_like(kind: str) -> Impl:
 def _eye(ctx: Context, b: Bound) -> object:
     n = _int(b["N"], "N", "np.eye", 0)
     m = n if b.get("M") is None else _int(b["M"], "M", "np.eye", 0)
+    ctx.check_axes((n, m))
     _sized(ctx, n * m)
     return np.eye(n, m, _int(b.get("k", 0), "k", "np.eye"), dtype=_dtype(b.get("dtype"), "np.eye") or np.float64)
 
@@ -509,6 +525,8 @@ def _np_round(ctx: Context, b: Bound) -> object:
 def _softmax(ctx: Context, b: Bound) -> object:
     x = as_array(ctx, b["x"])
     axis = _int(b.get("axis", -1), "axis", "softmax", -64, 64)
+    if x.size == 0:
+        fail("bad_argument", {"function": "softmax", "detail": "the softmax of an empty array is undefined"})
     _sized(ctx, 4 * max(1, x.size))
     x = x - x.max(axis=axis, keepdims=True)          # stable: subtract the max first (lesson 1's helper)
     e = np.exp(x)

@@ -8,7 +8,10 @@ figures are far above what the hand-sized exercises need (the largest input, a b
 what would hurt a server: the largest array a learner can make is 512 KiB of float64, and a whole
 run does at most about a million element operations, a few milliseconds of numpy. Every new array
 is charged to the work budget when it is made (views such as ``.T`` or ``reshape`` are free), so
-one run also allocates at most ``max_work`` elements in total: 8 MiB of float64.
+one run also allocates at most ``max_work`` elements in total: 8 MiB of float64. No axis may be
+longer than ``max_array_elements`` either, even in an empty array: numpy does work per axis length
+in places (a reduction over the empty axis of a (0, 10**9) array returns 10**9 zeros; ``np.triu``
+builds an index range as long as each of the last two axes).
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ code                              params                                        
 *errors while running (per input; the submission is graded and locks)*
 ``name_error``                    {"name": "mask"}                                        yes
 ``limit_exceeded``                {"limit": "array_elements" | "work" | "integer_bits"    yes
-                                  | "sequence_items" | "ndim", "requested": n,
-                                  "allowed": n}
+                                  | "sequence_items" | "ndim" | "axis_length",
+                                  "requested": n, "allowed": n}
 ``shape_mismatch``                {"operation": "+", "shapes": [[4, 5], [4]]}             yes
 ``matmul_mismatch``               {"left": [4, 8], "right": [4, 8]}                       yes
 ``read_only``                     {}                                                      yes
@@ -167,10 +167,12 @@ def _english(code: str, p: dict[str, JSON]) -> str:
         return f"{name} is not defined when this line runs"
     if code == "limit_exceeded":
         what = {"array_elements": "an array of", "work": "a total work of", "integer_bits": "an integer of",
-                "sequence_items": "a list of", "ndim": "an array with"}.get(str(p["limit"]), str(p["limit"]))
+                "sequence_items": "a list of", "ndim": "an array with", "axis_length": "an axis of length"
+                }.get(str(p["limit"]), str(p["limit"]))
         unit = {"array_elements": "elements", "work": "operations", "integer_bits": "bits",
-                "sequence_items": "items", "ndim": "dimensions"}.get(str(p["limit"]), "")
-        return f"this would need {what} {p['requested']:,} {unit}; at most {p['allowed']:,} are allowed"
+                "sequence_items": "items", "ndim": "dimensions", "axis_length": ""}.get(str(p["limit"]), "")
+        amount = f"{p['requested']:,} {unit}".rstrip()
+        return f"this would need {what} {amount}; at most {p['allowed']:,} are allowed"
     if code == "shape_mismatch":
         shapes = " and ".join(shape_text(s) for s in p["shapes"])
         return f"shapes {shapes} cannot be broadcast together for {p['operation']}"

@@ -65,6 +65,14 @@ class Context:
         if n > self.max_elements:
             raise Refusal("limit_exceeded", {"limit": "array_elements", "requested": n, "allowed": self.max_elements})
 
+    def check_axes(self, shape: tuple[int, ...]) -> None:
+        """No axis longer than the element limit, even in an empty array: numpy does work per axis
+        length in places (np.triu of a (0, 10**9, 10**9) array builds a 10**18-element mask)."""
+        longest = max(shape, default=0)
+        if longest > self.max_elements:
+            raise Refusal("limit_exceeded", {"limit": "axis_length", "requested": longest,
+                                             "allowed": self.max_elements})
+
     def check_ndim(self, ndim: int) -> None:
         if ndim > self.limits.max_ndim:
             raise Refusal("limit_exceeded", {"limit": "ndim", "requested": ndim, "allowed": self.limits.max_ndim})
@@ -157,6 +165,7 @@ def check_value(ctx: Context, v: object) -> object:
             fail("dtype_not_allowed", {"dtype": clean(str(arr.dtype))})
         ctx.check_elements(arr.size)
         ctx.check_ndim(arr.ndim)
+        ctx.check_axes(arr.shape)
         return arr
     if t is float or t is bool or v is None:
         return v
@@ -466,7 +475,9 @@ def compare(ctx: Context, symbol: str, a: object, b: object) -> object:
             size = math.prod(broadcast(shape_of(a), b.shape, operation=symbol))
             ctx.check_elements(size)
             ctx.charge(size)
-        elif not is_seq(b):
+        elif is_seq(b):
+            ctx.charge(flat_size(ctx, b))                # each item may be compared with a
+        else:
             fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
         try:
             found = a in b  # type: ignore[operator]

@@ -134,7 +134,9 @@ def test_array_size_is_checked_exactly_at_the_limit():
                                                                  "allowed": 100}, True)
     assert refusal("a = np.ones(20)\nx = a[:, None] * a", limits).params["requested"] == 400
     assert refusal("a = np.ones((10, 10))\nx = a @ np.ones((10, 1000))", limits).code == "limit_exceeded"
-    assert refusal("x = np.triu(np.ones(11))", limits).params["requested"] == 121
+    assert refusal("x = np.triu(np.ones(11))", limits).params["requested"] == 121 + 22   # numpy's mask + 2 aranges
+    assert refusal("x = np.zeros((0, 101))", limits).params == {"limit": "axis_length", "requested": 101,
+                                                                "allowed": 100}
 
 
 def test_work_is_budgeted_per_run():

@@ -10,6 +10,7 @@ import ast
 import json
 import os
 import re
+import resource
 import time
 
 import numpy as np
@@ -255,3 +256,82 @@ def test_hypothesmith_programs():
         run_directly(source)
 
     inner()
+
+
+# --- the checks before each operation are exact ---------------------------------------------------
+
+SHAPED = st.sampled_from([
+    "np.zeros((0, 10**9))", "np.zeros((10**9, 0))", "np.ones((3, 0))", "np.eye(0, 10**9)", "np.zeros(0)", "Q",
+    "np.ones(60000)", "np.ones((128, 128))", "np.ones((2, 1, 3))", "np.arange(6)", "Q > 0", "Q.T", "T", "1",
+    "-1", "0", "2", "None", "(0, 1)", "[0, 0]", "10**9", "np.ones((0, 3, 10**7))",
+])
+CALLS = sorted(k for k, v in F.NP.entries.items() if isinstance(v, F.SafeFunction))
+METHODS = sorted(F.ARRAY_METHODS)
+
+
+def shaped_compound(inner):
+    @st.composite
+    def build(draw):
+        a, b, c = draw(inner), draw(inner), draw(inner)
+        kw = draw(st.sampled_from(["", ", axis=0", ", axis=-1", ", axis=1", ", keepdims=True",
+                                   ", axis=0, keepdims=True", ", k=1"]))
+        return draw(st.sampled_from([
+            f"np.{draw(st.sampled_from(CALLS))}({a}{kw})",
+            f"np.{draw(st.sampled_from(CALLS))}({a}, {b}{kw})",
+            f"np.{draw(st.sampled_from(CALLS))}({a}, {b}, {c})",
+            f"({a}).{draw(st.sampled_from(METHODS))}({kw.lstrip(', ')})",
+            f"({a}).{draw(st.sampled_from(METHODS))}({b})",
+            f"({a} {draw(st.sampled_from(['+', '*', '@', '<', '&']))} {b})",
+            f"({a})[{draw(st.sampled_from([':, None', 'None', '0', '[0, 0, 0]', '..., None', ':0']))}]",
+            f"[{a}, {b}]",
+        ]))
+
+    return build()
+
+
+@FUZZ_SETTINGS
+@given(st.recursive(SHAPED, shaped_compound, max_leaves=6))
+def test_no_operation_makes_an_array_its_checks_did_not_allow(monkeypatch_session, expr):
+    """check_value (run after each operation) never sees an array over the limit: the size was
+    known, and refused, before numpy ran. Empty arrays with a huge axis are the classic trap
+    (summing the empty axis of a (0, 10**9) array gives 10**9 zeros)."""
+    run_directly(f"out = {expr}")
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_session():
+    from attention_engine.codecheck import ops
+
+    original = ops.check_value
+
+    def strict(ctx, v):
+        if isinstance(v, np.ndarray):
+            assert v.size <= ctx.max_elements, f"an array of {v.size} elements was made before any check"
+        return original(ctx, v)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ops, "check_value", strict)
+    yield mp
+    mp.undo()
+
+
+ATOMS = ["np.zeros((0, 10**9))", "np.zeros((10**9, 0))", "np.ones((3, 0))", "np.zeros((0, 3, 10**7))", "Q", "Q > 0",
+         "np.ones((128, 128))", "np.ones((2, 1, 3))", "np.arange(6)", "T", "0", "-1", "2", "10**9", "(0, 1)", "[0, 0]",
+         "None", "True"]
+KWARGS = ["", ", axis=0", ", axis=1", ", axis=-1", ", keepdims=True", ", axis=0, keepdims=True", ", axis=(0, 1)"]
+
+
+def test_every_call_on_empty_and_huge_shapes_is_sized_before_it_runs(monkeypatch_session):
+    """Exhaustively: every allowlisted function and method, on every awkward argument, with every
+    axis/keepdims combination (and a second argument from the same list). Besides the results, the
+    process's peak memory must not grow: numpy's own temporaries count too (np.triu of an empty
+    (10**9, 0) array used to build a 10**9-element arange inside numpy)."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    programs = [f"out = np.{f}({a}{kw})" for f in CALLS for a in ATOMS for kw in KWARGS]
+    programs += [f"out = ({a}).{m}({kw.lstrip(', ')})" for m in METHODS for a in ATOMS for kw in KWARGS]
+    programs += [f"out = np.{f}({a}, {b})" for f in CALLS for a in ATOMS[:9] for b in ATOMS]
+    programs += [f"out = ({a}).{m}({b})" for m in METHODS for a in ATOMS[:9] for b in ATOMS]
+    programs += [f"out = {a} {op} {b}" for a in ATOMS for b in ATOMS for op in ("+", "@", "<", "&")]
+    for source in programs:
+        run_directly(source)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 << 10     # KiB
