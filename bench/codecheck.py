@@ -14,6 +14,10 @@ times each, one core (the process pins itself and the worker it starts to one CP
   submission, every misconception) is recomputed: the cost of per-attempt inputs.
 
 Target: median <= 5 ms per submission on one core for hand-sized inputs.
+
+Then the worst cases the limits allow: submissions to stable_softmax that spend a run's whole work
+budget on the slowest operations we know (float power, tanh, exp, fancy indexing, np.where,
+np.triu, @), graded in the worker; the slowest is what one hostile submission can cost.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from attention_engine.codecheck import QuestionSpec, Sandbox, grade_code, specs  # noqa: E402
 
 TARGET_MS = 5.0
+HEAVY = ["b = a ** a", "b = np.tanh(a)", "b = np.exp(a)", "b = a[np.arange(65536) % 7]", "b = np.sign(a) @ a",
+         "b = np.triu(np.ones((256, 256)))", "b = np.where(a > 3, a, -a)", "b = a.sum(0) + a"]
 
 
 def submissions(spec: QuestionSpec) -> list[str]:
@@ -85,6 +91,11 @@ def main() -> None:
             for k, v in measured.items():
                 everything[k] += v
             rows.append((key, len(codes), {k: summary(v) for k, v in measured.items()}))
+        heavy = []
+        for body in HEAVY:
+            code = "a = np.arange(65536) * 1.1\n" + (body + "\n") * 20 + "p = x"
+            ms = timings(lambda c, s: box.grade_code(specs.get("stable_softmax"), c, seed=s), [code], 5, False)
+            heavy.append((max(ms), body))
         assert box.restarts == 0, "the worker died during the benchmark"
     rows.append(("all specs", sum(r[1] for r in rows), {k: summary(v) for k, v in everything.items()}))
 
@@ -102,6 +113,8 @@ def main() -> None:
         else:
             print(f"{key:18s} n={n:3d}  worker {cells[0]:>13s}  in process {cells[1]:>13s}  "
                   f"new seed {cells[2]:>13s}  target {ok}")
+    worst, body = max(heavy)
+    print(f"\nWorst case within the limits (worker, 5 inputs): {worst:.1f} ms, for 20 x `{body}` on 65,536 elements.")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from .messages import JSON, Refusal, clean
 Shape = tuple[int, ...]
 
 MISSING: Final = object()   # a name with no value yet
+POW_COST: Final = 16        # an element of array ** array costs ~50 ns, 16x an add or exp: charged so
 
 
 class Context:
@@ -380,7 +381,7 @@ def binop(ctx: Context, symbol: str, a: object, b: object) -> object:
             shape = broadcast(sa, sb, operation=symbol)
             size = math.prod(shape)
             ctx.check_elements(size)
-            ctx.charge(size)
+            ctx.charge(size * (POW_COST if symbol == "**" else 1))
         try:
             result = BINARY_BY_SYMBOL[symbol](a, b)
         except NUMPY_ERRORS as exc:
@@ -421,7 +422,7 @@ def inplace(ctx: Context, symbol: str, target: object, value: object) -> object:
         shape = broadcast(arr.shape, shape_of(value), operation=symbol + "=")
         if shape != arr.shape:
             fail("shape_mismatch", {"operation": symbol + "=", "shapes": [list(arr.shape), list(shape_of(value))]})
-        ctx.charge(arr.size)
+        ctx.charge(arr.size * (POW_COST if symbol == "**" else 1))
         try:
             result = INPLACE[symbol](arr, value)
         except NUMPY_ERRORS as exc:

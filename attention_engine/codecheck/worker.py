@@ -17,8 +17,8 @@ might miss — a numpy corner case that allocates more than its arguments sugges
   ``rejected`` with ``timeout`` / ``worker_crashed``: never locked, since the cause may be load.
 
 Cost, measured with bench/codecheck.py (one core, parent and worker pinned to it; figures in
-bench/README.md): over every built-in spec's submissions the worker's median is 1.24 ms (p95 2.0)
-against 1.03 ms (p95 1.7) in process — the round trip (JSON both ways, two context switches) adds
+bench/README.md): over every built-in spec's submissions the worker's median is 1.26 ms (p95 2.0)
+against 1.05 ms (p95 1.7) in process — the round trip (JSON both ways, two context switches) adds
 about 0.2 ms. So the worker is the production path and still fits the 5 ms budget 4× over;
 ``grade_code`` in process stays available for tests and tools. The worker also runs
 ``gc.freeze()`` after warming up, so its gradings never pay for a full collection of numpy's heap.
