@@ -11,7 +11,10 @@ For the app
 ``specs.get(key)`` / ``SPECS``
     the built-in ``QuestionSpec`` objects; ``QuestionSpec.to_dict()`` / ``from_dict()`` is the JSON
     an admin can author and the app can store; ``validate_spec(spec)`` lists problems ([] = fine);
-    ``spec.display_code()`` is the code to show (helpers, scaffold with TODO lines).
+    ``spec.display_code()`` is the code to show (helpers, scaffold with TODO lines) and
+    ``spec.describe()`` the rest an editor page needs (names given with their shapes, names to
+    define, the input cases). A broken spec raises ``SpecError`` from the functions below; learner
+    code never raises.
 ``grade_code(spec, code, seed=0) -> CheckResult``
     grading in this process (tests, CLI, and the fast path).
 ``Sandbox().grade_code(spec, code, seed=0) -> CheckResult`` / ``sandbox()``
@@ -20,6 +23,11 @@ For the app
     process, created on first use). Measured cost: see ``worker.py`` and bench/README.md.
 ``check_syntax(spec, code) -> Message | None``
     the static checks alone (no run): whether a submission would be runnable.
+
+``seed`` picks the inputs (``default_rng([seed, case])``). A fixed seed per card (0) keeps every
+grading on cached reference outputs; a per-attempt seed costs about 1 ms more the first time it is
+used (bench/README.md). One worker grades one submission at a time (about 1.3 ms each); grading
+in process should run with ``OPENBLAS_NUM_THREADS=1``, as the worker does.
 
 ``CheckResult.to_dict()`` (JSON; ``from_dict`` reads it back)::
 

@@ -268,6 +268,7 @@ class Compiled:
                 raise SpecError(f"{self.spec.key}: misconception {m.id} is refused: {r.message().message}") from None
         return found
 
+
 class Prepared:
     """A spec for one seed: its inputs and reference outcomes; misconception outcomes on demand."""
 

@@ -270,6 +270,19 @@ class QuestionSpec:
             parts.append("\n".join(lines) + "\n")
         return "\n".join(parts)
 
+    def describe(self) -> dict[str, JSON]:
+        """What an app shows around the editor, besides its own prompt: the names the code receives
+        (shapes in the case dimensions' names), the names it must define, the cases, the code shown."""
+        return {
+            "key": self.key, "version": self.version, "title": self.title,
+            "inputs": [{"name": i.name, "kind": i.kind, "shape": list(i.shape), "dtype": i.dtype} for i in self.inputs],
+            "required": list(self.required_names), "outputs": [o.name for o in self.outputs],
+            "helpers": list(self.helpers),
+            "cases": [{"name": c.name, "note": c.note, "adversarial": c.adversarial, "required": c.required}
+                      for c in self.cases],
+            "display_code": self.display_code(),
+        }
+
     # --- inputs -------------------------------------------------------------------------------
     def make_inputs(self, case_index: int, seed: int) -> dict[str, object]:
         """The read-only inputs of one case for one seed (see the module docstring)."""

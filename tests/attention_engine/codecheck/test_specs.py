@@ -341,6 +341,11 @@ def test_display_code_shows_the_helper_and_the_todo_lines():
     text = SDPA.display_code()
     assert "def softmax(x, axis=-1):" in text and "scores = ...    # TODO: scores" in text
     assert "mask = ...    # TODO: mask" in text and "out = weights @ V" in text
+    info = json.loads(json.dumps(SDPA.describe()))
+    assert info["required"] == ["scores", "mask", "weights"] and info["outputs"] == ["out"]
+    assert info["inputs"][0] == {"name": "Q", "kind": "normal", "shape": ["...", "T", "d_k"], "dtype": "float64"}
+    assert [c["name"] for c in info["cases"]] == ["plain", "causal", "one_token", "dk_ne_dv", "batched"]
+    assert info["display_code"] == text
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.key)
