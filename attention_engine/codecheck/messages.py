@@ -112,6 +112,7 @@ _CONSTRUCTS = {
 
 def _english(code: str, p: dict[str, JSON]) -> str:
     name = p.get("name")
+    where = f"line {p['line']} ({name})" if p.get("line") is not None else f"{name} (computed by the given code)"
     if code == "empty_code":
         return "write your code first"
     if code == "source_too_long":
@@ -218,19 +219,18 @@ def _english(code: str, p: dict[str, JSON]) -> str:
     if code == "correct":
         return f"correct on all {p['cases']} inputs"
     if code == "works_2d_only":
-        return (f"correct for 2-D inputs, but line {p['line']} ({name}) fails on the batched input: use "
+        return (f"correct for 2-D inputs, but {where} fails on the batched input: use "
                 f".swapaxes(-2, -1) and axis=-1 so the code works for any batch shape")
     if code == "optional_cases_fail":
-        return f"correct, except line {p['line']} ({name}) on the optional input(s) " + ", ".join(p["cases"])
+        return f"correct, except {where} on the optional input(s) " + ", ".join(p["cases"])
     if code == "fails_adversarial":
-        return (f"correct on the plain inputs, but line {p['line']} ({name}) fails on "
-                + ", ".join(p["cases"]))
+        return f"correct on the plain inputs, but {where} fails on " + ", ".join(p["cases"])
     if code == "misconception":
-        return f"line {p['line']} ({name}): {p['title']}"
+        return f"{where}: {p['title']}"
     if code == "incorrect":
-        return f"line {p['line']} ({name}) gives a wrong result on input {p['case']}"
+        return f"{where} gives a wrong result on input {p['case']}"
     if code == "run_error":
-        return f"line {p['line']} ({name}) fails on input {p['case']}"
+        return f"{where} fails on input {p['case']}"
     return code
 
 

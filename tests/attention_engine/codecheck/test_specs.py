@@ -297,6 +297,15 @@ def test_an_unnamed_wrong_line_gets_the_comparison_and_an_example():
     assert set(ex["inputs"]) == {"Q", "K", "V", "causal"} and ex["input_shapes"]["Q"] == [4, 8]
 
 
+def test_a_wrong_output_of_the_scaffold_is_reported_without_a_line():
+    code = f"V = V * 2\nscores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\n{MASK}\nweights = softmax(scores)"
+    result = grade_code(SDPA, code)
+    assert (result.verdict, result.code, result.params) == ("incorrect", "incorrect",
+                                                            {"name": "out", "line": None, "case": "plain"})
+    assert result.message == "out (computed by the given code) gives a wrong result on input plain"
+    assert result.messages[0].where == "scaffold"
+
+
 def test_a_runtime_error_on_every_input_is_rated_again():
     result = grade_code(SDPA, f"scores = Q @ K / np.sqrt(d_k)\n{MASK}\nweights = softmax(scores)")
     assert (result.verdict, result.code, result.suggested_rating) == ("incorrect", "run_error", 1)
