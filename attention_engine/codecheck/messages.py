@@ -219,8 +219,8 @@ def _english(code: str, p: dict[str, JSON]) -> str:
     if code == "correct":
         return f"correct on all {p['cases']} inputs"
     if code == "works_2d_only":
-        return (f"correct for 2-D inputs, but {where} fails on the batched input: use "
-                f".swapaxes(-2, -1) and axis=-1 so the code works for any batch shape")
+        return (f"correct for 2-D inputs, but {where} fails on the batched input: count axes from the end "
+                f"(shape[-1], .swapaxes(-2, -1), axis=-1) so the code works for any batch shape")
     if code == "optional_cases_fail":
         return f"correct, except {where} on the optional input(s) " + ", ".join(p["cases"])
     if code == "fails_adversarial":
