@@ -1,0 +1,303 @@
+"""The built-in code questions, keyed by stable names (the app stores the key with the question).
+
+Each is a ``QuestionSpec`` (pure data: ``SPECS[key].to_dict()`` is what an admin could author):
+
+- ``sdpa_three_lines`` — lesson 1's recall card, as the seed poses it: the exercise's scaffold is
+  given and the learner writes the three TODO lines (scores, mask, weights); run causal and not,
+  and on the seed's batched (2, 4, 5, 16) input, where ``K.T`` breaks (accepted, rated Hard);
+- ``stable_softmax`` — softmax over the last axis that survives logits of ±800;
+- ``causal_mask`` — build the mask and apply it, either boolean convention;
+- ``split_merge_heads`` — nanoGPT's (B, T, C) → (B, nh, T, hs) and back;
+- ``kv_cache_step`` — one decoding step: append to the cache, attend to all of it.
+
+Inputs are drawn at one decimal (a worked example stays readable) and are small: the checker's
+limits are far away, and grading stays within its millisecond budget.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .spec import CaseSpec, InputSpec, MisconceptionCase, NameCheck, QuestionSpec
+
+# ---------------------------------------------------------------------------------------------
+# Lesson 1: the three lines
+
+_SDPA_SCAFFOLD = """\
+d_k = Q.shape[-1]
+scores = ...
+if causal:
+    T = scores.shape[-1]
+    mask = ...
+    scores = np.where(mask, -np.inf, scores)
+weights = ...
+out = weights @ V
+"""
+
+_SDPA_REFERENCE = """\
+scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)
+mask = np.triu(np.ones((T, T), dtype=bool), k=1)
+weights = softmax(scores)
+"""
+
+
+def _sdpa(scores: str = "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
+          mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
+          weights: str = "weights = softmax(scores)") -> str:
+    return f"{scores}\n{mask}\n{weights}\n"
+
+
+SDPA_THREE_LINES: Final = QuestionSpec(
+    key="sdpa_three_lines",
+    version=1,
+    title="Scaled dot-product attention: the three TODO lines of lesson 1's exercise",
+    inputs=(
+        InputSpec("Q", shape=("...", "T", "d_k")),
+        InputSpec("K", shape=("...", "T", "d_k")),
+        InputSpec("V", shape=("...", "T", "d_v")),
+        InputSpec("causal", kind="value", value=False),
+    ),
+    cases=(
+        CaseSpec("plain", {"T": 4, "d_k": 8, "d_v": 8}, note="T = 4, d_k = d_v = 8, no mask"),
+        CaseSpec("causal", {"T": 4, "d_k": 16, "d_v": 16}, values={"causal": True},
+                 note="the exercise's sizes: T = 4, d_k = d_v = 16, causal"),
+        CaseSpec("one_token", {"T": 1, "d_k": 8, "d_v": 8}, values={"causal": True}, adversarial=True,
+                 note="T = 1, causal: the only token must still see itself"),
+        CaseSpec("dk_ne_dv", {"T": 5, "d_k": 6, "d_v": 3}, values={"causal": True}, adversarial=True,
+                 note="d_k = 6, d_v = 3: the scale uses d_k, the output has width d_v"),
+        CaseSpec("batched", {"T": 5, "d_k": 16, "d_v": 16}, batch=(2, 4), values={"causal": True},
+                 adversarial=True, required=False,
+                 note="batched (2, 4, 5, 16), as in the PyTorch bonus exercise"),
+    ),
+    required=(NameCheck("scores"), NameCheck("mask", broadcast=True), NameCheck("weights")),
+    outputs=(NameCheck("out"),),
+    scaffold=_SDPA_SCAFFOLD,
+    helpers=("softmax",),
+    reference=_SDPA_REFERENCE,
+    equivalents=(
+        _sdpa(scores="scores = Q @ np.swapaxes(K, -2, -1) * d_k ** -0.5"),
+        _sdpa(scores="scores = np.matmul(Q, K.swapaxes(-1, -2)) / math.sqrt(d_k)"),
+        _sdpa(scores="scores = (Q / np.sqrt(d_k)) @ np.moveaxis(K, -1, -2)"),
+        _sdpa(mask="mask = np.tril(np.ones((T, T))) == 0"),
+        _sdpa(mask="mask = ~np.tril(np.ones((T, T), dtype=bool))"),
+        _sdpa(mask="mask = np.arange(T)[None, :] > np.arange(T)[:, None]"),
+        _sdpa(mask="mask = np.triu(np.ones((T, T)), k=1).astype(bool)"),
+        _sdpa(weights="weights = softmax(scores, axis=-1)"),
+        _sdpa(weights="e = np.exp(scores - scores.max(-1, keepdims=True))\nweights = e / e.sum(-1, keepdims=True)"),
+    ),
+    misconceptions=(
+        MisconceptionCase("missing_scale", _sdpa(scores="scores = Q @ K.swapaxes(-2, -1)")),
+        MisconceptionCase("divide_by_dk", _sdpa(scores="scores = Q @ K.swapaxes(-2, -1) / d_k")),
+        MisconceptionCase("scores_transposed", _sdpa(scores="scores = K @ Q.swapaxes(-2, -1) / np.sqrt(d_k)")),
+        MisconceptionCase("t_reverses_all_axes", _sdpa(scores="scores = Q @ K.T / np.sqrt(d_k)")),
+        MisconceptionCase("mask_hides_diagonal", _sdpa(mask="mask = np.triu(np.ones((T, T), dtype=bool))")),
+        MisconceptionCase("mask_convention_swapped", _sdpa(mask="mask = np.tril(np.ones((T, T), dtype=bool))")),
+        MisconceptionCase("mask_transposed", _sdpa(mask="mask = np.tril(np.ones((T, T), dtype=bool), k=-1)")),
+        MisconceptionCase("softmax_wrong_axis", _sdpa(weights="weights = softmax(scores, axis=-2)")),
+        MisconceptionCase("missing_softmax", _sdpa(weights="weights = scores")),
+    ),
+)
+
+# ---------------------------------------------------------------------------------------------
+# A numerically stable softmax
+
+_LARGE = {"x": [[800.0], [-800.0], [0.0]]}      # rows of +800 and -800 logits, whatever the seed
+
+
+def _softmax(shift: str = "x - x.max(axis=-1, keepdims=True)", total: str = "e.sum(axis=-1, keepdims=True)") -> str:
+    return f"e = np.exp({shift})\np = e / {total}\n"
+
+
+STABLE_SOFTMAX: Final = QuestionSpec(
+    key="stable_softmax",
+    version=1,
+    title="A numerically stable softmax over the last axis",
+    inputs=(InputSpec("x", shape=("...", "m", "n"), std=2.0),),
+    cases=(
+        CaseSpec("plain", {"m": 2, "n": 5}, note="2 rows of 5 logits"),
+        CaseSpec("square", {"m": 3, "n": 3}, note="3 rows of 3 logits"),
+        CaseSpec("large_logits", {"m": 3, "n": 4}, offsets=_LARGE, adversarial=True,
+                 note="rows around +800, -800 and 0: e^800 overflows, e^-800 underflows"),
+        CaseSpec("one_key", {"m": 4, "n": 1}, adversarial=True, note="a single logit per row: every weight is 1"),
+        CaseSpec("batched", {"m": 3, "n": 4}, batch=(2,), adversarial=True, required=False,
+                 note="batched (2, 3, 4)"),
+    ),
+    required=(NameCheck("p"),),
+    reference="z = x - x.max(axis=-1, keepdims=True)\ne = np.exp(z)\np = e / e.sum(axis=-1, keepdims=True)\n",
+    equivalents=(
+        _softmax(shift="x - np.max(x, axis=-1, keepdims=True)"),
+        _softmax(shift="x - x.max(-1, keepdims=True)", total="np.sum(e, -1, keepdims=True)"),
+        "p = np.exp(x - x.max(-1)[..., None])\np = p / p.sum(-1)[..., None]\n",
+        "p = np.exp(x - np.max(x, axis=-1, keepdims=True))\np /= p.sum(axis=-1, keepdims=True)\n",
+    ),
+    misconceptions=(
+        MisconceptionCase("no_max_subtraction", _softmax(shift="x")),
+        MisconceptionCase("softmax_global_max", _softmax(shift="x - x.max()")),
+        MisconceptionCase("missing_keepdims", _softmax(shift="x - x.max(axis=-1)")),
+        MisconceptionCase("missing_keepdims", _softmax(total="e.sum(axis=-1)")),
+        MisconceptionCase("missing_keepdims", _softmax(shift="x - x.max(axis=-1)", total="e.sum(axis=-1)")),
+        MisconceptionCase("softmax_wrong_axis", _softmax(shift="x - x.max(axis=0, keepdims=True)",
+                                                         total="e.sum(axis=0, keepdims=True)")),
+        MisconceptionCase("linear_normalisation", "p = x / x.sum(axis=-1, keepdims=True)\n"),
+    ),
+)
+
+# ---------------------------------------------------------------------------------------------
+# The causal mask, built and applied
+
+
+def _mask(mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
+          masked: str = "masked = np.where(mask, -np.inf, scores)", weights: str = "weights = softmax(masked)") -> str:
+    return f"T = scores.shape[-1]\n{mask}\n{masked}\n{weights}\n"
+
+
+CAUSAL_MASK: Final = QuestionSpec(
+    key="causal_mask",
+    version=1,
+    title="Build the causal mask and apply it to the scores, then the softmax",
+    inputs=(InputSpec("scores", shape=("...", "T", "T")),),
+    cases=(
+        CaseSpec("plain", {"T": 4}, note="T = 4"),
+        CaseSpec("longer", {"T": 6}, note="T = 6"),
+        CaseSpec("two_tokens", {"T": 2}, note="T = 2"),
+        CaseSpec("one_token", {"T": 1}, adversarial=True, note="T = 1: the only token sees itself"),
+        CaseSpec("batched", {"T": 4}, batch=(2, 3), adversarial=True, required=False, note="batched (2, 3, 4, 4)"),
+    ),
+    required=(NameCheck("masked"), NameCheck("weights")),
+    helpers=("softmax", "masked_fill"),
+    reference=_mask(),
+    equivalents=(
+        _mask(mask="keep = np.tril(np.ones((T, T), dtype=bool))", masked="masked = np.where(keep, scores, -np.inf)"),
+        _mask(masked="masked = masked_fill(scores, mask, -np.inf)"),
+        _mask(mask="mask = np.triu(np.full((T, T), -np.inf), k=1)", masked="masked = scores + mask"),
+        _mask(mask="mask = np.tril(np.ones((T, T))) == 0", masked="masked = np.where(mask, -math.inf, scores)"),
+        _mask(weights="weights = softmax(masked, axis=-1)"),
+    ),
+    misconceptions=(
+        MisconceptionCase("mask_hides_diagonal", _mask(mask="mask = np.triu(np.ones((T, T), dtype=bool))")),
+        MisconceptionCase("mask_transposed", _mask(mask="mask = np.tril(np.ones((T, T), dtype=bool), k=-1)")),
+        MisconceptionCase("mask_convention_swapped", _mask(mask="keep = np.tril(np.ones((T, T), dtype=bool))",
+                                                           masked="masked = np.where(keep, -np.inf, scores)")),
+        MisconceptionCase("mask_fill_zero", _mask(masked="masked = np.where(mask, 0.0, scores)")),
+        MisconceptionCase("mask_after_softmax", _mask(weights="weights = np.where(mask, 0.0, softmax(scores))")),
+        MisconceptionCase("missing_causal_mask", _mask(weights="weights = softmax(scores)")),
+    ),
+)
+
+# ---------------------------------------------------------------------------------------------
+# nanoGPT's head split and merge
+
+
+def _heads(split: str = "heads = x.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)",
+           merge: str = "merged = y.transpose(0, 2, 1, 3).reshape(B, T, C)") -> str:
+    return f"B, T, C = x.shape\nhs = C // n_head\n{split}\n{merge}\n"
+
+
+SPLIT_MERGE_HEADS: Final = QuestionSpec(
+    key="split_merge_heads",
+    version=1,
+    title="Split (B, T, C) into heads (B, nh, T, hs) and merge (B, nh, T, hs) back to (B, T, C), as nanoGPT",
+    inputs=(
+        InputSpec("x", shape=("B", "T", "C")),
+        InputSpec("y", shape=("B", "n_head", "T", "hs")),
+        InputSpec("n_head", kind="dim", dim="n_head"),
+    ),
+    cases=(
+        CaseSpec("plain", {"B": 2, "T": 3, "C": 8, "n_head": 2, "hs": 4}, note="B = 2, T = 3, C = 8, 2 heads"),
+        CaseSpec("three_heads", {"B": 1, "T": 4, "C": 12, "n_head": 3, "hs": 4}, note="B = 1, T = 4, C = 12, 3 heads"),
+        CaseSpec("one_token", {"B": 2, "T": 1, "C": 6, "n_head": 3, "hs": 2}, adversarial=True, note="T = 1"),
+        CaseSpec("one_head", {"B": 2, "T": 3, "C": 4, "n_head": 1, "hs": 4}, adversarial=True, note="a single head"),
+        CaseSpec("square", {"B": 1, "T": 3, "C": 9, "n_head": 3, "hs": 3}, adversarial=True,
+                 note="T = n_head = hs = 3: a wrong axis order keeps the right shape"),
+    ),
+    required=(NameCheck("heads"), NameCheck("merged")),
+    reference=_heads(),
+    equivalents=(
+        _heads(split="heads = x.reshape(B, T, n_head, -1).swapaxes(1, 2)"),
+        _heads(split="heads = np.transpose(x.reshape(B, T, n_head, C // n_head), (0, 2, 1, 3))"),
+        _heads(merge="merged = y.swapaxes(1, 2).reshape(B, T, -1)"),
+        _heads(merge="merged = np.moveaxis(y, 1, 2).reshape(B, T, C)"),
+        "B, nh, T, hs = y.shape\nmerged = y.transpose(0, 2, 1, 3).reshape(B, T, nh * hs)\n"
+        "heads = x.reshape(x.shape[0], x.shape[1], n_head, x.shape[2] // n_head).transpose(0, 2, 1, 3)\n",
+    ),
+    misconceptions=(
+        MisconceptionCase("missing_transpose", _heads(split="heads = x.reshape(B, n_head, T, hs)")),
+        MisconceptionCase("split_wrong_order",
+                          _heads(split="heads = x.reshape(B, T, hs, n_head).transpose(0, 3, 1, 2)")),
+        MisconceptionCase("merge_missing_transpose", _heads(merge="merged = y.reshape(B, T, C)")),
+        MisconceptionCase("merge_wrong_order", _heads(merge="merged = y.transpose(0, 2, 3, 1).reshape(B, T, C)")),
+        MisconceptionCase("reassembly_forgotten", _heads(merge="merged = y")),
+    ),
+)
+
+# ---------------------------------------------------------------------------------------------
+# One decoding step with a KV cache
+
+_APPEND = "k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concatenate([v_cache, v], axis=-2)\n"
+
+
+def _kv(attend: str = "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache",
+        append: str = _APPEND) -> str:
+    return f"{append}{attend}\n"
+
+
+KV_CACHE_STEP: Final = QuestionSpec(
+    key="kv_cache_step",
+    version=1,
+    title="One decoding step with a KV cache: append the new k and v, attend the new query to the whole cache",
+    inputs=(
+        InputSpec("q", shape=("...", 1, "d_k")),
+        InputSpec("k", shape=("...", 1, "d_k")),
+        InputSpec("v", shape=("...", 1, "d_v")),
+        InputSpec("k_cache", shape=("...", "t", "d_k")),
+        InputSpec("v_cache", shape=("...", "t", "d_v")),
+    ),
+    cases=(
+        CaseSpec("plain", {"t": 3, "d_k": 4, "d_v": 4}, note="3 cached tokens, d = 4"),
+        CaseSpec("longer", {"t": 5, "d_k": 8, "d_v": 8}, note="5 cached tokens, d = 8"),
+        CaseSpec("empty_cache", {"t": 0, "d_k": 4, "d_v": 4}, adversarial=True,
+                 note="the first step: the cache is empty"),
+        CaseSpec("dk_ne_dv", {"t": 4, "d_k": 6, "d_v": 3}, adversarial=True, note="d_k = 6, d_v = 3"),
+        CaseSpec("batched", {"t": 5, "d_k": 16, "d_v": 16}, batch=(2, 4), adversarial=True, required=False,
+                 note="batched (B, nh) = (2, 4), as in nanoGPT"),
+    ),
+    required=(NameCheck("k_cache"), NameCheck("v_cache"), NameCheck("y")),
+    helpers=("softmax",),
+    reference=_kv(),
+    equivalents=(
+        _kv(append="k_cache = np.concatenate((k_cache, k), axis=-2)\nv_cache = np.concatenate((v_cache, v), -2)\n"),
+        _kv(attend="scores = q @ np.swapaxes(k_cache, -1, -2) * q.shape[-1] ** -0.5\n"
+                   "weights = softmax(scores, axis=-1)\ny = weights @ v_cache"),
+        _kv(attend="d_k = k.shape[-1]\ny = softmax((q @ k_cache.swapaxes(-2, -1)) / math.sqrt(d_k)) @ v_cache"),
+    ),
+    misconceptions=(
+        MisconceptionCase("kv_attend_new_only",
+                          _kv(attend="y = softmax(q @ k.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v")),
+        MisconceptionCase("kv_append_after_attend",
+                          "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache\n" + _APPEND),
+        MisconceptionCase("kv_causal_mask_top_left", _kv(attend=(
+            "scores = q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])\n"
+            "S = k_cache.shape[-2]\n"
+            "mask = np.triu(np.ones((1, S), dtype=bool), k=1)\n"
+            "y = softmax(np.where(mask, -np.inf, scores)) @ v_cache"))),
+        MisconceptionCase("missing_scale", _kv(attend="y = softmax(q @ k_cache.swapaxes(-2, -1)) @ v_cache")),
+        MisconceptionCase("t_reverses_all_axes",
+                          _kv(attend="y = softmax(q @ k_cache.T / np.sqrt(q.shape[-1])) @ v_cache")),
+    ),
+)
+
+SPECS: Final[dict[str, QuestionSpec]] = {
+    s.key: s for s in (SDPA_THREE_LINES, STABLE_SOFTMAX, CAUSAL_MASK, SPLIT_MERGE_HEADS, KV_CACHE_STEP)
+}
+
+
+def names() -> list[str]:
+    return list(SPECS)
+
+
+def get(key: str) -> QuestionSpec:
+    """The built-in spec with this key; KeyError naming the known keys otherwise."""
+    try:
+        return SPECS[key]
+    except KeyError:
+        raise KeyError(f"unknown code question {key!r}; known: {', '.join(SPECS)}") from None
