@@ -650,14 +650,18 @@ _ALL = (
     ),
     # --- code questions (attention_engine.codecheck) -------------------------------------------
     Misconception(
-        "t_reverses_all_axes", "用 .T 转置了所有轴", "Used .T, which reverses every axis",
+        "t_reverses_all_axes",
+        "用 .T 转置了所有轴",
+        "Used .T, which reverses every axis",
         ".T（以及不带 axes 的 np.transpose）会反转所有轴：二维时正好是 Kᵀ，"
         "但 (B, nh, T, d) 会变成 (d, T, nh, B)；批量时用 K.swapaxes(-2, -1) 只交换最后两维。",
         ".T (and np.transpose without axes) reverses every axis: for 2-D that is Kᵀ, but (B, nh, T, d) becomes "
         "(d, T, nh, B); with batches, K.swapaxes(-2, -1) swaps only the last two axes.",
     ),
     Misconception(
-        "mask_convention_swapped", "掩码的 True 含义弄反了", "Swapped the meaning of True in the mask",
+        "mask_convention_swapped",
+        "掩码的 True 含义弄反了",
+        "Swapped the meaning of True in the mask",
         "np.where(mask, -inf, s) 里 True 表示“挡住”（未来，np.triu(..., k=1)）；"
         "用 np.tril 造的 mask 里 True 表示“可以看”，两种约定混用会挡住过去和自己、放出未来。",
         "In np.where(mask, -inf, s) True means hidden (the future, np.triu(..., k=1)); a mask made with np.tril "
@@ -665,14 +669,18 @@ _ALL = (
         "shows the future.",
     ),
     Misconception(
-        "mask_transposed", "掩码挡住了过去而不是未来", "The mask hid the past instead of the future",
+        "mask_transposed",
+        "掩码挡住了过去而不是未来",
+        "The mask hid the past instead of the future",
         "未来位置是 j > i，在对角线上方：np.triu(..., k=1)；"
         "np.tril(..., k=-1) 挡住的是 j < i 的过去，每个位置反而能看到未来。",
         "The future is j > i, above the diagonal: np.triu(..., k=1); np.tril(..., k=-1) hides the past "
         "(j < i), so every position sees the future instead.",
     ),
     Misconception(
-        "missing_keepdims", "归约时忘了 keepdims=True", "Reduced without keepdims=True",
+        "missing_keepdims",
+        "归约时忘了 keepdims=True",
+        "Reduced without keepdims=True",
         "x.max(axis=-1) 的形状是 (m,)，与 (m, n) 相减时按最后一维广播：减的是错位的最大值，或者直接形状不匹配；"
         "keepdims=True 保留 (m, 1)，每行减自己的最大值。",
         "x.max(axis=-1) has shape (m,), which broadcasts against (m, n) along the last axis: each column gets "
@@ -680,28 +688,36 @@ _ALL = (
         "its own max.",
     ),
     Misconception(
-        "softmax_global_max", "减的是整个数组的最大值", "Subtracted the max of the whole array",
+        "softmax_global_max",
+        "减的是整个数组的最大值",
+        "Subtracted the max of the whole array",
         "x - x.max() 对每一行减同一个数：结果在数学上没错，但某一行远小于全局最大值时，"
         "e^x 全部下溢为 0，0/0 得到 nan；要减每一行自己的最大值（axis=-1, keepdims=True）。",
         "x - x.max() subtracts one number from every row: mathematically fine, but a row far below the global "
         "max underflows to all zeros and 0/0 gives nan; subtract each row's own max (axis=-1, keepdims=True).",
     ),
     Misconception(
-        "split_wrong_order", "拆头时把 C 拆成了 (hs, nh)", "Split C as (hs, nh) instead of (nh, hs)",
+        "split_wrong_order",
+        "拆头时把 C 拆成了 (hs, nh)",
+        "Split C as (hs, nh) instead of (nh, hs)",
         "nanoGPT 把 C 看作 n_head 个连续的 hs 维块：reshape(B, T, nh, hs)；"
         "reshape(B, T, hs, nh) 让每个头拿到间隔 nh 的通道。",
         "nanoGPT treats C as n_head consecutive blocks of hs: reshape(B, T, nh, hs); reshape(B, T, hs, nh) "
         "gives each head every nh-th channel instead.",
     ),
     Misconception(
-        "merge_missing_transpose", "合并多头前没有 transpose 回来", "Merged the heads without transposing back",
+        "merge_missing_transpose",
+        "合并多头前没有 transpose 回来",
+        "Merged the heads without transposing back",
         "(B, nh, T, hs) 直接 reshape 成 (B, T, C) 会把不同位置的数据拼在一起；"
         "要先 transpose(1, 2) 回到 (B, T, nh, hs)，再 reshape。",
         "Reshaping (B, nh, T, hs) straight to (B, T, C) mixes different positions together; transpose(1, 2) "
         "back to (B, T, nh, hs) first, then reshape.",
     ),
     Misconception(
-        "merge_wrong_order", "合并多头的顺序错了", "Merged the heads in the wrong order",
+        "merge_wrong_order",
+        "合并多头的顺序错了",
+        "Merged the heads in the wrong order",
         "合并时每个位置的 C 维应是 nh 个 hs 维块首尾相接（head 0 的 hs 个通道，再 head 1 …）："
         "transpose(0, 2, 1, 3)；transpose(0, 2, 3, 1) 把各头的通道交错排列了。",
         "After merging, each position's C dimensions must be nh blocks of hs side by side (head 0's hs "
@@ -709,14 +725,18 @@ _ALL = (
         "channels.",
     ),
     Misconception(
-        "kv_attend_new_only", "只对新 token 的 key 做了注意力", "Attended only to the new key",
+        "kv_attend_new_only",
+        "只对新 token 的 key 做了注意力",
+        "Attended only to the new key",
         "解码时新 query 要和缓存里所有的 key 比较（包括新加入的）；"
         "只用新 key，softmax 权重恒为 1，输出就是新 token 的 v。",
         "When decoding, the new query is compared with every cached key (the new one included); with only the "
         "new key the softmax weight is always 1 and the output is just the new token's v.",
     ),
     Misconception(
-        "kv_append_after_attend", "先做注意力再追加到缓存", "Attended before appending to the cache",
+        "kv_append_after_attend",
+        "先做注意力再追加到缓存",
+        "Attended before appending to the cache",
         "新 token 也能看到自己：先把新的 k、v 追加进缓存，再让 query 对全部缓存做注意力；"
         "先注意力后追加漏掉了自己，第一步缓存为空时甚至无法计算。",
         "The new token may attend to itself: append its k and v to the cache first, then attend to the whole "
@@ -724,7 +744,8 @@ _ALL = (
         "attend to.",
     ),
     Misconception(
-        "kv_causal_mask_top_left", "单个 query 用了左上对齐的因果掩码",
+        "kv_causal_mask_top_left",
+        "单个 query 用了左上对齐的因果掩码",
         "Applied a top-left causal mask to the single new query",
         "新 token 在所有缓存位置之后，一个 query 不需要掩码；"
         "np.triu(ones((1, S)), k=1) 是左上对齐的，会让它只看到第一个位置"

@@ -43,18 +43,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from attention_engine.codecheck import QuestionSpec, Sandbox, grade_code, specs  # noqa: E402
 
 TARGET_MS = 5.0
-HEAVY = ["b = a ** a", "b = np.tanh(a)", "b = np.exp(a)", "b = a[np.arange(65536) % 7]", "b = np.sign(a) @ a",
-         "b = np.triu(np.ones((256, 256)))", "b = np.where(a > 3, a, -a)", "b = a.sum(0) + a"]
+HEAVY = [
+    "b = a ** a",
+    "b = np.tanh(a)",
+    "b = np.exp(a)",
+    "b = a[np.arange(65536) % 7]",
+    "b = np.sign(a) @ a",
+    "b = np.triu(np.ones((256, 256)))",
+    "b = np.where(a > 3, a, -a)",
+    "b = a.sum(0) + a",
+]
 
 
 def submissions(spec: QuestionSpec) -> list[str]:
     first = spec.required_names[0]
-    return [spec.reference, *spec.equivalents, *(m.code for m in spec.misconceptions),
-            f"{first} = (", f"for i in range(3):\n    {first} = i"]
+    return [
+        spec.reference,
+        *spec.equivalents,
+        *(m.code for m in spec.misconceptions),
+        f"{first} = (",
+        f"for i in range(3):\n    {first} = i",
+    ]
 
 
 def timings(fn: Callable[[str, int], object], codes: list[str], rounds: int, fresh_seed: bool) -> list[float]:
-    for code in codes:                                   # warm caches and lazy imports
+    for code in codes:  # warm caches and lazy imports
         fn(code, 0)
     out = []
     seed = 1000
@@ -99,11 +112,15 @@ def main() -> None:
         assert box.restarts == 0, "the worker died during the benchmark"
     rows.append(("all specs", sum(r[1] for r in rows), {k: summary(v) for k, v in everything.items()}))
 
-    print(f"# numpy {np.__version__}, Python {platform.python_version()}, {platform.machine()}, 1 core, "
-          f"{args.rounds} rounds")
+    print(
+        f"# numpy {np.__version__}, Python {platform.python_version()}, {platform.machine()}, 1 core, "
+        f"{args.rounds} rounds"
+    )
     if args.markdown:
-        print("| spec | submissions | worker median / p95 (ms) | in process median / p95 | new seed median / p95 "
-              "| target met (worker median <= 5 ms) |")
+        print(
+            "| spec | submissions | worker median / p95 (ms) | in process median / p95 | new seed median / p95 "
+            "| target met (worker median <= 5 ms) |"
+        )
         print("|---|---:|---:|---:|---:|:---:|")
     for key, n, s in rows:
         ok = "yes" if s["worker"][0] <= TARGET_MS else "NO"
@@ -111,8 +128,10 @@ def main() -> None:
         if args.markdown:
             print(f"| {key} | {n} | " + " | ".join(cells) + f" | {ok} |")
         else:
-            print(f"{key:18s} n={n:3d}  worker {cells[0]:>13s}  in process {cells[1]:>13s}  "
-                  f"new seed {cells[2]:>13s}  target {ok}")
+            print(
+                f"{key:18s} n={n:3d}  worker {cells[0]:>13s}  in process {cells[1]:>13s}  "
+                f"new seed {cells[2]:>13s}  target {ok}"
+            )
     worst, body = max(heavy)
     print(f"\nWorst case within the limits (worker, 5 inputs): {worst:.1f} ms, for 20 x `{body}` on 65,536 elements.")
 

@@ -50,25 +50,80 @@ Store = Callable[[Context, object], None]
 Run = Callable[[Context], None]
 
 _NOT_ALLOWED: Final[dict[type[ast.AST], str]] = {
-    ast.Import: "import", ast.ImportFrom: "import", ast.For: "loop", ast.AsyncFor: "loop", ast.While: "loop",
-    ast.ListComp: "comprehension", ast.SetComp: "comprehension", ast.DictComp: "comprehension",
-    ast.GeneratorExp: "comprehension", ast.Lambda: "lambda", ast.FunctionDef: "function definition",
-    ast.AsyncFunctionDef: "function definition", ast.ClassDef: "class", ast.With: "with", ast.AsyncWith: "with",
-    ast.Try: "try", ast.TryStar: "try", ast.Global: "global", ast.Nonlocal: "global", ast.Delete: "del",
-    ast.JoinedStr: "f-string", ast.FormattedValue: "f-string", ast.NamedExpr: "walrus", ast.Starred: "star",
-    ast.Dict: "dict", ast.Set: "set", ast.Await: "yield", ast.Yield: "yield", ast.YieldFrom: "yield",
-    ast.Return: "return", ast.Raise: "raise", ast.Assert: "assert", ast.Match: "match",
+    ast.Import: "import",
+    ast.ImportFrom: "import",
+    ast.For: "loop",
+    ast.AsyncFor: "loop",
+    ast.While: "loop",
+    ast.ListComp: "comprehension",
+    ast.SetComp: "comprehension",
+    ast.DictComp: "comprehension",
+    ast.GeneratorExp: "comprehension",
+    ast.Lambda: "lambda",
+    ast.FunctionDef: "function definition",
+    ast.AsyncFunctionDef: "function definition",
+    ast.ClassDef: "class",
+    ast.With: "with",
+    ast.AsyncWith: "with",
+    ast.Try: "try",
+    ast.TryStar: "try",
+    ast.Global: "global",
+    ast.Nonlocal: "global",
+    ast.Delete: "del",
+    ast.JoinedStr: "f-string",
+    ast.FormattedValue: "f-string",
+    ast.NamedExpr: "walrus",
+    ast.Starred: "star",
+    ast.Dict: "dict",
+    ast.Set: "set",
+    ast.Await: "yield",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield",
+    ast.Return: "return",
+    ast.Raise: "raise",
+    ast.Assert: "assert",
+    ast.Match: "match",
     ast.AnnAssign: "annotation",
 }
 _ALLOWED: Final = (
-    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.If, ast.Pass, ast.Name, ast.Constant, ast.BinOp,
-    ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.keyword, ast.Attribute, ast.Subscript, ast.Slice,
-    ast.Tuple, ast.List, ast.IfExp, ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+    ast.Module,
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.If,
+    ast.Pass,
+    ast.Name,
+    ast.Constant,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.Call,
+    ast.keyword,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Slice,
+    ast.Tuple,
+    ast.List,
+    ast.IfExp,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
 )
 _UNARY: Final[dict[type[ast.unaryop], str]] = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 _COMPARE: Final[dict[type[ast.cmpop], str]] = {
-    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is",
-    ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
 }
 MAX_LITERAL_INT: Final = 1 << 64
 
@@ -77,9 +132,9 @@ MAX_LITERAL_INT: Final = 1 << 64
 class Names:
     """What the names in a piece of code can refer to, for the checks made before running it."""
 
-    base: frozenset[str]                  # np, math, the builtins, the question's helpers: never assigned
-    inputs: frozenset[str]                # names the code receives
-    array_inputs: frozenset[str]          # of those, the read-only arrays (cannot be changed in place)
+    base: frozenset[str]  # np, math, the builtins, the question's helpers: never assigned
+    inputs: frozenset[str]  # names the code receives
+    array_inputs: frozenset[str]  # of those, the read-only arrays (cannot be changed in place)
     defined: frozenset[str] = frozenset()  # names the surrounding scaffold defines (T, d_k, scores, ...)
 
 
@@ -91,16 +146,16 @@ class Statement:
     index: int
     line: int
     end_line: int
-    assigns: tuple[str, ...]                          # names bound or changed in place, in order
-    assign_lines: dict[str, int] = field(default_factory=dict)   # name -> line of its last assignment here
-    placeholder: str | None = None                    # "name = ..." (a slot in a scaffold, a TODO left as is)
+    assigns: tuple[str, ...]  # names bound or changed in place, in order
+    assign_lines: dict[str, int] = field(default_factory=dict)  # name -> line of its last assignment here
+    placeholder: str | None = None  # "name = ..." (a slot in a scaffold, a TODO left as is)
 
 
 @dataclass
 class Code:
     statements: list[Statement]
-    where: str                                        # "code" | "scaffold"
-    indent: int = 0                                   # columns removed from every line (pasted indented code)
+    where: str  # "code" | "scaffold"
+    indent: int = 0  # columns removed from every line (pasted indented code)
 
 
 def _refuse(code: str, params: dict[str, Any], node: ast.AST | None, where: str, shift: int) -> Refusal:
@@ -133,7 +188,7 @@ def parse(source: str, limits: Limits, where: str = "code") -> tuple[ast.Module,
     if lines > limits.max_lines:
         raise _refuse("too_many_lines", {"lines": lines, "limit": limits.max_lines}, None, where, 0)
     text, shift = _dedent(source)
-    if "\0" in text:                                    # the parser refuses these without a position
+    if "\0" in text:  # the parser refuses these without a position
         at = text.index("\0")
         line = text.count("\n", 0, at) + 1
         col = at - (text.rfind("\n", 0, at) + 1) + 1 + shift
@@ -141,7 +196,7 @@ def parse(source: str, limits: Limits, where: str = "code") -> tuple[ast.Module,
         raise r.locate(line, col, where)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")              # e.g. invalid escape sequences: refused below anyway
+            warnings.simplefilter("ignore")  # e.g. invalid escape sequences: refused below anyway
             tree = ast.parse(text, mode="exec")
     except (SyntaxError, ValueError) as exc:
         if not isinstance(exc, SyntaxError):
@@ -212,8 +267,9 @@ def check(tree: ast.Module, names: Names, limits: Limits, where: str, shift: int
     _check_inputs_unchanged(tree, names, where, shift)
 
 
-def _check_node(node: ast.AST, parent: ast.AST | None, names: Names, known: frozenset[str], limits: Limits,
-                where: str, shift: int) -> None:
+def _check_node(
+    node: ast.AST, parent: ast.AST | None, names: Names, known: frozenset[str], limits: Limits, where: str, shift: int
+) -> None:
     if isinstance(node, ast.Constant):
         v = node.value
         if isinstance(v, str):
@@ -238,8 +294,9 @@ def _check_node(node: ast.AST, parent: ast.AST | None, names: Names, known: froz
             if node.id in F.FORBIDDEN or node.id in _BUILTIN_NAMES:
                 raise _refuse("forbidden_name", {"name": node.id}, node, where, shift)
             close = difflib.get_close_matches(node.id, sorted(known), 1, 0.75)
-            raise _refuse("unknown_name", {"name": clean(node.id), "suggestion": close[0] if close else None},
-                          node, where, shift)
+            raise _refuse(
+                "unknown_name", {"name": clean(node.id), "suggestion": close[0] if close else None}, node, where, shift
+            )
     elif isinstance(node, ast.Attribute):
         if node.attr.startswith("_"):
             raise _refuse("private_name", {"name": clean(node.attr)}, node, where, shift)
@@ -249,11 +306,13 @@ def _check_node(node: ast.AST, parent: ast.AST | None, names: Names, known: froz
         if base == "np" or base == "math":
             space = F.NP if base == "np" else F.MATH
             if node.attr not in space.entries:
-                raise _refuse("attribute_not_allowed", {"owner": base, "attribute": clean(node.attr)},
-                              node, where, shift)
+                raise _refuse(
+                    "attribute_not_allowed", {"owner": base, "attribute": clean(node.attr)}, node, where, shift
+                )
         elif node.attr not in F.ARRAY_ATTRIBUTES and node.attr not in F.ARRAY_METHODS:
-            raise _refuse("attribute_not_allowed", {"owner": "array", "attribute": clean(node.attr)},
-                          node, where, shift)
+            raise _refuse(
+                "attribute_not_allowed", {"owner": "array", "attribute": clean(node.attr)}, node, where, shift
+            )
     elif isinstance(node, ast.Call):
         callee = _callee(node.func)
         allowed = F.keywords_of(callee) if callee is not None else None
@@ -261,8 +320,13 @@ def _check_node(node: ast.AST, parent: ast.AST | None, names: Names, known: froz
             if kw.arg is None:
                 raise _refuse("not_allowed", {"construct": "keyword unpacking"}, kw.value, where, shift)
             if allowed is not None and kw.arg not in allowed:
-                raise _refuse("keyword_not_allowed", {"function": callee, "keyword": clean(kw.arg),
-                                                      "allowed": sorted(allowed)}, kw.value, where, shift)
+                raise _refuse(
+                    "keyword_not_allowed",
+                    {"function": callee, "keyword": clean(kw.arg), "allowed": sorted(allowed)},
+                    kw.value,
+                    where,
+                    shift,
+                )
 
 
 _BUILTIN_NAMES: Final = frozenset(vars(builtins))
@@ -330,13 +394,14 @@ class _Compiler:
                 if v is MISSING:
                     raise Refusal("name_error", {"name": clean(name)}).locate(line, col, where)
                 return v
+
             return load
 
         if isinstance(node, ast.Attribute):
             attr = node.attr
             if isinstance(node.value, ast.Name) and node.value.id in ("np", "math"):
                 entry = (F.NP if node.value.id == "np" else F.MATH).entries[attr]
-                return lambda ctx: entry              # np and math cannot be reassigned (reserved names)
+                return lambda ctx: entry  # np and math cannot be reassigned (reserved names)
             base = self.expr(node.value)
 
             def attribute(ctx: Context) -> object:
@@ -345,6 +410,7 @@ class _Compiler:
                     return F.get_attribute(ctx, b, attr)
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
+
             return attribute
 
         if isinstance(node, ast.Call):
@@ -360,6 +426,7 @@ class _Compiler:
                     return F.call(ctx, f, a, kw)
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
+
             return call
 
         if isinstance(node, ast.BinOp):
@@ -373,6 +440,7 @@ class _Compiler:
                     return ops.binop(ctx, symbol, a, b)
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
+
             return binop
 
         if isinstance(node, ast.UnaryOp):
@@ -385,6 +453,7 @@ class _Compiler:
                     return ops.unary(ctx, usym, a)
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
+
             return unary
 
         if isinstance(node, ast.BoolOp):
@@ -402,6 +471,7 @@ class _Compiler:
                     if t != is_and:
                         return v
                 return v
+
             return boolop
 
         if isinstance(node, ast.Compare):
@@ -421,6 +491,7 @@ class _Compiler:
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
                 return result
+
             return compare
 
         if isinstance(node, ast.IfExp):
@@ -433,6 +504,7 @@ class _Compiler:
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
                 return body(ctx) if ok else orelse(ctx)
+
             return ifexp
 
         if isinstance(node, ast.Subscript):
@@ -445,6 +517,7 @@ class _Compiler:
                     return ops.subscript(ctx, b, i)
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
+
             return subscript
 
         if isinstance(node, ast.Tuple | ast.List):
@@ -458,6 +531,7 @@ class _Compiler:
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
                 return value
+
             return sequence
 
         raise Refusal("not_allowed", {"construct": clean(type(node).__name__)}, runnable=False).locate(line, col, where)
@@ -481,6 +555,7 @@ class _Compiler:
 
             def bind(ctx: Context, v: object) -> None:
                 ctx.env[name] = v
+
             return bind
         if isinstance(node, ast.Tuple | ast.List):
             subs = [self.store(e) for e in node.elts]
@@ -493,6 +568,7 @@ class _Compiler:
                     raise e.locate(line, col, where) from None
                 for sub, item in zip(subs, items, strict=True):
                     sub(ctx, item)
+
             return unpack
         if isinstance(node, ast.Subscript):
             base, index = self.expr(node.value), self.index(node.slice)
@@ -504,6 +580,7 @@ class _Compiler:
                     ops.setitem(ctx, b, i, v)
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
+
             return setitem
         raise Refusal("not_allowed", {"construct": "attribute assignment"}, runnable=False).locate(line, col, where)
 
@@ -512,14 +589,20 @@ class _Compiler:
         line, col = self.pos(node)
         where = self.where
         if isinstance(node, ast.Assign):
-            if (self.slots and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and node.targets[0].id in self.slots and isinstance(node.value, ast.Constant)
-                    and node.value.value is Ellipsis):
+            if (
+                self.slots
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in self.slots
+                and isinstance(node.value, ast.Constant)
+                and node.value.value is Ellipsis
+            ):
                 k = self.slots.index(node.targets[0].id)
 
                 def slot(ctx: Context) -> None:
                     assert ctx.slot_runner is not None
                     ctx.slot_runner(k)
+
                 return slot
             value = self.expr(node.value)
             stores = [self.store(t) for t in node.targets]
@@ -528,12 +611,14 @@ class _Compiler:
 
                 def assign1(ctx: Context) -> None:
                     only(ctx, value(ctx))
+
                 return assign1
 
             def assign(ctx: Context) -> None:
                 v = value(ctx)
                 for s in stores:
                     s(ctx, v)
+
             return assign
 
         if isinstance(node, ast.AugAssign):
@@ -553,6 +638,7 @@ class _Compiler:
                         ctx.env[name] = ops.inplace(ctx, symbol, cur, v)
                     except Refusal as e:
                         raise e.locate(line, col, where) from None
+
                 return augname
             assert isinstance(target, ast.Subscript)
             base, index = self.expr(target.value), self.index(target.slice)
@@ -566,6 +652,7 @@ class _Compiler:
                     ops.setitem(ctx, b, i, ops.inplace(ctx, symbol, cur, v))
                 except Refusal as e:
                     raise e.locate(line, col, where) from None
+
             return augitem
 
         if isinstance(node, ast.Expr):
@@ -573,6 +660,7 @@ class _Compiler:
 
             def expression(ctx: Context) -> None:
                 ev(ctx)
+
             return expression
 
         if isinstance(node, ast.If):
@@ -588,6 +676,7 @@ class _Compiler:
                     raise e.locate(line, col, where) from None
                 for s in body if ok else orelse:
                     s(ctx)
+
             return if_
 
         if isinstance(node, ast.Pass):
@@ -617,8 +706,9 @@ def _assignments(stmt: ast.stmt) -> tuple[tuple[str, ...], dict[str, int]]:
     return tuple(order), lines
 
 
-def compile_code(source: str, names: Names, limits: Limits, *, where: str = "code",
-                 slots: tuple[str, ...] = ()) -> Code:
+def compile_code(
+    source: str, names: Names, limits: Limits, *, where: str = "code", slots: tuple[str, ...] = ()
+) -> Code:
     """Parse, check and compile ``source``; raises a non-runnable ``Refusal`` for anything refused.
 
     ``slots`` (scaffolds only): names whose ``name = ...`` statements are the places the learner's
@@ -631,8 +721,13 @@ def compile_code(source: str, names: Names, limits: Limits, *, where: str = "cod
     for i, node in enumerate(tree.body):
         assigns, lines = _assignments(node)
         placeholder = None
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is Ellipsis
+        ):
             placeholder = node.targets[0].id
         end = getattr(node, "end_lineno", None) or node.lineno
         statements.append(Statement(compiler.stmt(node), i, node.lineno, end, assigns, lines, placeholder))
@@ -644,8 +739,13 @@ def slot_lines(source: str, limits: Limits) -> dict[str, tuple[int, int]]:
     tree, _ = parse(source, limits, "scaffold")
     out: dict[str, tuple[int, int]] = {}
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is Ellipsis
+        ):
             out[node.targets[0].id] = (node.lineno, node.col_offset)
     return out
 

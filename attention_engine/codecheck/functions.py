@@ -46,29 +46,33 @@ class SafeFunction:
     impl: Impl = field(repr=False)
     required: int = 1
     keywords: frozenset[str] = frozenset()
-    varargs: bool = False               # extra positionals go to "*" (reshape(2, 3), transpose(1, 0))
+    varargs: bool = False  # extra positionals go to "*" (reshape(2, 3), transpose(1, 0))
     dtype: np.dtype[Any] | None = None  # set when this name is also a dtype (float, np.float32, bool)
 
-    def __call__(self, *args: object, **kwargs: object) -> object:   # pragma: no cover - never called directly
+    def __call__(self, *args: object, **kwargs: object) -> object:  # pragma: no cover - never called directly
         raise TypeError("SafeFunction objects are invoked through invoke() with a Context")
 
     def invoke(self, ctx: Context, args: list[object], kwargs: dict[str, object]) -> object:
         bound: Bound = {}
         if len(args) > len(self.params):
             if not self.varargs:
-                fail("bad_argument", {"function": self.name,
-                                      "detail": f"takes at most {len(self.params)} positional arguments"})
-            bound["*"] = tuple(args[len(self.params):])
+                fail(
+                    "bad_argument",
+                    {"function": self.name, "detail": f"takes at most {len(self.params)} positional arguments"},
+                )
+            bound["*"] = tuple(args[len(self.params) :])
         for name, value in zip(self.params, args, strict=False):
             bound[name] = value
         for key, value in kwargs.items():
             if key not in self.keywords:
-                fail("keyword_not_allowed", {"function": self.name, "keyword": clean(key),
-                                             "allowed": sorted(self.keywords)})
+                fail(
+                    "keyword_not_allowed",
+                    {"function": self.name, "keyword": clean(key), "allowed": sorted(self.keywords)},
+                )
             if key in bound:
                 fail("bad_argument", {"function": self.name, "detail": f"got two values for {key}"})
             bound[key] = value
-        for name in self.params[:self.required]:
+        for name in self.params[: self.required]:
             if name not in bound:
                 fail("bad_argument", {"function": self.name, "detail": f"missing argument {name}"})
         ctx.charge(1)
@@ -88,7 +92,7 @@ class BoundMethod:
     function: SafeFunction
     owner: object
 
-    def __call__(self, *args: object, **kwargs: object) -> object:   # pragma: no cover
+    def __call__(self, *args: object, **kwargs: object) -> object:  # pragma: no cover
         raise TypeError("BoundMethod objects are invoked through invoke() with a Context")
 
     def invoke(self, ctx: Context, args: list[object], kwargs: dict[str, object]) -> object:
@@ -163,9 +167,15 @@ def _shape(ctx: Context, v: object, fn: str, allow_minus_one: bool = False) -> t
 
 
 DTYPES: Final[dict[str, np.dtype[Any]]] = {
-    "bool": np.dtype(bool), "bool_": np.dtype(bool), "int": np.dtype(np.int64), "int64": np.dtype(np.int64),
-    "int32": np.dtype(np.int32), "float": np.dtype(np.float64), "float64": np.dtype(np.float64),
-    "float32": np.dtype(np.float32), "double": np.dtype(np.float64),
+    "bool": np.dtype(bool),
+    "bool_": np.dtype(bool),
+    "int": np.dtype(np.int64),
+    "int64": np.dtype(np.int64),
+    "int32": np.dtype(np.int32),
+    "float": np.dtype(np.float64),
+    "float64": np.dtype(np.float64),
+    "float32": np.dtype(np.float32),
+    "double": np.dtype(np.float64),
 }
 
 
@@ -208,6 +218,7 @@ def _elementwise(fn: Callable[..., Any]) -> Impl:
         x = as_array(ctx, b["x"])
         _sized(ctx, x.size)
         return fn(x)
+
     return impl
 
 
@@ -216,12 +227,19 @@ def _elementwise2(fn: Callable[..., Any], name: str) -> Impl:
         x, y = as_array(ctx, b["x1"]), as_array(ctx, b["x2"])
         _sized(ctx, math.prod(ops.broadcast(x.shape, y.shape, operation=name)))
         return fn(x, y)
+
     return impl
 
 
 _REDUCE: Final[dict[str, Callable[..., Any]]] = {
-    "max": np.max, "min": np.min, "sum": np.sum, "mean": np.mean, "argmax": np.argmax, "argmin": np.argmin,
-    "any": np.any, "all": np.all,
+    "max": np.max,
+    "min": np.min,
+    "sum": np.sum,
+    "mean": np.mean,
+    "argmax": np.argmax,
+    "argmin": np.argmin,
+    "any": np.any,
+    "all": np.all,
 }
 
 
@@ -247,6 +265,7 @@ def _reduction(method: str, name: str) -> Impl:
             if any(-x.ndim <= a < x.ndim and x.shape[a] == 0 for a in axes) or x.size == 0:
                 fail("bad_argument", {"function": name, "detail": "the mean of an empty selection is undefined"})
         return _REDUCE[method](x, axis=axis, keepdims=keepdims)
+
     return impl
 
 
@@ -265,11 +284,12 @@ def _tri(lower: bool) -> Impl:
         if m.ndim == 0:
             fail("bad_argument", {"function": name, "detail": "needs an array with at least 1 dimension"})
         n, k_ = (m.shape[0], m.shape[0]) if m.ndim == 1 else m.shape[-2:]
-        mask = n * k_ + n + k_                   # numpy builds an (n, m) mask from two aranges, whatever the batch
+        mask = n * k_ + n + k_  # numpy builds an (n, m) mask from two aranges, whatever the batch
         ctx.check_elements(mask)
-        size = m.size * m.shape[0] if m.ndim == 1 else m.size   # a vector becomes an (n, n) matrix
+        size = m.size * m.shape[0] if m.ndim == 1 else m.size  # a vector becomes an (n, n) matrix
         _sized(ctx, size + mask)
         return np.tril(m, k) if lower else np.triu(m, k)
+
     return impl
 
 
@@ -284,6 +304,7 @@ def _filled(kind: str) -> Impl:
             fill = _number(b["fill_value"], "fill_value", name)
             return np.full(shape, fill, dtype=dtype)
         return (np.ones if kind == "ones" else np.zeros)(shape, dtype=dtype or np.float64)
+
     return impl
 
 
@@ -297,6 +318,7 @@ def _filled_like(kind: str) -> Impl:
         if kind == "full":
             return np.full_like(a, _number(b["fill_value"], "fill_value", name), dtype=dtype)
         return (np.ones_like if kind == "ones" else np.zeros_like)(a, dtype=dtype)
+
     return impl
 
 
@@ -333,13 +355,14 @@ def _concatenate(stack: bool) -> Impl:
             ctx.check_ndim(arrays[0].ndim + 1)
             return np.stack(arrays, axis=axis if axis is not None else 0)
         return np.concatenate(arrays, axis=axis)
+
     return impl
 
 
 def _transpose(ctx: Context, b: Bound) -> object:
     a = as_array(ctx, b["a"])
     axes = b.get("axes")
-    if "*" in b:                                   # a.transpose(1, 0)
+    if "*" in b:  # a.transpose(1, 0)
         axes = (axes, *_tuple(b["*"]))
     if axes is None:
         return np.transpose(a)
@@ -372,7 +395,7 @@ def _squeeze(ctx: Context, b: Bound) -> object:
 def _reshape(ctx: Context, b: Bound) -> object:
     a = as_array(ctx, b["a"])
     shape = b["shape"]
-    if "*" in b:                                   # a.reshape(B, T, C)
+    if "*" in b:  # a.reshape(B, T, C)
         shape = (shape, *b["*"])  # type: ignore[misc]
     dims = _shape(ctx, shape, "reshape", allow_minus_one=True)
     _sized(ctx, a.size)
@@ -389,6 +412,7 @@ def _array(copy: bool) -> Impl:
         dtype = _dtype(b.get("dtype"), "np.array")
         _sized(ctx, a.size)
         return np.array(a, dtype=dtype, copy=True) if copy else np.asarray(a, dtype=dtype)
+
     return impl
 
 
@@ -420,6 +444,7 @@ def _convert(dtype: np.dtype[Any], name: str) -> Impl:
         a = as_array(ctx, x)
         _sized(ctx, a.size)
         return a.astype(dtype)
+
     return impl
 
 
@@ -449,6 +474,7 @@ def _math(fn: Callable[[float], float], name: str) -> Impl:
             return fn(x)
         except ValueError:
             fail("bad_argument", {"function": name, "detail": "the argument is outside the function's domain"})
+
     return impl
 
 
@@ -500,6 +526,7 @@ def _minmax(pick: Callable[..., Any], name: str) -> Impl:
         if len(values) > 16:
             fail("bad_argument", {"function": name, "detail": "at most 16 numbers"})
         return pick(_number(v, "argument", name) for v in values)
+
     return impl
 
 
@@ -510,7 +537,7 @@ def _round(ctx: Context, b: Bound) -> object:
 
 
 def _print(ctx: Context, b: Bound) -> object:
-    return None                                # accepted so a stray print() does not fail a card; prints nothing
+    return None  # accepted so a stray print() does not fail a card; prints nothing
 
 
 def _np_round(ctx: Context, b: Bound) -> object:
@@ -528,7 +555,7 @@ def _softmax(ctx: Context, b: Bound) -> object:
     if x.size == 0:
         fail("bad_argument", {"function": "softmax", "detail": "the softmax of an empty array is undefined"})
     _sized(ctx, 4 * max(1, x.size))
-    x = x - x.max(axis=axis, keepdims=True)          # stable: subtract the max first (lesson 1's helper)
+    x = x - x.max(axis=axis, keepdims=True)  # stable: subtract the max first (lesson 1's helper)
     e = np.exp(x)
     return e / e.sum(axis=axis, keepdims=True)
 
@@ -539,7 +566,7 @@ def _masked_fill(ctx: Context, b: Bound) -> object:
     if mask.dtype.kind != "b":
         fail("bad_argument", {"function": "masked_fill", "detail": "mask must be a boolean array"})
     _sized(ctx, math.prod(ops.broadcast(x.shape, mask.shape, operation="masked_fill")))
-    return np.where(mask, value, x)                   # like torch's masked_fill: True = replaced
+    return np.where(mask, value, x)  # like torch's masked_fill: True = replaced
 
 
 HELPER_SOURCES: Final[dict[str, str]] = {
@@ -559,54 +586,94 @@ HELPER_SOURCES: Final[dict[str, str]] = {
 # The tables
 
 
-def _f(name: str, params: tuple[str, ...], impl: Impl, required: int = 1, keywords: tuple[str, ...] = (),
-       varargs: bool = False, dtype: np.dtype[Any] | None = None) -> SafeFunction:
+def _f(
+    name: str,
+    params: tuple[str, ...],
+    impl: Impl,
+    required: int = 1,
+    keywords: tuple[str, ...] = (),
+    varargs: bool = False,
+    dtype: np.dtype[Any] | None = None,
+) -> SafeFunction:
     return SafeFunction(name, params, impl, required, frozenset(keywords), varargs, dtype)
 
 
 def _np_functions() -> dict[str, object]:
     table: dict[str, object] = {}
     unary: list[tuple[str, Callable[..., Any]]] = [
-        ("sqrt", np.sqrt), ("exp", np.exp), ("log", np.log), ("abs", np.abs), ("absolute", np.abs),
-                  ("square", np.square), ("tanh", np.tanh), ("sign", np.sign), ("isinf", np.isinf),
-                  ("isnan", np.isnan), ("isfinite", np.isfinite), ("isneginf", np.isneginf),
-                  ("isposinf", np.isposinf), ("logical_not", np.logical_not), ("negative", np.negative)]
+        ("sqrt", np.sqrt),
+        ("exp", np.exp),
+        ("log", np.log),
+        ("abs", np.abs),
+        ("absolute", np.abs),
+        ("square", np.square),
+        ("tanh", np.tanh),
+        ("sign", np.sign),
+        ("isinf", np.isinf),
+        ("isnan", np.isnan),
+        ("isfinite", np.isfinite),
+        ("isneginf", np.isneginf),
+        ("isposinf", np.isposinf),
+        ("logical_not", np.logical_not),
+        ("negative", np.negative),
+    ]
     for n, fn in unary:
         table[n] = _f(f"np.{n}", ("x",), _elementwise(fn))
-    for n, fn in [("maximum", np.maximum), ("minimum", np.minimum), ("logical_and", np.logical_and),
-                  ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)]:
+    for n, fn in [
+        ("maximum", np.maximum),
+        ("minimum", np.minimum),
+        ("logical_and", np.logical_and),
+        ("logical_or", np.logical_or),
+        ("logical_xor", np.logical_xor),
+    ]:
         table[n] = _f(f"np.{n}", ("x1", "x2"), _elementwise2(fn, f"np.{n}"), 2)
-    for n, method in [("max", "max"), ("amax", "max"), ("min", "min"), ("amin", "min"), ("sum", "sum"),
-                      ("mean", "mean"), ("argmax", "argmax"), ("argmin", "argmin"), ("any", "any"), ("all", "all")]:
+    for n, method in [
+        ("max", "max"),
+        ("amax", "max"),
+        ("min", "min"),
+        ("amin", "min"),
+        ("sum", "sum"),
+        ("mean", "mean"),
+        ("argmax", "argmax"),
+        ("argmin", "argmin"),
+        ("any", "any"),
+        ("all", "all"),
+    ]:
         table[n] = _f(f"np.{n}", ("a", "axis"), _reduction(method, f"np.{n}"), 1, ("axis", "keepdims"))
-    table.update({
-        "where": _f("np.where", ("condition", "x", "y"), _where, 3),
-        "triu": _f("np.triu", ("m", "k"), _tri(False), 1, ("k",)),
-        "tril": _f("np.tril", ("m", "k"), _tri(True), 1, ("k",)),
-        "ones": _f("np.ones", ("shape", "dtype"), _filled("ones"), 1, ("dtype",)),
-        "zeros": _f("np.zeros", ("shape", "dtype"), _filled("zeros"), 1, ("dtype",)),
-        "full": _f("np.full", ("shape", "fill_value", "dtype"), _filled("full"), 2, ("dtype",)),
-        "ones_like": _f("np.ones_like", ("a", "dtype"), _filled_like("ones"), 1, ("dtype",)),
-        "zeros_like": _f("np.zeros_like", ("a", "dtype"), _filled_like("zeros"), 1, ("dtype",)),
-        "full_like": _f("np.full_like", ("a", "fill_value", "dtype"), _filled_like("full"), 2, ("dtype",)),
-        "eye": _f("np.eye", ("N", "M", "k", "dtype"), _eye, 1, ("M", "k", "dtype")),
-        "arange": _f("np.arange", ("start", "stop", "step"), _arange, 1, ("start", "stop", "step", "dtype")),
-        "concatenate": _f("np.concatenate", ("arrays", "axis"), _concatenate(False), 1, ("axis",)),
-        "stack": _f("np.stack", ("arrays", "axis"), _concatenate(True), 1, ("axis",)),
-        "transpose": _f("np.transpose", ("a", "axes"), _transpose, 1, ("axes",)),
-        "swapaxes": _f("np.swapaxes", ("a", "axis1", "axis2"), _swapaxes, 3),
-        "moveaxis": _f("np.moveaxis", ("a", "source", "destination"), _moveaxis, 3),
-        "expand_dims": _f("np.expand_dims", ("a", "axis"), _expand_dims, 2, ("axis",)),
-        "squeeze": _f("np.squeeze", ("a", "axis"), _squeeze, 1, ("axis",)),
-        "reshape": _f("np.reshape", ("a", "shape"), _reshape, 2, ("shape",)),
-        "matmul": _f("np.matmul", ("x1", "x2"), _matmul, 2),
-        "array": _f("np.array", ("object", "dtype"), _array(True), 1, ("dtype",)),
-        "asarray": _f("np.asarray", ("object", "dtype"), _array(False), 1, ("dtype",)),
-        "split": _f("np.split", ("ary", "indices_or_sections", "axis"), _split, 2, ("axis",)),
-        "clip": _f("np.clip", ("a", "a_min", "a_max"), _clip, 3),
-        "round": _f("np.round", ("a", "decimals"), _np_round, 1, ("decimals",)),
-        "inf": math.inf, "nan": math.nan, "pi": math.pi, "e": math.e, "newaxis": None,
-    })
+    table.update(
+        {
+            "where": _f("np.where", ("condition", "x", "y"), _where, 3),
+            "triu": _f("np.triu", ("m", "k"), _tri(False), 1, ("k",)),
+            "tril": _f("np.tril", ("m", "k"), _tri(True), 1, ("k",)),
+            "ones": _f("np.ones", ("shape", "dtype"), _filled("ones"), 1, ("dtype",)),
+            "zeros": _f("np.zeros", ("shape", "dtype"), _filled("zeros"), 1, ("dtype",)),
+            "full": _f("np.full", ("shape", "fill_value", "dtype"), _filled("full"), 2, ("dtype",)),
+            "ones_like": _f("np.ones_like", ("a", "dtype"), _filled_like("ones"), 1, ("dtype",)),
+            "zeros_like": _f("np.zeros_like", ("a", "dtype"), _filled_like("zeros"), 1, ("dtype",)),
+            "full_like": _f("np.full_like", ("a", "fill_value", "dtype"), _filled_like("full"), 2, ("dtype",)),
+            "eye": _f("np.eye", ("N", "M", "k", "dtype"), _eye, 1, ("M", "k", "dtype")),
+            "arange": _f("np.arange", ("start", "stop", "step"), _arange, 1, ("start", "stop", "step", "dtype")),
+            "concatenate": _f("np.concatenate", ("arrays", "axis"), _concatenate(False), 1, ("axis",)),
+            "stack": _f("np.stack", ("arrays", "axis"), _concatenate(True), 1, ("axis",)),
+            "transpose": _f("np.transpose", ("a", "axes"), _transpose, 1, ("axes",)),
+            "swapaxes": _f("np.swapaxes", ("a", "axis1", "axis2"), _swapaxes, 3),
+            "moveaxis": _f("np.moveaxis", ("a", "source", "destination"), _moveaxis, 3),
+            "expand_dims": _f("np.expand_dims", ("a", "axis"), _expand_dims, 2, ("axis",)),
+            "squeeze": _f("np.squeeze", ("a", "axis"), _squeeze, 1, ("axis",)),
+            "reshape": _f("np.reshape", ("a", "shape"), _reshape, 2, ("shape",)),
+            "matmul": _f("np.matmul", ("x1", "x2"), _matmul, 2),
+            "array": _f("np.array", ("object", "dtype"), _array(True), 1, ("dtype",)),
+            "asarray": _f("np.asarray", ("object", "dtype"), _array(False), 1, ("dtype",)),
+            "split": _f("np.split", ("ary", "indices_or_sections", "axis"), _split, 2, ("axis",)),
+            "clip": _f("np.clip", ("a", "a_min", "a_max"), _clip, 3),
+            "round": _f("np.round", ("a", "decimals"), _np_round, 1, ("decimals",)),
+            "inf": math.inf,
+            "nan": math.nan,
+            "pi": math.pi,
+            "e": math.e,
+            "newaxis": None,
+        }
+    )
     for n in ("float64", "float32", "int64", "int32", "bool_"):
         dt = DTYPES[n]
         table[n] = _f(f"np.{n}", ("x",), _convert(dt, f"np.{n}"), dtype=dt)
@@ -614,17 +681,25 @@ def _np_functions() -> dict[str, object]:
 
 
 NP: Final = Namespace("np", _np_functions())
-MATH: Final = Namespace("math", {
-    "sqrt": _f("math.sqrt", ("x",), _math(math.sqrt, "math.sqrt")),
-    "exp": _f("math.exp", ("x",), _math(math.exp, "math.exp")),
-    "log": _f("math.log", ("x",), _math(math.log, "math.log")),
-    "inf": math.inf, "nan": math.nan, "pi": math.pi, "e": math.e,
-})
+MATH: Final = Namespace(
+    "math",
+    {
+        "sqrt": _f("math.sqrt", ("x",), _math(math.sqrt, "math.sqrt")),
+        "exp": _f("math.exp", ("x",), _math(math.exp, "math.exp")),
+        "log": _f("math.log", ("x",), _math(math.log, "math.log")),
+        "inf": math.inf,
+        "nan": math.nan,
+        "pi": math.pi,
+        "e": math.e,
+    },
+)
 
 ARRAY_ATTRIBUTES: Final = frozenset({"T", "shape", "ndim", "size"})
 ARRAY_METHODS: Final[dict[str, SafeFunction]] = {
-    **{n: _f(f".{n}", ("a", "axis"), _reduction(n, f".{n}"), 1, ("axis", "keepdims"))
-       for n in ("max", "min", "sum", "mean", "argmax", "argmin", "any", "all")},
+    **{
+        n: _f(f".{n}", ("a", "axis"), _reduction(n, f".{n}"), 1, ("axis", "keepdims"))
+        for n in ("max", "min", "sum", "mean", "argmax", "argmin", "any", "all")
+    },
     "swapaxes": _f(".swapaxes", ("a", "axis1", "axis2"), _swapaxes, 3),
     "transpose": _f(".transpose", ("a", "axes"), _transpose, 1, varargs=True),
     "reshape": _f(".reshape", ("a", "shape"), _reshape, 2, varargs=True),
@@ -654,17 +729,103 @@ HELPERS: Final[dict[str, SafeFunction]] = {
 }
 
 # Names that exist in Python but are never available: refused by name, with their own message.
-FORBIDDEN: Final = frozenset({
-    "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "hasattr", "globals", "locals", "vars",
-    "dir", "type", "input", "breakpoint", "help", "memoryview", "object", "super", "exit", "quit", "id", "hash",
-    "iter", "next", "classmethod", "staticmethod", "property", "isinstance", "issubclass", "callable", "format",
-    "repr", "ascii", "chr", "ord", "bytes", "bytearray", "frozenset", "set", "dict", "list", "tuple", "range",
-    "enumerate", "zip", "map", "filter", "sorted", "reversed", "sum", "any", "all", "slice", "str", "complex",
-    "divmod", "pow", "bin", "hex", "oct", "aiter", "anext", "license", "credits", "copyright",
-    "os", "sys", "subprocess", "builtins", "importlib", "torch", "numpy", "ctypes", "pickle", "shutil", "socket",
-    "signal", "resource", "gc", "inspect", "code", "codecs", "io", "pathlib", "marshal", "threading",
-    "multiprocessing", "asyncio", "time", "random", "scipy", "jax",
-})
+FORBIDDEN: Final = frozenset(
+    {
+        "eval",
+        "exec",
+        "compile",
+        "open",
+        "getattr",
+        "setattr",
+        "delattr",
+        "hasattr",
+        "globals",
+        "locals",
+        "vars",
+        "dir",
+        "type",
+        "input",
+        "breakpoint",
+        "help",
+        "memoryview",
+        "object",
+        "super",
+        "exit",
+        "quit",
+        "id",
+        "hash",
+        "iter",
+        "next",
+        "classmethod",
+        "staticmethod",
+        "property",
+        "isinstance",
+        "issubclass",
+        "callable",
+        "format",
+        "repr",
+        "ascii",
+        "chr",
+        "ord",
+        "bytes",
+        "bytearray",
+        "frozenset",
+        "set",
+        "dict",
+        "list",
+        "tuple",
+        "range",
+        "enumerate",
+        "zip",
+        "map",
+        "filter",
+        "sorted",
+        "reversed",
+        "sum",
+        "any",
+        "all",
+        "slice",
+        "str",
+        "complex",
+        "divmod",
+        "pow",
+        "bin",
+        "hex",
+        "oct",
+        "aiter",
+        "anext",
+        "license",
+        "credits",
+        "copyright",
+        "os",
+        "sys",
+        "subprocess",
+        "builtins",
+        "importlib",
+        "torch",
+        "numpy",
+        "ctypes",
+        "pickle",
+        "shutil",
+        "socket",
+        "signal",
+        "resource",
+        "gc",
+        "inspect",
+        "code",
+        "codecs",
+        "io",
+        "pathlib",
+        "marshal",
+        "threading",
+        "multiprocessing",
+        "asyncio",
+        "time",
+        "random",
+        "scipy",
+        "jax",
+    }
+)
 
 
 def base_names(helpers: tuple[str, ...]) -> dict[str, object]:

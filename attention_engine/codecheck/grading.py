@@ -56,7 +56,7 @@ Array = np.ndarray[Any, Any]
 RESULT_FORMAT: Final = 1
 AGAIN, HARD, GOOD = 1, 2, 3
 EXAMPLE_DECIMALS: Final = 3
-EXAMPLE_MAX: Final = 8                         # rows and columns shown of a worked example
+EXAMPLE_MAX: Final = 8  # rows and columns shown of a worked example
 
 
 class SpecError(ValueError):
@@ -69,18 +69,18 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: str                                  # "value" | "error" | "undefined" | "absent"
+    kind: str  # "value" | "error" | "undefined" | "absent"
     value: object = None
     error: Refusal | None = None
 
 
-ABSENT: Final = Outcome("absent")              # the line group never ran on this input (mask when not causal)
+ABSENT: Final = Outcome("absent")  # the line group never ran on this input (mask when not causal)
 UNDEFINED: Final = Outcome("undefined")
 
 
 @dataclass(frozen=True)
 class Status:
-    code: str                                  # ok | wrong_shape | wrong_values | wrong_type | not_defined | an error's
+    code: str  # ok | wrong_shape | wrong_values | wrong_type | not_defined | an error's
     params: dict[str, JSON] = field(default_factory=dict)
     error: Refusal | None = None
 
@@ -126,7 +126,7 @@ def compare(got: Outcome, exp: Outcome, check: NameCheck, rtol: float, atol: flo
     """The learner's outcome for one name against the reference's: shape first, then values."""
     name = check.name
     if exp.kind != "value":
-        return OK                                     # the reference did not run this line on this input
+        return OK  # the reference did not run this line on this input
     if got.kind == "error":
         assert got.error is not None
         return Status(got.error.code, {"name": name, **got.error.params}, got.error)
@@ -137,13 +137,14 @@ def compare(got: Outcome, exp: Outcome, check: NameCheck, rtol: float, atol: flo
     assert e is not None
     if g is None:
         from .ops import type_name
+
         return Status("wrong_type", {"name": name, "got": type_name(got.value)})
     if g.shape != e.shape:
         common = _broadcast_or_none(g.shape, e.shape) if check.broadcast else None
         if common is None:
             return Status("wrong_shape", {"name": name, "expected": list(e.shape), "got": list(g.shape)})
         g, e = np.broadcast_to(g, common), np.broadcast_to(e, common)
-    with np.errstate(all="ignore"):                   # inf - inf in a wrong answer is just "wrong"
+    with np.errstate(all="ignore"):  # inf - inf in a wrong answer is just "wrong"
         ok = _close(g, e, rtol, atol)
         if ok is True:
             return OK
@@ -151,8 +152,15 @@ def compare(got: Outcome, exp: Outcome, check: NameCheck, rtol: float, atol: flo
         bad = ~ok
         diff = np.abs(g.astype(np.float64) - e.astype(np.float64))[bad]
         finite = diff[np.isfinite(diff)]
-    return Status("wrong_values", {"name": name, "mismatched": int(bad.sum()), "total": int(ok.size),
-                                   "max_abs_error": round(float(finite.max()), 6) if finite.size else None})
+    return Status(
+        "wrong_values",
+        {
+            "name": name,
+            "mismatched": int(bad.sum()),
+            "total": int(ok.size),
+            "max_abs_error": round(float(finite.max()), 6) if finite.size else None,
+        },
+    )
 
 
 def _broadcast_or_none(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -181,8 +189,8 @@ def agree(a: Outcome, b: Outcome, check: NameCheck, rtol: float, atol: float) ->
 class Submission:
     code: Code
     groups: list[list[Statement]]
-    checkpoints: list[tuple[str, ...]]           # names checked at the end of each group
-    defining: dict[str, tuple[int, int]]         # name -> (statement index, line) of its last assignment
+    checkpoints: list[tuple[str, ...]]  # names checked at the end of each group
+    defining: dict[str, tuple[int, int]]  # name -> (statement index, line) of its last assignment
 
 
 @dataclass
@@ -196,7 +204,7 @@ class CaseRun:
 class MisconceptionRun:
     id: str
     runs: list[CaseRun]
-    covers: frozenset[str]                       # names whose value this bug changes
+    covers: frozenset[str]  # names whose value this bug changes
 
 
 class Compiled:
@@ -216,8 +224,9 @@ class Compiled:
                 raise SpecError(f"{spec.key}: the scaffold has no '{missing[0]} = ...' line")
             scaffold_names = Names(frozenset(self.base_env), input_names, spec.array_inputs, defined)
             try:
-                self.scaffold = compile_code(spec.scaffold, scaffold_names, HARD_LIMITS, where="scaffold",
-                                             slots=spec.required_names)
+                self.scaffold = compile_code(
+                    spec.scaffold, scaffold_names, HARD_LIMITS, where="scaffold", slots=spec.required_names
+                )
             except Refusal as r:
                 raise SpecError(f"{spec.key}: the scaffold is refused: {r.message().message}") from None
             defined |= {n for s in self.scaffold.statements for n in s.assigns}
@@ -253,9 +262,9 @@ class Compiled:
         groups: list[list[Statement]] = []
         start = 0
         for b in bounds:
-            groups.append(code.statements[start:b + 1])
+            groups.append(code.statements[start : b + 1])
             start = b + 1
-        groups[-1].extend(code.statements[start:])     # anything after the last checked line runs last
+        groups[-1].extend(code.statements[start:])  # anything after the last checked line runs last
         return Submission(code, groups, checkpoints, last)
 
     def misconception(self, j: int) -> Submission:
@@ -325,7 +334,7 @@ class Prepared:
         def checkpoint(names: tuple[str, ...], error: Refusal | None) -> None:
             for name in names:
                 if error is not None:
-                    outcome = Outcome("error", error=error.with_traceback(None))   # keep no frames alive
+                    outcome = Outcome("error", error=error.with_traceback(None))  # keep no frames alive
                 else:
                     v = env.get(name, MISSING)
                     outcome = UNDEFINED if v is MISSING else Outcome("value", _snapshot(v))
@@ -356,7 +365,7 @@ class Prepared:
                     run_statements(ctx, self.scaffold.statements, "scaffold")
                 except Refusal as e:
                     scaffold_error = e.with_traceback(None)
-        ctx.slot_runner = None                                  # no reference cycle left behind
+        ctx.slot_runner = None  # no reference cycle left behind
         for check in spec.outputs:
             if scaffold_error is None:
                 v = env.get(check.name, MISSING)
@@ -369,8 +378,9 @@ class Prepared:
         if repair is not None:
             for name in self.checks:
                 if name not in statuses:
-                    statuses[name] = compare(outcomes[name], repair.outcomes.get(name, ABSENT), self.checks[name],
-                                             spec.rtol, spec.atol)
+                    statuses[name] = compare(
+                        outcomes[name], repair.outcomes.get(name, ABSENT), self.checks[name], spec.rtol, spec.atol
+                    )
         return CaseRun(outcomes, statuses, ctx.work)
 
     def name_order(self, sub: Submission) -> list[str]:
@@ -390,7 +400,7 @@ def _cached(cache: OrderedDict[Any, Any], key: Any, make: Any) -> Any:
         if found is not None:
             cache.move_to_end(key)
             return found
-    made = make()                                # outside the lock; two threads may both build it, harmlessly
+    made = make()  # outside the lock; two threads may both build it, harmlessly
     with _CACHE_LOCK:
         cache[key] = made
         while len(cache) > CACHE_SIZE:
@@ -417,13 +427,18 @@ class LineMark:
 
     line: int
     end_line: int
-    names: tuple[str, ...]          # required names whose value this statement settles
-    mark: str                       # correct | incorrect | fails_optional | error | unchecked
-    code: str | None = None         # for incorrect / error: the code of the first problem
+    names: tuple[str, ...]  # required names whose value this statement settles
+    mark: str  # correct | incorrect | fails_optional | error | unchecked
+    code: str | None = None  # for incorrect / error: the code of the first problem
 
     def to_dict(self) -> dict[str, JSON]:
-        return {"line": self.line, "end_line": self.end_line, "names": list(self.names), "mark": self.mark,
-                "code": self.code}
+        return {
+            "line": self.line,
+            "end_line": self.end_line,
+            "names": list(self.names),
+            "mark": self.mark,
+            "code": self.code,
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> LineMark:
@@ -437,10 +452,10 @@ class CheckResult:
     spec: str
     spec_version: int
     seed: int
-    verdict: str                    # correct | accepted | incorrect | rejected
-    runnable: bool                  # False: refused before running; the app locks nothing
-    passed: bool                    # counts as a correct answer (correct or accepted)
-    suggested_rating: int | None    # 3 Good, 2 Hard, 1 Again; None when rejected
+    verdict: str  # correct | accepted | incorrect | rejected
+    runnable: bool  # False: refused before running; the app locks nothing
+    passed: bool  # counts as a correct answer (correct or accepted)
+    suggested_rating: int | None  # 3 Good, 2 Hard, 1 Again; None when rejected
     code: str
     params: dict[str, JSON]
     misconception: str | None = None
@@ -448,7 +463,7 @@ class CheckResult:
     lines: tuple[LineMark, ...] = ()
     cases: tuple[dict[str, JSON], ...] = ()
     example: dict[str, JSON] | None = None
-    work: int = 0                   # the most element operations one run took
+    work: int = 0  # the most element operations one run took
 
     @property
     def message(self) -> str:
@@ -456,12 +471,23 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, JSON]:
         return {
-            "format": RESULT_FORMAT, "spec": self.spec, "spec_version": self.spec_version, "seed": self.seed,
-            "verdict": self.verdict, "runnable": self.runnable, "passed": self.passed,
-            "suggested_rating": self.suggested_rating, "code": self.code, "params": self.params,
-            "message": self.message, "misconception": self.misconception,
-            "messages": [m.to_dict() for m in self.messages], "lines": [m.to_dict() for m in self.lines],
-            "cases": [dict(c) for c in self.cases], "example": self.example, "work": self.work,
+            "format": RESULT_FORMAT,
+            "spec": self.spec,
+            "spec_version": self.spec_version,
+            "seed": self.seed,
+            "verdict": self.verdict,
+            "runnable": self.runnable,
+            "passed": self.passed,
+            "suggested_rating": self.suggested_rating,
+            "code": self.code,
+            "params": self.params,
+            "message": self.message,
+            "misconception": self.misconception,
+            "messages": [m.to_dict() for m in self.messages],
+            "lines": [m.to_dict() for m in self.lines],
+            "cases": [dict(c) for c in self.cases],
+            "example": self.example,
+            "work": self.work,
         }
 
     @classmethod
@@ -469,19 +495,29 @@ class CheckResult:
         if d.get("format") != RESULT_FORMAT:
             raise ValueError(f"result format {d.get('format')!r} is not {RESULT_FORMAT}")
         return cls(
-            spec=str(d["spec"]), spec_version=int(d["spec_version"]), seed=int(d["seed"]), verdict=str(d["verdict"]),
-            runnable=bool(d["runnable"]), passed=bool(d["passed"]), suggested_rating=d["suggested_rating"],
-            code=str(d["code"]), params=dict(d["params"]), misconception=d.get("misconception"),
+            spec=str(d["spec"]),
+            spec_version=int(d["spec_version"]),
+            seed=int(d["seed"]),
+            verdict=str(d["verdict"]),
+            runnable=bool(d["runnable"]),
+            passed=bool(d["passed"]),
+            suggested_rating=d["suggested_rating"],
+            code=str(d["code"]),
+            params=dict(d["params"]),
+            misconception=d.get("misconception"),
             messages=tuple(Message.from_dict(m) for m in d.get("messages", ())),
             lines=tuple(LineMark.from_dict(m) for m in d.get("lines", ())),
-            cases=tuple(d.get("cases", ())), example=d.get("example"), work=int(d.get("work", 0)),
+            cases=tuple(d.get("cases", ())),
+            example=d.get("example"),
+            work=int(d.get("work", 0)),
         )
 
 
 def rejected(spec: QuestionSpec, seed: int, refusal: Refusal) -> CheckResult:
     msg = refusal.message()
-    return CheckResult(spec.key, spec.version, seed, "rejected", False, False, None, refusal.code,
-                       dict(refusal.params), None, (msg,))
+    return CheckResult(
+        spec.key, spec.version, seed, "rejected", False, False, None, refusal.code, dict(refusal.params), None, (msg,)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -497,14 +533,14 @@ def _display(v: object) -> JSON:
         if a.ndim == 2:
             a = a[:EXAMPLE_MAX, :EXAMPLE_MAX]
         elif a.ndim == 1:
-            a = a[:EXAMPLE_MAX * EXAMPLE_MAX]
+            a = a[: EXAMPLE_MAX * EXAMPLE_MAX]
         return _plain(a.tolist())
     if isinstance(v, np.generic):
         return _plain(v.item())
     if isinstance(v, bool | int | float) or v is None:
         return _plain(v)
     if isinstance(v, tuple | list):
-        return _plain([_display(x) for x in v][:EXAMPLE_MAX * EXAMPLE_MAX])
+        return _plain([_display(x) for x in v][: EXAMPLE_MAX * EXAMPLE_MAX])
     return str(type(v).__name__)
 
 
@@ -537,10 +573,15 @@ def _example(prepared: Prepared, run: CaseRun, case_index: int, name: str) -> di
     inputs = {k: _display(v) for k, v in prepared.inputs[case_index].items()}
     shapes = {k: list(v.shape) for k, v in prepared.inputs[case_index].items() if type(v) is np.ndarray}
     return {
-        "case": case.name, "note": case.note, "name": name, "inputs": inputs, "input_shapes": shapes,
+        "case": case.name,
+        "note": case.note,
+        "name": name,
+        "inputs": inputs,
+        "input_shapes": shapes,
         "got": _display(got.value) if got.kind == "value" else None,
         "got_shape": _shown_shape(got.value) if got.kind == "value" else None,
-        "expected": _display(exp.value), "expected_shape": _shown_shape(exp.value),
+        "expected": _display(exp.value),
+        "expected_shape": _shown_shape(exp.value),
         "error": got.error.message(name=name, case=case.name).to_dict() if got.error is not None else None,
         "truncated": any(d > EXAMPLE_MAX for d in (_shown_shape(exp.value) or [])[-2:])
         or len(_shown_shape(exp.value) or []) > 2,
@@ -552,8 +593,14 @@ def _example(prepared: Prepared, run: CaseRun, case_index: int, name: str) -> di
 
 
 def _case_dict(case: CaseSpec, passed: bool) -> dict[str, JSON]:
-    return {"name": case.name, "adversarial": case.adversarial, "required": case.required,
-            "batch": list(case.batch), "note": case.note, "passed": passed}
+    return {
+        "name": case.name,
+        "adversarial": case.adversarial,
+        "required": case.required,
+        "batch": list(case.batch),
+        "note": case.note,
+        "passed": passed,
+    }
 
 
 def _named(prepared: Prepared, runs: Sequence[CaseRun], name: str, decisive: list[int]) -> str | None:
@@ -562,8 +609,16 @@ def _named(prepared: Prepared, runs: Sequence[CaseRun], name: str, decisive: lis
     spec = prepared.spec
     check = prepared.checks[name]
     for j, m in enumerate(spec.misconceptions):
-        if all(agree(runs[i].outcomes[name], prepared.misconception_run(j, i).outcomes.get(name, ABSENT), check,
-                     spec.rtol, spec.atol) for i in decisive):
+        if all(
+            agree(
+                runs[i].outcomes[name],
+                prepared.misconception_run(j, i).outcomes.get(name, ABSENT),
+                check,
+                spec.rtol,
+                spec.atol,
+            )
+            for i in decisive
+        ):
             return m.id
     return None
 
@@ -597,8 +652,17 @@ def diagnose(prepared: Prepared, sub: Submission, runs: Sequence[CaseRun]) -> Ch
         where = "code" if n in sub.defining else "scaffold"
         if named[n] is not None:
             m = _misconceptions.get(str(named[n]))
-            messages.append(Message("misconception", {"id": m.id, "name": n, "line": line_of(n), "title": m.title_en},
-                                    line_of(n), None, where, n, cases[first].name))
+            messages.append(
+                Message(
+                    "misconception",
+                    {"id": m.id, "name": n, "line": line_of(n), "title": m.title_en},
+                    line_of(n),
+                    None,
+                    where,
+                    n,
+                    cases[first].name,
+                )
+            )
         elif status.error is not None:
             messages.append(status.error.message(name=n, case=cases[first].name))
         else:
@@ -606,11 +670,27 @@ def diagnose(prepared: Prepared, sub: Submission, runs: Sequence[CaseRun]) -> Ch
 
     lines = _line_marks(sub, runs, failing, cases, order)
     if all_ok:
-        return CheckResult(spec.key, spec.version, prepared.seed, "correct", True, True, GOOD, "correct",
-                           {"cases": len(cases)}, None, (), lines, case_dicts, None, work)
+        return CheckResult(
+            spec.key,
+            spec.version,
+            prepared.seed,
+            "correct",
+            True,
+            True,
+            GOOD,
+            "correct",
+            {"cases": len(cases)},
+            None,
+            (),
+            lines,
+            case_dicts,
+            None,
+            work,
+        )
 
-    main = next((n for n in order if any(cases[i].required for i in failing[n])), None) or \
-        next(n for n in order if failing[n])
+    main = next((n for n in order if any(cases[i].required for i in failing[n])), None) or next(
+        n for n in order if failing[n]
+    )
     bad = failing[main]
     decisive = [i for i in bad if cases[i].required] or bad
     first = decisive[0]
@@ -638,17 +718,37 @@ def diagnose(prepared: Prepared, sub: Submission, runs: Sequence[CaseRun]) -> Ch
         else:
             code, params = "incorrect", {**base, "case": cases[first].name}
     example = _example(prepared, runs[first], first, main)
-    return CheckResult(spec.key, spec.version, prepared.seed, verdict, True, passed, rating, code, params,
-                       main_misconception, tuple(messages), lines, case_dicts, example, work)
+    return CheckResult(
+        spec.key,
+        spec.version,
+        prepared.seed,
+        verdict,
+        True,
+        passed,
+        rating,
+        code,
+        params,
+        main_misconception,
+        tuple(messages),
+        lines,
+        case_dicts,
+        example,
+        work,
+    )
 
 
-def _line_marks(sub: Submission, runs: Sequence[CaseRun], failing: Mapping[str, list[int]],
-                cases: Sequence[CaseSpec], order: Sequence[str]) -> tuple[LineMark, ...]:
+def _line_marks(
+    sub: Submission,
+    runs: Sequence[CaseRun],
+    failing: Mapping[str, list[int]],
+    cases: Sequence[CaseSpec],
+    order: Sequence[str],
+) -> tuple[LineMark, ...]:
     settles: dict[int, list[str]] = {}
     for n in order:
         if n in sub.defining:
             settles.setdefault(sub.defining[n][0], []).append(n)
-    errors: list[tuple[int, str, bool]] = []           # (line, code, on a required input) of errors in the code
+    errors: list[tuple[int, str, bool]] = []  # (line, code, on a required input) of errors in the code
     for r, case in zip(runs, cases, strict=True):
         for st in r.statuses.values():
             if st.error is not None and st.error.where == "code" and st.error.line is not None:

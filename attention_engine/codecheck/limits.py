@@ -24,16 +24,16 @@ from typing import Any
 class Limits:
     """Bounds for one submission. A spec may tighten them, never loosen them past ``HARD_LIMITS``."""
 
-    max_source_chars: int = 4_000        # checked first, before the parser sees the text
+    max_source_chars: int = 4_000  # checked first, before the parser sees the text
     max_lines: int = 80
-    max_nodes: int = 400                 # AST nodes of the learner's code
-    max_depth: int = 32                  # nesting of the AST (the parser itself gives up near 1,000)
-    max_array_elements: int = 1 << 16    # the result of any one operation: 65,536 elements, 512 KiB of float64
-    max_work: int = 1 << 20              # per run: sum of result sizes of every op, plus the multiply-adds of @
-    max_int_bits: int = 256              # Python integers: 9**9**9 is refused before it is computed
-    max_sequence_items: int = 1_024      # nested items of a Python list/tuple the learner builds
+    max_nodes: int = 400  # AST nodes of the learner's code
+    max_depth: int = 32  # nesting of the AST (the parser itself gives up near 1,000)
+    max_array_elements: int = 1 << 16  # the result of any one operation: 65,536 elements, 512 KiB of float64
+    max_work: int = 1 << 20  # per run: sum of result sizes of every op, plus the multiply-adds of @
+    max_int_bits: int = 256  # Python integers: 9**9**9 is refused before it is computed
+    max_sequence_items: int = 1_024  # nested items of a Python list/tuple the learner builds
     max_ndim: int = 16
-    max_string_chars: int = 16           # tiny literals only, and only as call arguments (dtype="bool")
+    max_string_chars: int = 16  # tiny literals only, and only as call arguments (dtype="bool")
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)

@@ -80,9 +80,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-JSON = Any   # a value json.dumps accepts (dicts, lists, str, int, float, bool, None)
+JSON = Any  # a value json.dumps accepts (dicts, lists, str, int, float, bool, None)
 
-ECHO_CHARS = 60   # learner text echoed back in params is cut to this many characters
+ECHO_CHARS = 60  # learner text echoed back in params is cut to this many characters
 
 
 def clean(text: str, limit: int = ECHO_CHARS) -> str:
@@ -101,12 +101,29 @@ def shape_text(shape: JSON) -> str:
 
 
 _CONSTRUCTS = {
-    "import": "import", "loop": "a loop", "comprehension": "a comprehension", "lambda": "lambda",
-    "function definition": "def", "class": "class", "with": "with", "try": "try/except",
-    "global": "global/nonlocal", "del": "del", "f-string": "an f-string", "walrus": ":=",
-    "star": "*-unpacking", "dict": "a dict", "set": "a set", "yield": "yield/await", "return": "return",
-    "raise": "raise", "assert": "assert", "match": "match", "annotation": "an annotation",
-    "attribute assignment": "assigning to an attribute", "keyword unpacking": "**-unpacking",
+    "import": "import",
+    "loop": "a loop",
+    "comprehension": "a comprehension",
+    "lambda": "lambda",
+    "function definition": "def",
+    "class": "class",
+    "with": "with",
+    "try": "try/except",
+    "global": "global/nonlocal",
+    "del": "del",
+    "f-string": "an f-string",
+    "walrus": ":=",
+    "star": "*-unpacking",
+    "dict": "a dict",
+    "set": "a set",
+    "yield": "yield/await",
+    "return": "return",
+    "raise": "raise",
+    "assert": "assert",
+    "match": "match",
+    "annotation": "an annotation",
+    "attribute assignment": "assigning to an attribute",
+    "keyword unpacking": "**-unpacking",
 }
 
 
@@ -145,9 +162,12 @@ def _english(code: str, p: dict[str, JSON]) -> str:
     if code == "string_not_allowed":
         return 'text (a string) is only allowed as a short argument, such as dtype="bool"'
     if code == "literal_not_allowed":
-        return {"bytes": "bytes literals are not allowed", "complex": "complex numbers are not allowed",
-                "large_int": "this integer literal is too large",
-                "long_string": "this string is too long"}.get(str(p["kind"]), "this literal is not allowed")
+        return {
+            "bytes": "bytes literals are not allowed",
+            "complex": "complex numbers are not allowed",
+            "large_int": "this integer literal is too large",
+            "long_string": "this string is too long",
+        }.get(str(p["kind"]), "this literal is not allowed")
     if code == "reserved_name":
         return f"{name} is a given function or module and cannot be assigned"
     if code == "modifies_input":
@@ -167,19 +187,32 @@ def _english(code: str, p: dict[str, JSON]) -> str:
     if code == "name_error":
         return f"{name} is not defined when this line runs"
     if code == "limit_exceeded":
-        what = {"array_elements": "an array of", "work": "a total work of", "integer_bits": "an integer of",
-                "sequence_items": "a list of", "ndim": "an array with", "axis_length": "an axis of length"
-                }.get(str(p["limit"]), str(p["limit"]))
-        unit = {"array_elements": "elements", "work": "operations", "integer_bits": "bits",
-                "sequence_items": "items", "ndim": "dimensions", "axis_length": ""}.get(str(p["limit"]), "")
+        what = {
+            "array_elements": "an array of",
+            "work": "a total work of",
+            "integer_bits": "an integer of",
+            "sequence_items": "a list of",
+            "ndim": "an array with",
+            "axis_length": "an axis of length",
+        }.get(str(p["limit"]), str(p["limit"]))
+        unit = {
+            "array_elements": "elements",
+            "work": "operations",
+            "integer_bits": "bits",
+            "sequence_items": "items",
+            "ndim": "dimensions",
+            "axis_length": "",
+        }.get(str(p["limit"]), "")
         amount = f"{p['requested']:,} {unit}".rstrip()
         return f"this would need {what} {amount}; at most {p['allowed']:,} are allowed"
     if code == "shape_mismatch":
         shapes = " and ".join(shape_text(s) for s in p["shapes"])
         return f"shapes {shapes} cannot be broadcast together for {p['operation']}"
     if code == "matmul_mismatch":
-        return (f"cannot matrix-multiply {shape_text(p['left'])} by {shape_text(p['right'])}: the left's last axis "
-                f"must match the right's second-to-last, and batch axes must broadcast")
+        return (
+            f"cannot matrix-multiply {shape_text(p['left'])} by {shape_text(p['right'])}: the left's last axis "
+            f"must match the right's second-to-last, and batch axes must broadcast"
+        )
     if code == "unpack_error":
         return f"expected {p['expected']} values to unpack, got {p['got']}"
     if code == "read_only":
@@ -219,8 +252,10 @@ def _english(code: str, p: dict[str, JSON]) -> str:
     if code == "correct":
         return f"correct on all {p['cases']} inputs"
     if code == "works_2d_only":
-        return (f"correct for 2-D inputs, but {where} fails on the batched input: count axes from the end "
-                f"(shape[-1], .swapaxes(-2, -1), axis=-1) so the code works for any batch shape")
+        return (
+            f"correct for 2-D inputs, but {where} fails on the batched input: count axes from the end "
+            f"(shape[-1], .swapaxes(-2, -1), axis=-1) so the code works for any batch shape"
+        )
     if code == "optional_cases_fail":
         return f"correct, except {where} on the optional input(s) " + ", ".join(p["cases"])
     if code == "fails_adversarial":
@@ -250,9 +285,9 @@ class Message:
     params: dict[str, JSON] = field(default_factory=dict)
     line: int | None = None
     col: int | None = None
-    where: str = "code"                    # "code" (the learner's text) | "scaffold" (the given lines)
-    name: str | None = None                # the required name this is about, if any
-    case: str | None = None                # the input it happened on, if any
+    where: str = "code"  # "code" (the learner's text) | "scaffold" (the given lines)
+    name: str | None = None  # the required name this is about, if any
+    case: str | None = None  # the input it happened on, if any
 
     @property
     def message(self) -> str:
@@ -263,14 +298,28 @@ class Message:
         return text
 
     def to_dict(self) -> dict[str, JSON]:
-        return {"code": self.code, "params": self.params, "message": self.message, "line": self.line,
-                "col": self.col, "where": self.where, "name": self.name, "case": self.case}
+        return {
+            "code": self.code,
+            "params": self.params,
+            "message": self.message,
+            "line": self.line,
+            "col": self.col,
+            "where": self.where,
+            "name": self.name,
+            "case": self.case,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, JSON]) -> Message:
-        return cls(code=data["code"], params=dict(data.get("params") or {}), line=data.get("line"),
-                   col=data.get("col"), where=data.get("where", "code"), name=data.get("name"),
-                   case=data.get("case"))
+        return cls(
+            code=data["code"],
+            params=dict(data.get("params") or {}),
+            line=data.get("line"),
+            col=data.get("col"),
+            where=data.get("where", "code"),
+            name=data.get("name"),
+            case=data.get("case"),
+        )
 
 
 class Refusal(Exception):

@@ -32,8 +32,8 @@ from .messages import JSON, Refusal, clean
 
 Shape = tuple[int, ...]
 
-MISSING: Final = object()   # a name with no value yet
-POW_COST: Final = 16        # an element of array ** array costs ~50 ns, 16x an add or exp: charged so
+MISSING: Final = object()  # a name with no value yet
+POW_COST: Final = 16  # an element of array ** array costs ~50 ns, 16x an add or exp: charged so
 
 
 class Context:
@@ -46,8 +46,9 @@ class Context:
 
     __slots__ = ("env", "limits", "max_elements", "max_work", "slot_runner", "work")
 
-    def __init__(self, env: dict[str, object], limits: Limits,
-                 slot_runner: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self, env: dict[str, object], limits: Limits, slot_runner: Callable[[int], None] | None = None
+    ) -> None:
         self.env = env
         self.limits = limits
         self.max_elements = limits.max_array_elements
@@ -58,7 +59,7 @@ class Context:
     def charge(self, n: int) -> None:
         """Add ``n`` element operations to the run, refusing before the budget is exceeded."""
         total = self.work + n
-        if total > self.max_work:                       # refused, so not done: work stays within the budget
+        if total > self.max_work:  # refused, so not done: work stays within the budget
             raise Refusal("limit_exceeded", {"limit": "work", "requested": total, "allowed": self.max_work})
         self.work = total
 
@@ -71,8 +72,9 @@ class Context:
         length in places (np.triu of a (0, 10**9, 10**9) array builds a 10**18-element mask)."""
         longest = max(shape, default=0)
         if longest > self.max_elements:
-            raise Refusal("limit_exceeded", {"limit": "axis_length", "requested": longest,
-                                             "allowed": self.max_elements})
+            raise Refusal(
+                "limit_exceeded", {"limit": "axis_length", "requested": longest, "allowed": self.max_elements}
+            )
 
     def check_ndim(self, ndim: int) -> None:
         if ndim > self.limits.max_ndim:
@@ -219,7 +221,7 @@ def as_array(ctx: Context, v: object) -> np.ndarray[Any, Any]:
         seq_items(ctx, v)
         size = flat_size(ctx, v)
         ctx.check_elements(size)
-        ctx.charge(size)                                # a new array: every allocation counts as work
+        ctx.charge(size)  # a new array: every allocation counts as work
         try:
             out = np.asarray(v)
         except (ValueError, TypeError, OverflowError):
@@ -284,21 +286,42 @@ BINARY: Final[dict[type[Any], tuple[str, Callable[[Any, Any], Any]]]] = {}
 
 def _init_binary() -> None:
     import ast
-    BINARY.update({
-        ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
-        ast.Div: ("/", operator.truediv), ast.FloorDiv: ("//", operator.floordiv), ast.Mod: ("%", operator.mod),
-        ast.Pow: ("**", operator.pow), ast.MatMult: ("@", operator.matmul), ast.BitAnd: ("&", operator.and_),
-        ast.BitOr: ("|", operator.or_), ast.BitXor: ("^", operator.xor), ast.LShift: ("<<", operator.lshift),
-        ast.RShift: (">>", operator.rshift),
-    })
+
+    BINARY.update(
+        {
+            ast.Add: ("+", operator.add),
+            ast.Sub: ("-", operator.sub),
+            ast.Mult: ("*", operator.mul),
+            ast.Div: ("/", operator.truediv),
+            ast.FloorDiv: ("//", operator.floordiv),
+            ast.Mod: ("%", operator.mod),
+            ast.Pow: ("**", operator.pow),
+            ast.MatMult: ("@", operator.matmul),
+            ast.BitAnd: ("&", operator.and_),
+            ast.BitOr: ("|", operator.or_),
+            ast.BitXor: ("^", operator.xor),
+            ast.LShift: ("<<", operator.lshift),
+            ast.RShift: (">>", operator.rshift),
+        }
+    )
 
 
 _init_binary()
 
 INPLACE: Final[dict[str, Callable[[Any, Any], Any]]] = {
-    "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-    "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "@": operator.imatmul,
-    "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": operator.ilshift, ">>": operator.irshift,
+    "+": operator.iadd,
+    "-": operator.isub,
+    "*": operator.imul,
+    "/": operator.itruediv,
+    "//": operator.ifloordiv,
+    "%": operator.imod,
+    "**": operator.ipow,
+    "@": operator.imatmul,
+    "&": operator.iand,
+    "|": operator.ior,
+    "^": operator.ixor,
+    "<<": operator.ilshift,
+    ">>": operator.irshift,
 }
 
 
@@ -354,11 +377,13 @@ def _seq_op(ctx: Context, symbol: str, a: object, b: object) -> object:
         seq, times = (a, b) if is_seq(a) else (b, a)
         if type(times) is int or isinstance(times, np.integer):
             n = int(times)
-            per = seq_items(ctx, seq) - 1       # the items inside, without the list itself
+            per = seq_items(ctx, seq) - 1  # the items inside, without the list itself
             total = per * max(n, 0)
             if total > ctx.limits.max_sequence_items:
-                fail("limit_exceeded", {"limit": "sequence_items", "requested": total,
-                                        "allowed": ctx.limits.max_sequence_items})
+                fail(
+                    "limit_exceeded",
+                    {"limit": "sequence_items", "requested": total, "allowed": ctx.limits.max_sequence_items},
+                )
             return seq * n  # type: ignore[operator]
     fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
 
@@ -388,7 +413,7 @@ def binop(ctx: Context, symbol: str, a: object, b: object) -> object:
             numpy_failure(exc, symbol)
         return check_value(ctx, result)
     if is_number(a) and is_number(b):
-        if isinstance(a, int) and isinstance(b, int):        # Python ints (and bools) grow without bound
+        if isinstance(a, int) and isinstance(b, int):  # Python ints (and bools) grow without bound
             _python_int_guard(ctx, symbol, a, b)
         if symbol == "@":
             fail("type_error", {"operation": "@", "types": [type_name(a), type_name(b)]})
@@ -418,7 +443,7 @@ def inplace(ctx: Context, symbol: str, target: object, value: object) -> object:
         if is_seq(value):
             value = as_array(ctx, value)
         if symbol == "@":
-            return binop(ctx, symbol, arr, value)          # numpy has no in-place @ for most shapes
+            return binop(ctx, symbol, arr, value)  # numpy has no in-place @ for most shapes
         shape = broadcast(arr.shape, shape_of(value), operation=symbol + "=")
         if shape != arr.shape:
             fail("shape_mismatch", {"operation": symbol + "=", "shapes": [list(arr.shape), list(shape_of(value))]})
@@ -461,8 +486,14 @@ def truth(v: object) -> bool:
 
 
 COMPARE: Final[dict[str, Callable[[Any, Any], Any]]] = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
-    ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "is": operator.is_,
+    "is not": operator.is_not,
 }
 
 
@@ -477,7 +508,7 @@ def compare(ctx: Context, symbol: str, a: object, b: object) -> object:
             ctx.check_elements(size)
             ctx.charge(size)
         elif is_seq(b):
-            ctx.charge(flat_size(ctx, b))                # each item may be compared with a
+            ctx.charge(flat_size(ctx, b))  # each item may be compared with a
         else:
             fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
         try:
@@ -525,7 +556,7 @@ def index_bound(ctx: Context, shape: Shape, index: object) -> tuple[object, int]
     items = list(index) if type(index) is tuple else [index]
     consumed = 0
     advanced: list[Shape] = []
-    parts: list[tuple[str, int]] = []          # (kind, dims consumed) per item
+    parts: list[tuple[str, int]] = []  # (kind, dims consumed) per item
     for i, item in enumerate(items):
         if is_seq(item):
             item = items[i] = as_array(ctx, item)
@@ -559,7 +590,7 @@ def index_bound(ctx: Context, shape: Shape, index: object) -> tuple[object, int]
     for kind, n in parts:
         if kind == "ellipsis":
             fill = len(shape) - consumed
-            kept *= math.prod(shape[dim:dim + fill])
+            kept *= math.prod(shape[dim : dim + fill])
             dim += fill
         elif kind == "slice":
             kept *= shape[dim]

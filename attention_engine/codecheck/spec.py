@@ -52,21 +52,31 @@ class InputSpec:
     """One name the code receives, and how to make its value for an input case."""
 
     name: str
-    kind: str = "normal"                       # normal | uniform | value | dim
-    shape: tuple[int | str, ...] = ()          # ints, dim names of the case, "..." for the case's batch axes
+    kind: str = "normal"  # normal | uniform | value | dim
+    shape: tuple[int | str, ...] = ()  # ints, dim names of the case, "..." for the case's batch axes
     dtype: str = "float64"
     mean: float = 0.0
     std: float = 1.0
     low: float = -1.0
     high: float = 1.0
-    decimals: int | None = 1                   # rounded so a worked example is readable by hand
-    value: bool | int | float | None = None    # kind="value": the default (a case may override it)
-    dim: str | None = None                     # kind="dim": the case dimension this int is
+    decimals: int | None = 1  # rounded so a worked example is readable by hand
+    value: bool | int | float | None = None  # kind="value": the default (a case may override it)
+    dim: str | None = None  # kind="dim": the case dimension this int is
 
     def to_dict(self) -> dict[str, JSON]:
-        return {"name": self.name, "kind": self.kind, "shape": list(self.shape), "dtype": self.dtype,
-                "mean": self.mean, "std": self.std, "low": self.low, "high": self.high,
-                "decimals": self.decimals, "value": self.value, "dim": self.dim}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "shape": list(self.shape),
+            "dtype": self.dtype,
+            "mean": self.mean,
+            "std": self.std,
+            "low": self.low,
+            "high": self.high,
+            "decimals": self.decimals,
+            "value": self.value,
+            "dim": self.dim,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> InputSpec:
@@ -98,22 +108,37 @@ class CaseSpec:
     dims: Mapping[str, int] = field(default_factory=dict)
     batch: tuple[int, ...] = ()
     values: Mapping[str, bool | int | float | None] = field(default_factory=dict)
-    offsets: Mapping[str, Any] = field(default_factory=dict)   # name -> nested list added (broadcast) to the draw
+    offsets: Mapping[str, Any] = field(default_factory=dict)  # name -> nested list added (broadcast) to the draw
     scale: float = 1.0
     adversarial: bool = False
     required: bool = True
-    note: str = ""                                              # English, for the admin and the worked example
+    note: str = ""  # English, for the admin and the worked example
 
     def to_dict(self) -> dict[str, JSON]:
-        return {"name": self.name, "dims": dict(self.dims), "batch": list(self.batch), "values": dict(self.values),
-                "offsets": dict(self.offsets), "scale": self.scale, "adversarial": self.adversarial,
-                "required": self.required, "note": self.note}
+        return {
+            "name": self.name,
+            "dims": dict(self.dims),
+            "batch": list(self.batch),
+            "values": dict(self.values),
+            "offsets": dict(self.offsets),
+            "scale": self.scale,
+            "adversarial": self.adversarial,
+            "required": self.required,
+            "note": self.note,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseSpec:
         _only(data, set(cls.__dataclass_fields__), "case")
-        case = cls(**{**data, "batch": tuple(data.get("batch", ())), "dims": dict(data.get("dims", {})),
-                      "values": dict(data.get("values", {})), "offsets": dict(data.get("offsets", {}))})
+        case = cls(
+            **{
+                **data,
+                "batch": tuple(data.get("batch", ())),
+                "dims": dict(data.get("dims", {})),
+                "values": dict(data.get("values", {})),
+                "offsets": dict(data.get("offsets", {})),
+            }
+        )
         if not case.name or not isinstance(case.name, str):
             raise ValueError("a case needs a name")
         if any(not isinstance(v, int) or v < 0 for v in case.dims.values()):
@@ -150,7 +175,7 @@ class NameCheck:
 class MisconceptionCase:
     """A named bug, written as the code a learner with that bug would submit."""
 
-    id: str                                     # an id of attention_engine.misconceptions
+    id: str  # an id of attention_engine.misconceptions
     code: str
     note: str = ""
 
@@ -214,12 +239,22 @@ class QuestionSpec:
     # --- serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict[str, JSON]:
         return {
-            "format": SPEC_FORMAT, "key": self.key, "version": self.version, "title": self.title,
-            "inputs": [i.to_dict() for i in self.inputs], "cases": [c.to_dict() for c in self.cases],
-            "required": [r.to_dict() for r in self.required], "outputs": [o.to_dict() for o in self.outputs],
-            "scaffold": self.scaffold, "helpers": list(self.helpers), "reference": self.reference,
-            "equivalents": list(self.equivalents), "misconceptions": [m.to_dict() for m in self.misconceptions],
-            "rtol": self.rtol, "atol": self.atol, "limits": self.limits.to_dict(),
+            "format": SPEC_FORMAT,
+            "key": self.key,
+            "version": self.version,
+            "title": self.title,
+            "inputs": [i.to_dict() for i in self.inputs],
+            "cases": [c.to_dict() for c in self.cases],
+            "required": [r.to_dict() for r in self.required],
+            "outputs": [o.to_dict() for o in self.outputs],
+            "scaffold": self.scaffold,
+            "helpers": list(self.helpers),
+            "reference": self.reference,
+            "equivalents": list(self.equivalents),
+            "misconceptions": [m.to_dict() for m in self.misconceptions],
+            "rtol": self.rtol,
+            "atol": self.atol,
+            "limits": self.limits.to_dict(),
         }
 
     @classmethod
@@ -228,16 +263,20 @@ class QuestionSpec:
             raise ValueError(f"spec format {data.get('format')!r} is not {SPEC_FORMAT}")
         _only(data, {"format", *cls.__dataclass_fields__}, "spec")
         return cls(
-            key=str(data["key"]), version=int(data["version"]), title=str(data.get("title", "")),
+            key=str(data["key"]),
+            version=int(data["version"]),
+            title=str(data.get("title", "")),
             inputs=tuple(InputSpec.from_dict(i) for i in data["inputs"]),
             cases=tuple(CaseSpec.from_dict(c) for c in data["cases"]),
             required=tuple(NameCheck.from_dict(r) for r in data["required"]),
             reference=str(data["reference"]),
             outputs=tuple(NameCheck.from_dict(o) for o in data.get("outputs", ())),
-            scaffold=data.get("scaffold"), helpers=tuple(data.get("helpers", ())),
+            scaffold=data.get("scaffold"),
+            helpers=tuple(data.get("helpers", ())),
             equivalents=tuple(str(e) for e in data.get("equivalents", ())),
             misconceptions=tuple(MisconceptionCase.from_dict(m) for m in data.get("misconceptions", ())),
-            rtol=float(data.get("rtol", 1e-7)), atol=float(data.get("atol", 1e-9)),
+            rtol=float(data.get("rtol", 1e-7)),
+            atol=float(data.get("atol", 1e-9)),
             limits=Limits.from_dict(data["limits"]) if "limits" in data else DEFAULT_LIMITS,
         )
 
@@ -274,12 +313,17 @@ class QuestionSpec:
         """What an app shows around the editor, besides its own prompt: the names the code receives
         (shapes in the case dimensions' names), the names it must define, the cases, the code shown."""
         return {
-            "key": self.key, "version": self.version, "title": self.title,
+            "key": self.key,
+            "version": self.version,
+            "title": self.title,
             "inputs": [{"name": i.name, "kind": i.kind, "shape": list(i.shape), "dtype": i.dtype} for i in self.inputs],
-            "required": list(self.required_names), "outputs": [o.name for o in self.outputs],
+            "required": list(self.required_names),
+            "outputs": [o.name for o in self.outputs],
             "helpers": list(self.helpers),
-            "cases": [{"name": c.name, "note": c.note, "adversarial": c.adversarial, "required": c.required}
-                      for c in self.cases],
+            "cases": [
+                {"name": c.name, "note": c.note, "adversarial": c.adversarial, "required": c.required}
+                for c in self.cases
+            ],
             "display_code": self.display_code(),
         }
 

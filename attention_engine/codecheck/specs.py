@@ -41,9 +41,11 @@ weights = softmax(scores)
 """
 
 
-def _sdpa(scores: str = "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
-          mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
-          weights: str = "weights = softmax(scores)") -> str:
+def _sdpa(
+    scores: str = "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
+    mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
+    weights: str = "weights = softmax(scores)",
+) -> str:
     return f"{scores}\n{mask}\n{weights}\n"
 
 
@@ -59,15 +61,35 @@ SDPA_THREE_LINES: Final = QuestionSpec(
     ),
     cases=(
         CaseSpec("plain", {"T": 4, "d_k": 8, "d_v": 8}, note="T = 4, d_k = d_v = 8, no mask"),
-        CaseSpec("causal", {"T": 4, "d_k": 16, "d_v": 16}, values={"causal": True},
-                 note="the exercise's sizes: T = 4, d_k = d_v = 16, causal"),
-        CaseSpec("one_token", {"T": 1, "d_k": 8, "d_v": 8}, values={"causal": True}, adversarial=True,
-                 note="T = 1, causal: the only token must still see itself"),
-        CaseSpec("dk_ne_dv", {"T": 5, "d_k": 6, "d_v": 3}, values={"causal": True}, adversarial=True,
-                 note="d_k = 6, d_v = 3: the scale uses d_k, the output has width d_v"),
-        CaseSpec("batched", {"T": 5, "d_k": 16, "d_v": 16}, batch=(2, 4), values={"causal": True},
-                 adversarial=True, required=False,
-                 note="batched (2, 4, 5, 16), as in the PyTorch bonus exercise"),
+        CaseSpec(
+            "causal",
+            {"T": 4, "d_k": 16, "d_v": 16},
+            values={"causal": True},
+            note="the exercise's sizes: T = 4, d_k = d_v = 16, causal",
+        ),
+        CaseSpec(
+            "one_token",
+            {"T": 1, "d_k": 8, "d_v": 8},
+            values={"causal": True},
+            adversarial=True,
+            note="T = 1, causal: the only token must still see itself",
+        ),
+        CaseSpec(
+            "dk_ne_dv",
+            {"T": 5, "d_k": 6, "d_v": 3},
+            values={"causal": True},
+            adversarial=True,
+            note="d_k = 6, d_v = 3: the scale uses d_k, the output has width d_v",
+        ),
+        CaseSpec(
+            "batched",
+            {"T": 5, "d_k": 16, "d_v": 16},
+            batch=(2, 4),
+            values={"causal": True},
+            adversarial=True,
+            required=False,
+            note="batched (2, 4, 5, 16), as in the PyTorch bonus exercise",
+        ),
     ),
     required=(NameCheck("scores"), NameCheck("mask", broadcast=True), NameCheck("weights")),
     outputs=(NameCheck("out"),),
@@ -101,7 +123,7 @@ SDPA_THREE_LINES: Final = QuestionSpec(
 # ---------------------------------------------------------------------------------------------
 # A numerically stable softmax
 
-_LARGE = {"x": [[800.0], [-800.0], [0.0]]}      # rows of +800 and -800 logits, whatever the seed
+_LARGE = {"x": [[800.0], [-800.0], [0.0]]}  # rows of +800 and -800 logits, whatever the seed
 
 
 def _softmax(shift: str = "x - x.max(axis=-1, keepdims=True)", total: str = "e.sum(axis=-1, keepdims=True)") -> str:
@@ -116,11 +138,15 @@ STABLE_SOFTMAX: Final = QuestionSpec(
     cases=(
         CaseSpec("plain", {"m": 2, "n": 5}, note="2 rows of 5 logits"),
         CaseSpec("square", {"m": 3, "n": 3}, note="3 rows of 3 logits"),
-        CaseSpec("large_logits", {"m": 3, "n": 4}, offsets=_LARGE, adversarial=True,
-                 note="rows around +800, -800 and 0: e^800 overflows, e^-800 underflows"),
+        CaseSpec(
+            "large_logits",
+            {"m": 3, "n": 4},
+            offsets=_LARGE,
+            adversarial=True,
+            note="rows around +800, -800 and 0: e^800 overflows, e^-800 underflows",
+        ),
         CaseSpec("one_key", {"m": 4, "n": 1}, adversarial=True, note="a single logit per row: every weight is 1"),
-        CaseSpec("batched", {"m": 3, "n": 4}, batch=(2,), adversarial=True, required=False,
-                 note="batched (2, 3, 4)"),
+        CaseSpec("batched", {"m": 3, "n": 4}, batch=(2,), adversarial=True, required=False, note="batched (2, 3, 4)"),
     ),
     required=(NameCheck("p"),),
     reference="z = x - x.max(axis=-1, keepdims=True)\ne = np.exp(z)\np = e / e.sum(axis=-1, keepdims=True)\n",
@@ -136,8 +162,10 @@ STABLE_SOFTMAX: Final = QuestionSpec(
         MisconceptionCase("missing_keepdims", _softmax(shift="x - x.max(axis=-1)")),
         MisconceptionCase("missing_keepdims", _softmax(total="e.sum(axis=-1)")),
         MisconceptionCase("missing_keepdims", _softmax(shift="x - x.max(axis=-1)", total="e.sum(axis=-1)")),
-        MisconceptionCase("softmax_wrong_axis", _softmax(shift="x - x.max(axis=0, keepdims=True)",
-                                                         total="e.sum(axis=0, keepdims=True)")),
+        MisconceptionCase(
+            "softmax_wrong_axis",
+            _softmax(shift="x - x.max(axis=0, keepdims=True)", total="e.sum(axis=0, keepdims=True)"),
+        ),
         MisconceptionCase("linear_normalisation", "p = x / x.sum(axis=-1, keepdims=True)\n"),
     ),
 )
@@ -146,8 +174,11 @@ STABLE_SOFTMAX: Final = QuestionSpec(
 # The causal mask, built and applied
 
 
-def _mask(mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
-          masked: str = "masked = np.where(mask, -np.inf, scores)", weights: str = "weights = softmax(masked)") -> str:
+def _mask(
+    mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
+    masked: str = "masked = np.where(mask, -np.inf, scores)",
+    weights: str = "weights = softmax(masked)",
+) -> str:
     return f"T = scores.shape[-1]\n{mask}\n{masked}\n{weights}\n"
 
 
@@ -176,8 +207,12 @@ CAUSAL_MASK: Final = QuestionSpec(
     misconceptions=(
         MisconceptionCase("mask_hides_diagonal", _mask(mask="mask = np.triu(np.ones((T, T), dtype=bool))")),
         MisconceptionCase("mask_transposed", _mask(mask="mask = np.tril(np.ones((T, T), dtype=bool), k=-1)")),
-        MisconceptionCase("mask_convention_swapped", _mask(mask="keep = np.tril(np.ones((T, T), dtype=bool))",
-                                                           masked="masked = np.where(keep, -np.inf, scores)")),
+        MisconceptionCase(
+            "mask_convention_swapped",
+            _mask(
+                mask="keep = np.tril(np.ones((T, T), dtype=bool))", masked="masked = np.where(keep, -np.inf, scores)"
+            ),
+        ),
         MisconceptionCase("mask_fill_zero", _mask(masked="masked = np.where(mask, 0.0, scores)")),
         MisconceptionCase("mask_after_softmax", _mask(weights="weights = np.where(mask, 0.0, softmax(scores))")),
         MisconceptionCase("missing_causal_mask", _mask(weights="weights = softmax(scores)")),
@@ -188,8 +223,10 @@ CAUSAL_MASK: Final = QuestionSpec(
 # nanoGPT's head split and merge
 
 
-def _heads(split: str = "heads = x.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)",
-           merge: str = "merged = y.transpose(0, 2, 1, 3).reshape(B, T, C)") -> str:
+def _heads(
+    split: str = "heads = x.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)",
+    merge: str = "merged = y.transpose(0, 2, 1, 3).reshape(B, T, C)",
+) -> str:
     return f"B, T, C = x.shape\nhs = C // n_head\n{split}\n{merge}\n"
 
 
@@ -207,8 +244,12 @@ SPLIT_MERGE_HEADS: Final = QuestionSpec(
         CaseSpec("three_heads", {"B": 1, "T": 4, "C": 12, "n_head": 3, "hs": 4}, note="B = 1, T = 4, C = 12, 3 heads"),
         CaseSpec("one_token", {"B": 2, "T": 1, "C": 6, "n_head": 3, "hs": 2}, adversarial=True, note="T = 1"),
         CaseSpec("one_head", {"B": 2, "T": 3, "C": 4, "n_head": 1, "hs": 4}, adversarial=True, note="a single head"),
-        CaseSpec("square", {"B": 1, "T": 3, "C": 9, "n_head": 3, "hs": 3}, adversarial=True,
-                 note="T = n_head = hs = 3: a wrong axis order keeps the right shape"),
+        CaseSpec(
+            "square",
+            {"B": 1, "T": 3, "C": 9, "n_head": 3, "hs": 3},
+            adversarial=True,
+            note="T = n_head = hs = 3: a wrong axis order keeps the right shape",
+        ),
     ),
     required=(NameCheck("heads"), NameCheck("merged")),
     reference=_heads(),
@@ -222,8 +263,9 @@ SPLIT_MERGE_HEADS: Final = QuestionSpec(
     ),
     misconceptions=(
         MisconceptionCase("missing_transpose", _heads(split="heads = x.reshape(B, n_head, T, hs)")),
-        MisconceptionCase("split_wrong_order",
-                          _heads(split="heads = x.reshape(B, T, hs, n_head).transpose(0, 3, 1, 2)")),
+        MisconceptionCase(
+            "split_wrong_order", _heads(split="heads = x.reshape(B, T, hs, n_head).transpose(0, 3, 1, 2)")
+        ),
         MisconceptionCase("merge_missing_transpose", _heads(merge="merged = y.reshape(B, T, C)")),
         MisconceptionCase("merge_wrong_order", _heads(merge="merged = y.transpose(0, 2, 3, 1).reshape(B, T, C)")),
         MisconceptionCase("reassembly_forgotten", _heads(merge="merged = y")),
@@ -236,8 +278,9 @@ SPLIT_MERGE_HEADS: Final = QuestionSpec(
 _APPEND = "k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concatenate([v_cache, v], axis=-2)\n"
 
 
-def _kv(attend: str = "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache",
-        append: str = _APPEND) -> str:
+def _kv(
+    attend: str = "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache", append: str = _APPEND
+) -> str:
     return f"{append}{attend}\n"
 
 
@@ -255,34 +298,53 @@ KV_CACHE_STEP: Final = QuestionSpec(
     cases=(
         CaseSpec("plain", {"t": 3, "d_k": 4, "d_v": 4}, note="3 cached tokens, d = 4"),
         CaseSpec("longer", {"t": 5, "d_k": 8, "d_v": 8}, note="5 cached tokens, d = 8"),
-        CaseSpec("empty_cache", {"t": 0, "d_k": 4, "d_v": 4}, adversarial=True,
-                 note="the first step: the cache is empty"),
+        CaseSpec(
+            "empty_cache", {"t": 0, "d_k": 4, "d_v": 4}, adversarial=True, note="the first step: the cache is empty"
+        ),
         CaseSpec("dk_ne_dv", {"t": 4, "d_k": 6, "d_v": 3}, adversarial=True, note="d_k = 6, d_v = 3"),
-        CaseSpec("batched", {"t": 5, "d_k": 16, "d_v": 16}, batch=(2, 4), adversarial=True, required=False,
-                 note="batched (B, nh) = (2, 4), as in nanoGPT"),
+        CaseSpec(
+            "batched",
+            {"t": 5, "d_k": 16, "d_v": 16},
+            batch=(2, 4),
+            adversarial=True,
+            required=False,
+            note="batched (B, nh) = (2, 4), as in nanoGPT",
+        ),
     ),
     required=(NameCheck("k_cache"), NameCheck("v_cache"), NameCheck("y")),
     helpers=("softmax",),
     reference=_kv(),
     equivalents=(
         _kv(append="k_cache = np.concatenate((k_cache, k), axis=-2)\nv_cache = np.concatenate((v_cache, v), -2)\n"),
-        _kv(attend="scores = q @ np.swapaxes(k_cache, -1, -2) * q.shape[-1] ** -0.5\n"
-                   "weights = softmax(scores, axis=-1)\ny = weights @ v_cache"),
+        _kv(
+            attend="scores = q @ np.swapaxes(k_cache, -1, -2) * q.shape[-1] ** -0.5\n"
+            "weights = softmax(scores, axis=-1)\ny = weights @ v_cache"
+        ),
         _kv(attend="d_k = k.shape[-1]\ny = softmax((q @ k_cache.swapaxes(-2, -1)) / math.sqrt(d_k)) @ v_cache"),
     ),
     misconceptions=(
-        MisconceptionCase("kv_attend_new_only",
-                          _kv(attend="y = softmax(q @ k.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v")),
-        MisconceptionCase("kv_append_after_attend",
-                          "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache\n" + _APPEND),
-        MisconceptionCase("kv_causal_mask_top_left", _kv(attend=(
-            "scores = q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])\n"
-            "S = k_cache.shape[-2]\n"
-            "mask = np.triu(np.ones((1, S), dtype=bool), k=1)\n"
-            "y = softmax(np.where(mask, -np.inf, scores)) @ v_cache"))),
+        MisconceptionCase(
+            "kv_attend_new_only", _kv(attend="y = softmax(q @ k.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v")
+        ),
+        MisconceptionCase(
+            "kv_append_after_attend",
+            "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache\n" + _APPEND,
+        ),
+        MisconceptionCase(
+            "kv_causal_mask_top_left",
+            _kv(
+                attend=(
+                    "scores = q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])\n"
+                    "S = k_cache.shape[-2]\n"
+                    "mask = np.triu(np.ones((1, S), dtype=bool), k=1)\n"
+                    "y = softmax(np.where(mask, -np.inf, scores)) @ v_cache"
+                )
+            ),
+        ),
         MisconceptionCase("missing_scale", _kv(attend="y = softmax(q @ k_cache.swapaxes(-2, -1)) @ v_cache")),
-        MisconceptionCase("t_reverses_all_axes",
-                          _kv(attend="y = softmax(q @ k_cache.T / np.sqrt(q.shape[-1])) @ v_cache")),
+        MisconceptionCase(
+            "t_reverses_all_axes", _kv(attend="y = softmax(q @ k_cache.T / np.sqrt(q.shape[-1])) @ v_cache")
+        ),
     ),
 )
 

@@ -46,7 +46,7 @@ from .messages import Refusal
 from .spec import QuestionSpec
 from .specs import SPECS
 
-ROOT: Final = str(Path(__file__).resolve().parents[2])      # the directory holding attention_engine/
+ROOT: Final = str(Path(__file__).resolve().parents[2])  # the directory holding attention_engine/
 MAX_ANSWER_BYTES: Final = 4 << 20
 _BOOT: Final = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
@@ -57,8 +57,15 @@ _BOOT: Final = (
 class Sandbox:
     """A worker process to grade in; thread-safe (one request at a time), restarted when needed."""
 
-    def __init__(self, *, timeout: float = 2.0, memory_mb: int = 512, cpu_seconds: int = 2,
-                 start_timeout: float = 60.0, start: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        timeout: float = 2.0,
+        memory_mb: int = 512,
+        cpu_seconds: int = 2,
+        start_timeout: float = 60.0,
+        start: bool = True,
+    ) -> None:
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.cpu_seconds = cpu_seconds
@@ -81,13 +88,22 @@ class Sandbox:
         if self._proc is not None and self._proc.poll() is None:
             return
         if self._started:
-            self.restarts += 1                            # counts replacements, not the first start
+            self.restarts += 1  # counts replacements, not the first start
         self._started = True
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OPENBLAS_NUM_THREADS": "1",
-               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "LC_ALL": "C.UTF-8",
+        }
         self._proc = subprocess.Popen(
             [sys.executable, "-I", "-c", _BOOT, ROOT, str(self.memory_mb), str(self.cpu_seconds)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, close_fds=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            close_fds=True,
         )
         self._buffer = b""
         ready = self._read_line(self.start_timeout)
@@ -100,7 +116,7 @@ class Sandbox:
         if proc is None:
             return
         if proc.poll() is None:
-            proc.kill()                                   # our own child, by its pid
+            proc.kill()  # our own child, by its pid
         proc.wait()
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
@@ -141,14 +157,19 @@ class Sandbox:
     def grade_code(self, spec: QuestionSpec, source: str, *, seed: int = 0) -> CheckResult:
         """``grading.grade_code`` in the worker; see the module docstring for what can come back."""
         if not isinstance(source, str):
-            return grade_code(spec, source, seed=seed)   # refused without running
-        if len(source) > spec.limits.max_source_chars:   # no need to ship a megabyte to refuse it
-            return rejected(spec, seed, Refusal("source_too_long", {"chars": len(source),
-                                                                    "limit": spec.limits.max_source_chars},
-                                                runnable=False))
+            return grade_code(spec, source, seed=seed)  # refused without running
+        if len(source) > spec.limits.max_source_chars:  # no need to ship a megabyte to refuse it
+            return rejected(
+                spec,
+                seed,
+                Refusal(
+                    "source_too_long", {"chars": len(source), "limit": spec.limits.max_source_chars}, runnable=False
+                ),
+            )
         builtin = SPECS.get(spec.key)
-        payload: Any = spec.key if builtin is not None and (builtin is spec or builtin.digest == spec.digest) \
-            else spec.to_dict()
+        payload: Any = (
+            spec.key if builtin is not None and (builtin is spec or builtin.digest == spec.digest) else spec.to_dict()
+        )
         request = json.dumps({"spec": payload, "code": source, "seed": seed}).encode() + b"\n"
         with self._lock:
             self._ensure_started()
@@ -202,7 +223,7 @@ def _limit_self(memory_mb: int) -> None:
         with open("/proc/self/statm") as f:
             used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         lower(resource.RLIMIT_AS, used + memory_mb * (1 << 20))
-    except (OSError, ValueError):                         # no /proc (macOS ignores RLIMIT_AS anyway)
+    except (OSError, ValueError):  # no /proc (macOS ignores RLIMIT_AS anyway)
         pass
     lower(resource.RLIMIT_FSIZE, 0)
     lower(resource.RLIMIT_CORE, 0)
@@ -211,6 +232,7 @@ def _limit_self(memory_mb: int) -> None:
 
 def _cpu_deadline(cpu_seconds: int) -> None:
     import resource
+
     usage = resource.getrusage(resource.RUSAGE_SELF)
     soft = math.ceil(usage.ru_utime + usage.ru_stime) + cpu_seconds
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
@@ -229,8 +251,9 @@ def _spec_from(payload: Any, cache: dict[str, QuestionSpec]) -> QuestionSpec:
     return found
 
 
-def main(memory_mb: int = 512, cpu_seconds: int = 2, stdin: IO[bytes] | None = None,
-         stdout: IO[bytes] | None = None) -> None:
+def main(
+    memory_mb: int = 512, cpu_seconds: int = 2, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
+) -> None:
     """The worker loop: warm up, lower the limits, then answer one request per line."""
     import gc
     import warnings
@@ -240,13 +263,13 @@ def main(memory_mb: int = 512, cpu_seconds: int = 2, stdin: IO[bytes] | None = N
     warnings.simplefilter("ignore")
     inp = stdin or sys.stdin.buffer
     out = stdout or sys.stdout.buffer
-    for spec in SPECS.values():                           # imports, caches and code paths warm before the limits
+    for spec in SPECS.values():  # imports, caches and code paths warm before the limits
         prepare(spec, 0)
         grade_code(spec, spec.reference)
         if spec.misconceptions:
             grade_code(spec, spec.misconceptions[0].code)
     gc.collect()
-    gc.freeze()                  # the warm heap never needs scanning again: no multi-ms collections later
+    gc.freeze()  # the warm heap never needs scanning again: no multi-ms collections later
     _limit_self(memory_mb)
     out.write(b'{"ready": true}\n')
     out.flush()
@@ -261,7 +284,7 @@ def main(memory_mb: int = 512, cpu_seconds: int = 2, stdin: IO[bytes] | None = N
             _cpu_deadline(cpu_seconds)
             result = grade_code(spec, str(request["code"]), seed=int(request.get("seed", 0))).to_dict()
         except MemoryError:
-            return                                        # exit: the parent reports worker_crashed and restarts
+            return  # exit: the parent reports worker_crashed and restarts
         except Exception:
             result = {"format": 0}
         out.write(json.dumps(result).encode() + b"\n")

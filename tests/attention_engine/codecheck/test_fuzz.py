@@ -1,8 +1,8 @@
 """Fuzzing the evaluator: random text, random expressions and random ASTs only ever give a result
 or a clear refusal — never an uncaught exception, never a run beyond the limits.
 
-hypothesmith (Hypothesis strategies for whole Python programs) is used as well when it is
-installed; our own strategies below always run: they aim at the interesting part of the language
+hypothesmith (Hypothesis strategies for whole Python programs, in requirements-dev.txt) feeds whole
+programs; our own strategies aim at the interesting part of the language
 (numpy calls, attributes, subscripts, big numbers, the constructs that must be refused).
 """
 
@@ -244,10 +244,10 @@ def test_random_asts(body):
     run_directly(source)
 
 
-# --- whole Python programs, when hypothesmith is installed -------------------------------------
+# --- whole Python programs (hypothesmith, from requirements-dev.txt) --------------------------------
 
 def test_hypothesmith_programs():
-    hypothesmith = pytest.importorskip("hypothesmith", reason="hypothesmith is optional (pip install hypothesmith)")
+    import hypothesmith
 
     @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
     @given(hypothesmith.from_grammar())
