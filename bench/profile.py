@@ -48,8 +48,8 @@ def requests_for(name: str, count: int, rng: random.Random) -> list[tuple[str, s
     from knox.models import get_token_model
 
     from quizzes.models import Lesson, Question
-    from quizzes.selectors_api import option_handle
-    from quizzes.services import attempt_start
+    from quizzes.practice.presenter import option_handle
+    from quizzes.practice.services import attempt_start
 
     users = list(get_user_model().objects.filter(username__startswith="scale-").order_by("?")[: count + 50])
     if not users:
@@ -78,7 +78,8 @@ def requests_for(name: str, count: int, rng: random.Random) -> list[tuple[str, s
             attempt = attempt_start(user=user, lesson=lesson, mode="study")
             for item in attempt.items.select_related("question").order_by("position"):
                 if item.question.kind == Question.Kind.CHOICE and item.option_order:
-                    body = {"option_id": option_handle(item.pk, rng.choice(item.option_order)), "duration_ms": 5000}
+                    handle = option_handle(item_id=item.pk, option_id=rng.choice(item.option_order))
+                    body = {"option_id": handle, "duration_ms": 5000}
                     rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, json.dumps(body)))
             if len(rows) >= count:
                 break

@@ -8,4 +8,4 @@ class QuizzesConfig(AppConfig):
     verbose_name = _("Quizzes")
 
     def ready(self) -> None:
-        from quizzes import signals  # noqa: F401  (connects the cache-stamp receivers)
+        from quizzes.reviews import signals  # noqa: F401  (connects the cache-stamp receivers)

@@ -41,7 +41,7 @@ def _fresh_cache():
     """The cache is real (Redis when REDIS_URL is set); keep tests independent of each other."""
     from django.core.cache import caches
 
-    from quizzes import throttle
+    from quizzes.accounts import throttle
 
     for alias in caches:  # "default" and "throttle" (both Redis when REDIS_URL is set)
         caches[alias].clear()

@@ -3,8 +3,9 @@
 Requests use the strict fields (quizzes.api.fields): the wrong JSON type is a 400, never coerced.
 Unknown keys in a request body are ignored (server-owned fields such as ``user``, ``correct``,
 ``score``, ``due`` or ``stability`` are simply not fields of any request serializer).
-Responses are built from plain dicts (quizzes.selectors_api), so nothing reaches a client that a
-representation helper did not put there on purpose.
+Responses are built from plain dicts (quizzes.api.representations; attempt items from the one item
+presenter, quizzes.practice.presenter), so nothing reaches a client that a representation helper did
+not put there on purpose.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ class ItemQuestionSerializer(serializers.Serializer):
 
 
 class ItemOptionSerializer(serializers.Serializer):
-    id = serializers.CharField(help_text="Opaque option id for this item; answer with it.")
+    id = serializers.CharField(source="handle", help_text="Opaque option id for this item; answer with it.")
     text = serializers.CharField()
     text_html = serializers.CharField()
 
@@ -178,7 +179,7 @@ class GivenValueSerializer(serializers.Serializer):
 
 class NumericChoiceSerializer(serializers.Serializer):
     index = serializers.IntegerField()
-    label = serializers.CharField()
+    label = serializers.CharField(source="label_zh")
     label_en = serializers.CharField()
 
 

@@ -13,7 +13,10 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from quizzes import demo
+from quizzes.accounts.selectors import email_taken
+from quizzes.accounts.services import EMAIL_TAKEN_MESSAGE
+from quizzes.content import attention_demo as demo
+from quizzes.core.errors import ErrorCode
 
 
 class LoginForm(AuthenticationForm):
@@ -46,19 +49,9 @@ class SignupForm(UserCreationForm):
     def clean_email(self) -> str:
         """One account per address (case-insensitive); the database's unique index is the final word."""
         email = self.cleaned_data.get("email") or ""
-        if email and email_taken(email):
-            raise forms.ValidationError(EMAIL_TAKEN, code="email_taken")
+        if email and email_taken(email=email):
+            raise forms.ValidationError(EMAIL_TAKEN_MESSAGE, code=ErrorCode.EMAIL_TAKEN)
         return email
-
-
-EMAIL_TAKEN = _("Another account already uses this e-mail address. Log in, or reset that account's password.")
-
-
-def email_taken(email: str, *, exclude_pk: int | None = None) -> bool:
-    users = get_user_model().objects.filter(email__iexact=email.strip())
-    if exclude_pk is not None:
-        users = users.exclude(pk=exclude_pk)
-    return users.exists()
 
 
 @lru_cache(maxsize=1)

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.models import ReviewLog
-from quizzes.selectors_practice import MOCK_INTERVIEW_MAX
+from quizzes.content.selectors import MOCK_INTERVIEW_MAX
+from quizzes.reviews.models import ReviewLog
 
 MAX_SELF_ANSWER_CHARS = 5000
 MAX_CELLS = 400  # a 20×20 grid; the engine's answers are far smaller

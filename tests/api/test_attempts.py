@@ -18,9 +18,9 @@ def start(api, lesson, mode="study", **extra):
 def correct_handle(item_json) -> str:
     item = AttemptItem.objects.get(pk=item_json["id"])
     correct = Option.objects.get(question=item.question, is_correct=True)
-    from quizzes.selectors_api import option_handle
+    from quizzes.practice.presenter import option_handle
 
-    return option_handle(item.pk, correct.pk)
+    return option_handle(item_id=item.pk, option_id=correct.pk)
 
 
 def wrong_handle(item_json) -> str:

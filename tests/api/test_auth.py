@@ -158,3 +158,18 @@ def test_every_route_is_in_the_api_namespace():
     resolver = get_resolver()
     api = next(p for p in resolver.url_patterns if isinstance(p, URLResolver) and str(p.pattern) == "api/")
     assert api.namespace == "api"
+
+
+def test_login_creates_the_token_and_its_device_row_together(anon, user, monkeypatch):
+    """One transaction: if the device row cannot be written, no token is left behind."""
+    from django.db import DatabaseError
+
+    from quizzes.models import TokenDevice
+
+    def disk_full(*args, **kwargs):
+        raise DatabaseError("disk full")
+
+    monkeypatch.setattr(TokenDevice, "save", disk_full)
+    with pytest.raises(DatabaseError):
+        login(anon, user.username)
+    assert not AuthToken.objects.filter(user=user).exists()

@@ -33,7 +33,8 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from quizzes.models import AttemptItem, Lesson, Question, ReviewCard
-from quizzes.services import attempt_start, card_rate
+from quizzes.practice.services import attempt_start
+from quizzes.reviews.services import card_rate
 from tests import factories
 from tests.api.helpers import assert_error
 

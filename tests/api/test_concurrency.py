@@ -11,8 +11,8 @@ from django.db import connection
 from django.utils import timezone
 
 from quizzes.models import Attempt, AttemptItem, IdempotencyKey, ReviewLog
-from quizzes.selectors_api import option_handle
-from quizzes.services import attempt_start
+from quizzes.practice.presenter import option_handle
+from quizzes.practice.services import attempt_start
 from tests import factories
 from tests.api.conftest import token_client
 from tests.quizzes.test_concurrency import run_together
@@ -25,7 +25,7 @@ def test_concurrent_submits_of_one_item_store_one_response():
     user = factories.UserFactory()
     question = factories.ChoiceQuestionFactory(options=4)
     item = attempt_start(user=user, lesson=question.lesson).items.get()
-    handles = [option_handle(item.pk, pk) for pk in item.option_order]
+    handles = [option_handle(item_id=item.pk, option_id=pk) for pk in item.option_order]
 
     def submit(index: int):
         sent = handles[index % 4]

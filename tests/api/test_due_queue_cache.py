@@ -14,9 +14,11 @@ import time_machine
 from django.core.cache import cache
 from django.utils import timezone
 
-from quizzes import learner_cache
+from quizzes.accounts.services import learner_profile_update
 from quizzes.models import ReviewCard
-from quizzes.services import attempt_start, card_rate, item_answer, learner_profile_update
+from quizzes.practice.services import attempt_start, item_answer
+from quizzes.reviews import learner_cache
+from quizzes.reviews.services import card_rate
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -157,8 +159,8 @@ def test_the_body_is_exactly_the_documented_serializers_representation(api, user
 
     from rest_framework.renderers import JSONRenderer
 
+    from quizzes.api.representations import due_queue_page
     from quizzes.api.serializers import DueQueueSerializer
-    from quizzes.selectors_api import due_queue_page
 
     cards = due_prompts(user, lesson, 3)
     card_rate(user=user, question=cards[0].question, rating=1)  # a lapse: learning state, reviewed today

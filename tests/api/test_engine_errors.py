@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizzes.demo import demo_matrix
+from quizzes.content.attention_demo import demo_matrix
 from tests.api.helpers import assert_error
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 
 from quizzes.api.parsers import json_depth
 from quizzes.models import Attempt, AttemptItem, IdempotencyKey, ReviewLog
-from quizzes.services import item_answer
+from quizzes.practice.services import item_answer
 from tests import factories
 from tests.api.helpers import assert_error
 
@@ -160,7 +160,7 @@ def test_idempotent_replay_is_byte_identical(api, lesson):
     [10**400, [10**400, 1], "1e400", "1" + "0" * 400, float("nan"), float("inf"), [[-float("inf")]], "a\x00", "\ud800"],
 )
 def test_numeric_answer_service_never_raises_overflow_or_data_error(user, lesson, value):
-    from quizzes.services import attempt_start
+    from quizzes.practice.services import attempt_start
 
     factories.NumericQuestionFactory(lesson=lesson, order=1)
     attempt = attempt_start(user=user, lesson=lesson)
@@ -181,7 +181,7 @@ def test_numeric_answer_service_never_raises_overflow_or_data_error(user, lesson
 @pytest.mark.postgres
 def test_numeric_answer_service_on_postgresql_jsonb(user, lesson):
     """The values that used to raise DataError when the response was saved to jsonb."""
-    from quizzes.services import attempt_start
+    from quizzes.practice.services import attempt_start
 
     factories.NumericQuestionFactory(lesson=lesson, order=1)
     item = attempt_start(user=user, lesson=lesson).items.select_related("question", "attempt").get()

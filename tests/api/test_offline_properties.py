@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizzes.models import ReviewCard, ReviewLog
-from quizzes.services.offline import EntryStatus, OfflineEntry, offline_reviews_merge
+from quizzes.reviews.offline import EntryStatus, OfflineEntry, offline_reviews_merge
 from tests import factories
 
 pytestmark = pytest.mark.django_db

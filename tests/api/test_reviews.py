@@ -9,8 +9,8 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from quizzes.models import ReviewCard, ReviewLog
-from quizzes.services import card_rate
+from quizzes.models import Question, ReviewCard, ReviewLog
+from quizzes.reviews.services import card_rate
 from tests import factories
 from tests.api.helpers import assert_error
 
@@ -165,3 +165,71 @@ def test_reference_for_self_rated_questions_only(api, lesson, choice_question):
     assert reference["reference_answer"] == prompt.reference_answer and reference["rubric"] == prompt.rubric
     assert [p["rating"] for p in reference["rating_previews"]] == [1, 2, 3, 4]
     assert_error(api.get(f"/api/v1/questions/{choice_question.pk}/reference/"), 404)
+
+
+# --------------------------------------------------------------------------- issue 12: one rule, one place
+
+
+def test_rate_refuses_a_question_of_an_unpublished_lesson(api, user):
+    """The review page and the offline upload refuse it; the rate endpoint must too."""
+    draft = factories.LessonFactory(published=False)
+    prompt = factories.PromptQuestionFactory(lesson=draft)
+    assert "question_id" in assert_error(rate(api, prompt), 400)["error"]["fields"]
+    assert not ReviewLog.objects.filter(user=user).exists()
+
+
+def test_rate_refuses_a_review_time_before_the_question_existed_as_the_offline_upload_does(api, user, lesson):
+    prompt = factories.PromptQuestionFactory(lesson=lesson)
+    before = (prompt.created_at - dt.timedelta(hours=1)).isoformat()
+    assert "reviewed_at" in assert_error(rate(api, prompt, reviewed_at=before), 400)["error"]["fields"]
+    entry = {"client_uuid": str(uuid.uuid4()), "question_id": prompt.pk, "rating": 3, "reviewed_at": before}
+    upload = api.post("/api/v1/reviews/offline/", {"entries": [entry]}, format="json").json()
+    assert upload["entries"][0]["reason"] == "before_card_existed"
+    assert not ReviewLog.objects.filter(user=user).exists()
+
+
+def test_a_stored_rating_sent_again_is_a_no_op_even_after_its_question_was_unpublished(api, user, lesson):
+    """client_uuid de-duplication comes before validation, for the rate endpoint as for the offline upload."""
+    prompt = factories.PromptQuestionFactory(lesson=lesson)
+    client_uuid = str(uuid.uuid4())
+    first = rate(api, prompt, client_uuid=client_uuid)
+    assert first.status_code == 200
+    Question.objects.filter(pk=prompt.pk).update(published=False)
+    again = rate(api, prompt, client_uuid=client_uuid)
+    assert again.status_code == 200, again.json()
+    assert again.json()["id"] == first.json()["id"]
+    now = timezone.now().isoformat()
+    entry = {"client_uuid": client_uuid, "question_id": prompt.pk, "rating": 3, "reviewed_at": now}
+    upload = api.post("/api/v1/reviews/offline/", {"entries": [entry]}, format="json").json()
+    assert upload["entries"][0]["status"] == "already_stored"
+    assert ReviewLog.objects.filter(user=user).count() == 1
+
+
+def test_undo_names_the_question_of_the_rating_it_removed(api, user, lesson, monkeypatch):
+    """The newest rating is looked up inside the service's transaction, not by the view beforehand:
+    when another device rates in between, the response names the question whose rating was removed."""
+    from quizzes.api.views import reviews as views
+
+    first = factories.PromptQuestionFactory(lesson=lesson)
+    second = factories.PromptQuestionFactory(lesson=lesson)
+    card_rate(user=user, question=first, rating=3)
+    undo = views.card_undo_last
+
+    def with_a_rating_in_between(**kwargs):
+        card_rate(user=user, question=second, rating=3)  # another device, between the request and the undo
+        return undo(**kwargs)
+
+    monkeypatch.setattr(views, "card_undo_last", with_a_rating_in_between)
+    body = api.post("/api/v1/reviews/undo/", {}, format="json").json()
+    assert body == {"question_id": second.pk, "card": None}
+    assert ReviewCard.objects.filter(user=user, question=first).exists()
+    assert not ReviewCard.objects.filter(user=user, question=second).exists()
+
+
+def test_next_due_after_today_counts_live_cards_only(api, user, lesson):
+    """The dashboard counts' next due date skips cards of unpublished lessons, like the dashboard page."""
+    make_due_cards(user, lesson, 1, at=timezone.now())  # due in two days
+    assert api.get("/api/v1/reviews/due/").json()["counts"]["next_due_after_today"] is not None
+    lesson.published = False
+    lesson.save()
+    assert api.get("/api/v1/reviews/due/").json()["counts"]["next_due_after_today"] is None

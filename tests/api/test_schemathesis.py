@@ -23,7 +23,8 @@ from schemathesis import GenerationMode
 from schemathesis.config._checks import PositiveDataAcceptanceConfig
 
 from quizzes.models import Lesson
-from quizzes.services import attempt_start, card_rate
+from quizzes.practice.services import attempt_start
+from quizzes.reviews.services import card_rate
 from tests import factories
 
 MAX_EXAMPLES = 20

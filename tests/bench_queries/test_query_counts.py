@@ -14,8 +14,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from quizzes import selectors_api
-from quizzes.services import attempt_start, card_rate
+from quizzes.api import representations
+from quizzes.practice.selectors import attempts_for
+from quizzes.practice.services import attempt_start
+from quizzes.reviews.services import card_rate
 from tests import factories
 from tests.api.conftest import token_client
 
@@ -155,6 +157,6 @@ def test_item_representation_needs_no_query_per_option(user, django_assert_num_q
     """The public form of a loaded attempt (options, handles, variants) is built without touching the database."""
     lesson = quiz_lesson(choice=6, numeric=2)
     attempt = attempt_start(user=user, lesson=lesson, mode="study")
-    loaded = selectors_api.attempts_for(user).get(pk=attempt.pk)
+    loaded = attempts_for(user=user).get(pk=attempt.pk)
     with django_assert_num_queries(0):
-        assert len(selectors_api.attempt_public(loaded)["items"]) == 8
+        assert len(representations.attempt_public(loaded)["items"]) == 8

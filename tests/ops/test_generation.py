@@ -11,9 +11,9 @@ from django.db import transaction
 from django.urls import reverse
 
 from attention_engine import generators
+from quizzes.content.generation import generation_job_create, generation_job_run
 from quizzes.models import AttemptItem, GenerationJob, Question
-from quizzes.services.attempts import attempt_start
-from quizzes.services.generation import generation_job_create, generation_job_run
+from quizzes.practice.services.attempts import attempt_start
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -162,3 +162,17 @@ def test_job_errors_are_listed_in_the_admin(admin_client, source):
     job = run(source, 2)
     page = admin_client.get(reverse("admin:quizzes_generationjob_change", args=[job.pk])).content.decode()
     assert "row-weights-s0" in page and "Failed" in page
+
+
+def test_admin_action_refuses_a_question_generated_from_another(admin_client, source):
+    """The admin's eligibility is the service's: a question with generated_from is refused up front too."""
+    copy = factories.NumericQuestionFactory(lesson=source.lesson, key="row-weights-copy", generated_from=source)
+    response = admin_client.post(
+        reverse("admin:quizzes_question_changelist"),
+        {"action": "generate_standalone_questions", "_selected_action": [copy.pk]},
+        follow=True,
+    )
+    body = response.content.decode()
+    assert "Only numeric questions that are not generated themselves" in body and "row-weights-copy" in body
+    assert 'name="total"' not in body  # no form asking for N: nothing can be generated from it
+    assert not GenerationJob.objects.exists()

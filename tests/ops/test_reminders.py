@@ -13,12 +13,8 @@ from django.core import mail
 from django.urls import resolve, reverse
 
 from quizzes.models import LearnerProfile, ReminderDelivery
-from quizzes.services.reminders import (
-    reminder_moment,
-    reminders_send_due,
-    unsubscribe_token,
-    unsubscribe_user_for_token,
-)
+from quizzes.notifications.selectors import unsubscribe_user_for_token
+from quizzes.notifications.services import reminder_moment, reminders_send_due, unsubscribe_token
 from tests.factories import utc
 from tests.ops.helpers import due_card, learner
 
@@ -54,7 +50,7 @@ def test_a_due_learner_gets_exactly_one_email_with_count_lessons_and_links(setti
     unsubscribe = header[1:-1]
     token = resolve(unsubscribe.removeprefix("https://quiz.example.com")).kwargs["token"]
     with time_machine.travel(EVENING):
-        assert unsubscribe_user_for_token(token) == profile.user
+        assert unsubscribe_user_for_token(token=token) == profile.user
     assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert unsubscribe in message.body and unsubscribe in html
     delivery = ReminderDelivery.objects.get(user=profile.user)

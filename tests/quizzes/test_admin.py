@@ -385,3 +385,12 @@ def test_kind_of_a_question_with_history_cannot_change(admin_client, learner_his
     assert "its kind cannot change" in page_text(response)
     choice_question.refresh_from_db()
     assert choice_question.kind == "choice"
+
+
+@pytest.mark.django_db
+def test_numeric_preview_prints_shapes_as_python_does(admin_client, lesson):
+    """(4,) for a vector, as on the learner's pages and in numpy: never (4)."""
+    question = factories.NumericQuestionFactory(lesson=lesson)  # attention_row_weights: a vector of 4 weights
+    text = page_text(admin_client.get(reverse("admin:quizzes_question_preview", args=[question.pk]), {"seed": 0}))
+    assert "shape (4,) ·" in text
+    assert "(4)" not in text

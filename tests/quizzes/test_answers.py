@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from quizzes.models import AttemptItem, Question, ReviewCard, ReviewLog
-from quizzes.services import attempt_finish, attempt_start, item_answer
+from quizzes.practice.services import attempt_finish, attempt_start, item_answer
 from tests import factories
 from tests.factories import utc
 

@@ -7,8 +7,8 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from quizzes.models import Attempt, Question
-from quizzes.services import attempt_finish, attempt_start, item_answer
-from quizzes.services.attempts import choose_variant_seed
+from quizzes.practice.services import attempt_finish, attempt_start, item_answer
+from quizzes.practice.services.attempts import choose_variant_seed
 from tests import factories
 from tests.factories import utc
 

@@ -8,7 +8,8 @@ import pytest
 from django.db import connection, connections
 
 from quizzes.models import Attempt, AttemptItem, ReviewCard, ReviewLog
-from quizzes.services import attempt_start, card_rate, item_answer
+from quizzes.practice.services import attempt_start, item_answer
+from quizzes.reviews.services import card_rate
 from tests import factories
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

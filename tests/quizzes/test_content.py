@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from quizzes.content import ContentError, content_load
+from quizzes.content.report import ContentError
+from quizzes.content.writer import content_load
 from quizzes.models import Attempt, AttemptItem, Lesson, Option, Question, ReviewCard, ReviewLog
-from quizzes.services.answers import item_answer
-from quizzes.services.attempts import attempt_start
+from quizzes.practice.services.answers import item_answer
+from quizzes.practice.services.attempts import attempt_start
 
 LESSON = """\
 key: demo
@@ -527,7 +528,7 @@ def real_lessons(django_db_setup, django_db_blocker):
 
 @pytest.mark.django_db
 def test_real_lessons_have_the_required_questions(real_lessons):
-    from quizzes.content import content_counts
+    from quizzes.content.selectors import content_counts
 
     counts = content_counts()
     assert set(counts) == set(REQUIRED)
@@ -576,7 +577,7 @@ def test_lesson_keys_are_unique_and_prefixed():
     """Question keys are global: each file prefixes its keys (l1-, l2-, l3-) so they never collide."""
     import yaml
 
-    from quizzes.content import DEFAULT_LESSONS_DIR, lesson_files
+    from quizzes.content.reader import DEFAULT_LESSONS_DIR, lesson_files
 
     seen: set[str] = set()
     for path in lesson_files(DEFAULT_LESSONS_DIR):

@@ -21,7 +21,7 @@ import yaml
 from attention_engine.blockwise import blockwise_attention
 from attention_engine.core import scaled_dot_product_attention, softmax
 from attention_engine.misconceptions import get as misconception
-from quizzes import cues
+from quizzes.content import cues
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "lessons"
 FILES = sorted(LESSONS_DIR.glob("*.yaml"))

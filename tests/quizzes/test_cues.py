@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from quizzes import cues
-from quizzes.content import ContentError, content_load
+from quizzes.content import cues
+from quizzes.content.report import ContentError
+from quizzes.content.writer import content_load
 from quizzes.models import Lesson
 
 # --------------------------------------------------------------------------- measuring

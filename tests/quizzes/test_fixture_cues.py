@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from quizzes import cues
-from quizzes.content import ContentError, content_load
+from quizzes.content import cues
+from quizzes.content.report import ContentError
+from quizzes.content.writer import content_load
 from quizzes.models import Lesson, Question
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from quizzes.services.attempts import choose_option_order
+from quizzes.practice.services.attempts import choose_option_order
 
 LEARNERS = 5_000
 RETAKES = 9                  # per learner: 8 guesses each (the first attempt has no history)

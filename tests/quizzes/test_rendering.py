@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from quizzes.rendering import math_to_mathml, render_markdown, render_value, value_to_latex
+from quizzes.core.rendering import math_to_mathml, render_markdown, render_value, value_to_latex
 
 
 def test_inline_and_display_math_become_mathml():

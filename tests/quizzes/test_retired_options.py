@@ -7,11 +7,12 @@ import html
 import pytest
 from django.urls import reverse
 
-from quizzes import selectors, selectors_api
+from quizzes.api import representations
+from quizzes.content.selectors import lessons_with_content, live_options
+from quizzes.content.validation import validate_choice_options
 from quizzes.models import Option
-from quizzes.services.answers import item_answer
-from quizzes.services.attempts import attempt_start
-from quizzes.validation import validate_choice_options
+from quizzes.practice.services.answers import item_answer
+from quizzes.practice.services.attempts import attempt_start
 from tests import factories
 from tests.quizzes.test_admin import change_post
 
@@ -29,7 +30,7 @@ def test_new_attempts_offer_live_options_only(user, choice_question):
     for _ in range(5):
         item = attempt_start(user=user, lesson=choice_question.lesson).items.get()
         assert sorted(item.option_order) == sorted(o.pk for o in options[:3])
-    assert [o.key for o in selectors.live_options(choice_question)] == [o.key for o in options[:3]]
+    assert [o.key for o in live_options(question=choice_question)] == [o.key for o in options[:3]]
 
 
 def test_an_attempt_started_before_the_retirement_still_shows_and_grades_it(user, choice_question):
@@ -58,8 +59,8 @@ def test_the_correct_option_of_an_item_is_the_one_it_showed(user, choice_questio
 
 def test_lesson_content_lists_live_options_only(choice_question):
     retire(choice_question.options.get(key=f"{choice_question.key}-d"))
-    lesson = selectors_api.lessons_with_content().get(pk=choice_question.lesson_id)
-    (question,) = selectors_api.lesson_content(lesson)["questions"]
+    lesson = lessons_with_content().get(pk=choice_question.lesson_id)
+    (question,) = representations.lesson_content(lesson)["questions"]
     texts = {o["text"] for o in question["options"]}
     assert texts == set(choice_question.options.filter(retired=False).values_list("text", flat=True))
     assert len(texts) == 3

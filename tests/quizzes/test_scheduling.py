@@ -12,9 +12,12 @@ import fsrs
 import pytest
 from django.core.exceptions import ValidationError
 
-from quizzes import selectors
+from quizzes.accounts.selectors import profile_for
+from quizzes.accounts.services import learner_profile_update
 from quizzes.models import Attempt, ReviewCard, ReviewLog
-from quizzes.services import attempt_start, card_rate, card_undo_last, item_answer, learner_profile_update
+from quizzes.practice.services import attempt_start, item_answer
+from quizzes.reviews import selectors
+from quizzes.reviews.services import card_rate, card_undo_last
 from tests import factories
 from tests.factories import utc
 
@@ -274,13 +277,13 @@ class TestUndo:
         card_rate(user=user, question=prompt, rating=1)
         assert self.snapshot(card) != before
         restored = card_undo_last(user=user)
-        assert restored.pk == card.pk
+        assert restored.card.pk == card.pk and restored.question_id == prompt.pk
         assert self.snapshot(card) == before
 
     def test_undoing_the_only_rating_makes_the_question_new_again(self, user):
         prompt = factories.PromptQuestionFactory()
         card = card_rate(user=user, question=prompt, rating=4)
-        assert card_undo_last(user=user, card=card) is None
+        assert card_undo_last(user=user, card=card).card is None
         assert not ReviewCard.objects.filter(user=user).exists()
         assert selectors.new_questions(user=user) == [prompt]
 
@@ -314,13 +317,13 @@ class TestLeech:
             card = card_rate(user=user, question=recall, rating=rating)
             assert card.is_leech is (card.lapses >= 8)
         assert (card.lapses, card.is_leech, card.suspended) == (8, True, False)
-        card = card_undo_last(user=user, card=card)
+        card = card_undo_last(user=user, card=card).card
         assert (card.lapses, card.is_leech) == (7, False)
 
 
 def test_profile_time_zone_change_applies_to_the_next_rating(user, time_machine):
     learner_profile_update(user=user, time_zone="Asia/Shanghai", day_rollover_hour=6)
-    profile = selectors.profile_for(user)
+    profile = profile_for(user=user)
     assert (profile.time_zone, profile.day_rollover_hour) == ("Asia/Shanghai", 6)
     with pytest.raises(ValidationError):
         learner_profile_update(user=user, time_zone="Nowhere/Special")

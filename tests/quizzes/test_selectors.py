@@ -4,9 +4,13 @@ import datetime as dt
 
 import pytest
 
-from quizzes import selectors
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.selectors import lesson_list_published
 from quizzes.models import LearnerProfile, ReviewCard
-from quizzes.services import attempt_start, card_rate, card_suspend, card_unsuspend, item_answer
+from quizzes.practice.selectors import attempt_score, lesson_progress
+from quizzes.practice.services import attempt_start, item_answer
+from quizzes.reviews import selectors
+from quizzes.reviews.services import card_rate, card_suspend, card_unsuspend
 from tests import factories
 from tests.factories import utc
 
@@ -114,14 +118,14 @@ def test_lesson_progress(user, quiz_lesson, time_machine):
     factories.ChoiceQuestionFactory(lesson=other)
     time_machine.move_to(utc(2025, 1, 1, 8), tick=False)
     study(user, quiz_lesson)
-    progress = {p.lesson: p for p in selectors.lesson_progress(user=user)}
+    progress = {p.lesson: p for p in lesson_progress(user=user)}
     mine = progress[quiz_lesson]
     assert (mine.total, mine.studied, mine.due, mine.mastered) == (6, 4, 0, 0)
     assert mine.best_score == 1.0
     assert mine.studied_fraction == pytest.approx(4 / 6)
     assert (progress[other].studied, progress[other].best_score) == (0, None)
     time_machine.move_to(utc(2025, 1, 3, 8), tick=False)
-    assert {p.lesson: p for p in selectors.lesson_progress(user=user)}[quiz_lesson].due == 4
+    assert {p.lesson: p for p in lesson_progress(user=user)}[quiz_lesson].due == 4
 
 
 def test_mastery_counts_stable_cards(user, time_machine):
@@ -132,7 +136,7 @@ def test_mastery_counts_stable_cards(user, time_machine):
         card = card_rate(user=user, question=prompt, rating=4)
         moment = card.due
     assert card.stability >= selectors.MASTERY_STABILITY_DAYS
-    progress = {p.lesson: p for p in selectors.lesson_progress(user=user)}[prompt.lesson]
+    progress = {p.lesson: p for p in lesson_progress(user=user)}[prompt.lesson]
     assert progress.mastered == 1
     assert progress.mastery == 1.0
 
@@ -197,11 +201,11 @@ def test_lesson_list_published_counts_published_questions(lesson):
     factories.ChoiceQuestionFactory(lesson=lesson)
     factories.ChoiceQuestionFactory(lesson=lesson, published=False)
     factories.LessonFactory(published=False)
-    assert [(item, item.question_count) for item in selectors.lesson_list_published()] == [(lesson, 1)]
+    assert [(item, item.question_count) for item in lesson_list_published()] == [(lesson, 1)]
 
 
 def test_profile_for_never_writes(user):
-    profile = selectors.profile_for(user)
+    profile = profile_for(user=user)
     assert profile.pk is None and profile.time_zone == "UTC"
     assert not LearnerProfile.objects.exists()
 
@@ -219,7 +223,7 @@ def test_heatmap_days_agree_with_the_schedulers_study_day(user, time_machine, zo
     """The database groups ratings by day; each must land on ``scheduling.local_day`` of its moment."""
     from collections import Counter
 
-    from quizzes import scheduling
+    from quizzes.reviews import scheduling
 
     LearnerProfile.objects.create(user=user, time_zone=zone, day_rollover_hour=rollover)
     prompt = factories.PromptQuestionFactory()
@@ -230,3 +234,15 @@ def test_heatmap_days_agree_with_the_schedulers_study_day(user, time_machine, zo
     expected = Counter(scheduling.local_day(m, scheduling.zoneinfo.ZoneInfo(zone), rollover) for m in moments)
     heatmap = selectors.review_heatmap(user=user, days=10)
     assert {d.day: d.count for d in heatmap if d.count} == dict(expected)
+
+
+def test_an_attempt_has_no_score_until_an_item_is_answered(user, quiz_lesson):
+    """One meaning on the pages, in the API and in progress: None before any answer, then the mean over
+    every item with unanswered items counting 0."""
+    attempt = attempt_start(user=user, lesson=quiz_lesson)
+    assert attempt_score(attempt=attempt) is None
+    assert {p.lesson: p for p in lesson_progress(user=user)}[quiz_lesson].best_score is None
+    item = attempt.items.select_related("question").get(position=0)
+    item_answer(user=user, item=item, option_id=item.question.options.get(is_correct=True).pk)
+    assert attempt_score(attempt=attempt) == pytest.approx(1 / 4)  # 4 quiz items, one right
+    assert {p.lesson: p for p in lesson_progress(user=user)}[quiz_lesson].best_score == pytest.approx(1 / 4)

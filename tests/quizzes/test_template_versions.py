@@ -17,11 +17,12 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from attention_engine import generators
-from quizzes.content import ContentError, content_load
+from quizzes.content.generation import generation_job_run
+from quizzes.content.report import ContentError
+from quizzes.content.validation import validate_numeric_question
+from quizzes.content.writer import content_load
 from quizzes.models import GenerationJob, Question
-from quizzes.services.attempts import attempt_start
-from quizzes.services.generation import generation_job_run
-from quizzes.validation import validate_numeric_question
+from quizzes.practice.services.attempts import attempt_start
 from tests import factories
 from tests.quizzes.versioned import NAME, VersionOne, VersionTwo, v1_answer, v2_answer
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from quizzes import charts
-from quizzes.selectors import DayCount
+from quizzes.reviews.selectors import DayCount
+from quizzes.web import charts
 
 DAY = dt.date(2026, 3, 2)
 

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from quizzes.services.reviews import card_rate
+from quizzes.reviews.services import card_rate
 from tests import factories
 from tests.factories import utc
 

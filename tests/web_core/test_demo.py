@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from quizzes import demo
+from quizzes.content import attention_demo as demo
 
 
 def reference_weights(d_k: int, *, causal: bool, scaled: bool) -> np.ndarray:

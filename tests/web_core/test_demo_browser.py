@@ -10,7 +10,7 @@ import os
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from quizzes import demo
+from quizzes.content import attention_demo as demo
 from tests import factories
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop here

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from quizzes.services.answers import item_answer
-from quizzes.services.attempts import attempt_start
+from quizzes.practice.services.answers import item_answer
+from quizzes.practice.services.attempts import attempt_start
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -88,3 +88,9 @@ def test_unknown_or_draft_lesson_is_404(client, key):
     response = client.get(reverse("web:lesson_detail", args=[key]))
     assert response.status_code == 404
     assert "Page not found" in response.content.decode()
+
+
+def test_an_attempt_without_answers_shows_no_score(learner_client, learner, sdpa_lesson):
+    attempt_start(user=learner, lesson=sdpa_lesson)
+    body = learner_client.get(reverse("web:lesson_detail", args=["sdpa"])).content.decode()
+    assert "0 / 2 (–)" in body and "(0%)" not in body

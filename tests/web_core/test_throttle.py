@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from quizzes import throttle
+from quizzes.accounts import throttle
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -145,7 +145,7 @@ def test_positions_outside_the_attempt_are_404(learner_client, quiz_lesson):
 
 def test_posts_enforce_csrf(csrf_client, quiz_lesson, user):
     assert csrf_client.post(reverse("web:attempt_start", args=[quiz_lesson.key])).status_code == 403
-    from quizzes import services
+    from quizzes.practice import services
 
     attempt = services.attempt_start(user=user, lesson=quiz_lesson)
     assert csrf_client.post(item_url(attempt, 1, "answer"), {"option": "1"}).status_code == 403
@@ -210,3 +210,12 @@ def test_retake_is_a_new_attempt_with_reshuffled_options(learner_client, quiz_le
             assert sorted(a.option_order) == sorted(b.option_order)   # same options, order drawn afresh
         else:
             assert a.variant_seed != b.variant_seed
+
+
+def test_the_end_screen_of_an_attempt_without_answers_shows_no_score(learner_client, quiz_lesson):
+    """The same meaning as the API's null score: nothing answered, no score (not 0%)."""
+    attempt = start(learner_client, quiz_lesson)
+    learner_client.post(reverse("web:attempt_finish", args=[attempt.pk]))
+    body = learner_client.get(reverse("web:attempt_summary", args=[attempt.pk])).content.decode()
+    assert "0</strong> / 4" in body
+    assert "Score: 0%" not in body and "No answers, no score." in body

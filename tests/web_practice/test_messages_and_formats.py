@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 
 from quizzes.models import AttemptItem
-from quizzes.services import attempt_finish, item_answer
+from quizzes.practice.services import attempt_finish, item_answer
 from tests import factories
 from tests.quizzes.versioned import NAME, V2_ANSWER_FORMAT
 from tests.web_practice.conftest import item_url, start

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.utils.html import escape
 
+from quizzes.core.rendering import value_to_latex
 from quizzes.models import Question
-from quizzes.rendering import value_to_latex
 from tests import factories
 from tests.web_practice.conftest import item_url, start
 

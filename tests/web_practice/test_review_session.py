@@ -8,8 +8,9 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from quizzes import services
 from quizzes.models import Attempt, Question
+from quizzes.practice import services
+from quizzes.reviews.services import card_rate
 from tests import factories
 from tests.web_practice.conftest import choose
 
@@ -28,7 +29,7 @@ def _study_everything(user, lesson):
         else:
             services.item_answer(user=user, item=item, value=item.variant["answer"], now=STUDY)
     for question in lesson.questions.filter(kind__in=Question.SELF_RATED_KINDS):
-        services.card_rate(user=user, question=question, rating=3, reviewed_at=STUDY)
+        card_rate(user=user, question=question, rating=3, reviewed_at=STUDY)
 
 
 def test_empty_state_before_any_study(learner_client):

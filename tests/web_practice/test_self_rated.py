@@ -8,9 +8,9 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from quizzes import selectors
 from quizzes.models import ReviewCard, ReviewLog
-from quizzes.web.practice_views import _interval_label
+from quizzes.reviews import selectors
+from quizzes.web.views.common import interval_label as _interval_label
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,7 @@ def test_rating_updates_the_card_as_the_preview_said(learner_client, user, promp
         factories.LearnerProfileFactory(user=user)
         card = ReviewCard.objects.create(user=user, question=prompt, due=NOW)
         ReviewLog.objects.create(user=user, card=card, rating=3, reviewed_at=NOW - dt.timedelta(days=5))
-        from quizzes.services import card_replay
+        from quizzes.reviews.services import card_replay
 
         card_replay(card=card)
         previews = {p.rating: p for p in selectors.rating_preview(user=user, question=prompt)}

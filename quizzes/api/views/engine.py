@@ -12,12 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attention_engine import misconceptions
-from quizzes import demo
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
 from quizzes.api.views.common import query
-from quizzes.rendering import render_markdown, value_to_latex
+from quizzes.content import attention_demo as demo
+from quizzes.core.errors import ErrorCode
+from quizzes.core.rendering import render_markdown, value_to_latex
 
 TAG = ["engine"]
 
@@ -59,7 +60,7 @@ class VariantPreviewView(APIView):
         if data["template"] not in generators.names():
             raise ApiError(
                 status_code=400,
-                code="validation_error",
+                code=ErrorCode.VALIDATION_ERROR,
                 message="Unknown template.",
                 fields={"template": [f"Known templates: {', '.join(generators.names())}."]},
             )
@@ -68,7 +69,7 @@ class VariantPreviewView(APIView):
             known = ", ".join(str(v) for v in generators.versions(data["template"]))
             raise ApiError(
                 status_code=400,
-                code="validation_error",
+                code=ErrorCode.VALIDATION_ERROR,
                 message="Unknown template version.",
                 fields={"version": [f"Known versions of {data['template']}: {known}."]},
             )
@@ -76,7 +77,7 @@ class VariantPreviewView(APIView):
             variant = generators.generate(data["template"], data["seed"], version=version, **data["params"])
         except (ValueError, TypeError, ArithmeticError) as exc:
             raise ApiError(
-                status_code=400, code="validation_error", message=str(exc), fields={"params": [str(exc)]}
+                status_code=400, code=ErrorCode.VALIDATION_ERROR, message=str(exc), fields={"params": [str(exc)]}
             ) from exc
         d = variant.to_dict()
         result = {

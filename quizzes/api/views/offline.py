@@ -7,11 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import selectors_api
+from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.services.offline import offline_entry_from_dict, offline_reviews_merge
+from quizzes.reviews.offline import offline_entry_from_dict, offline_reviews_merge
 
 
 class OfflineUploadView(APIView):
@@ -49,6 +49,6 @@ class OfflineUploadView(APIView):
                 }
                 for o in result.entries
             ],
-            "cards": selectors_api.cards_public(result.cards, user=request.user),
+            "cards": r.cards_public(result.cards, user=request.user),
         }
         return Response(s.OfflineUploadResultSerializer(data).data)

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AbstractBaseUser
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import selectors
+from quizzes.accounts.selectors import profile_for
+from quizzes.accounts.services import PROFILE_FIELDS, learner_profile_update
 from quizzes.api import serializers as s
 from quizzes.api.schema import errors
-from quizzes.services import learner_profile_update
-from quizzes.services.profiles import PROFILE_FIELDS
 
 TAG = ["profile"]
 
 
-def _profile_data(user: object) -> dict:
-    profile = selectors.profile_for(user)
+def _profile_data(user: AbstractBaseUser) -> dict:
+    profile = profile_for(user=user)
     return {"username": user.get_username(), **{name: getattr(profile, name) for name in PROFILE_FIELDS}}
 
 

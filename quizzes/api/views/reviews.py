@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -16,33 +14,40 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import learner_cache, selectors, selectors_api
+from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
-from quizzes.models import Question, ReviewCard, ReviewLog
-from quizzes.services import card_rate, card_suspend, card_undo_last, card_unsuspend
+from quizzes.content.selectors import question_by_id, rateable_question
+from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.reviews import learner_cache
+from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.selectors import cards_for, due_forecast, review_heatmap
+from quizzes.reviews.services import card_rate, card_suspend, card_undo_last, card_unsuspend
 
 TAG = ["reviews"]
 
 
 def _card(request: Request, card_id: int) -> ReviewCard:
-    return get_object_or_404(selectors_api.cards_for(request.user), pk=card_id)
+    card = cards_for(user=request.user).filter(pk=card_id).first()
+    if card is None:
+        raise Http404
+    return card
 
 
 def _card_data(request: Request, card: ReviewCard | None) -> dict[str, Any] | None:
     if card is None:
         return None
     card = _card(request, card.pk)  # fresh, with question and lesson
-    return selectors_api.cards_public([card], user=request.user)[0]
+    return r.cards_public([card], user=request.user)[0]
 
 
 def _field_error(field: str, message: str) -> ApiError:
     return ApiError(
         status_code=400,
-        code="validation_error",
+        code=ErrorCode.VALIDATION_ERROR,
         message=_("Some fields are invalid; see fields."),
         fields={field: [message]},
     )
@@ -67,7 +72,7 @@ class DueQueueView(APIView):
             name="due-queue",
             params=(params["page"], params["page_size"], get_language()),  # state labels are translated
             now=now,
-            build=lambda: selectors_api.due_queue_page(user=request.user, now=now, **params),
+            build=lambda: r.due_queue_page(user=request.user, now=now, **params),
         )
         return Response(data)
 
@@ -82,8 +87,8 @@ class CardListView(APIView):
     )
     def get(self, request: Request) -> Response:
         params = query(PageQuerySerializer, request)
-        total, rows = page_of(selectors_api.cards_for(request.user), **params)
-        data = {**params, "count": total, "results": selectors_api.cards_public(rows, user=request.user)}
+        total, rows = page_of(cards_for(user=request.user), **params)
+        data = {**params, "count": total, "results": r.cards_public(rows, user=request.user)}
         return Response(s.CardPageSerializer(data).data)
 
 
@@ -114,7 +119,7 @@ class CardRateView(APIView):
         serializer = s.RateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        question = Question.objects.filter(pk=data["question_id"], published=True).first()
+        question = question_by_id(question_id=data["question_id"])  # published or not: card_rate decides
         if question is None:
             raise _field_error("question_id", _("There is no published question with this id."))
         try:
@@ -127,9 +132,9 @@ class CardRateView(APIView):
                 source=ReviewLog.Source.API,
                 client_uuid=data.get("client_uuid"),
             )
-        except DjangoValidationError as exc:
-            if hasattr(exc, "error_dict") and "question" in exc.error_dict:
-                exc.error_dict["question_id"] = exc.error_dict.pop("question")
+        except DomainError as exc:
+            if exc.field == "question":  # the request names it question_id
+                raise _field_error("question_id", " ".join(exc.messages)) from exc
             raise
         return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
 
@@ -148,13 +153,10 @@ class ReviewUndoView(APIView):
         serializer = s.UndoSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         card = None
-        logs = ReviewLog.objects.filter(user=request.user)
         if "card_id" in serializer.validated_data:
             card = _card(request, serializer.validated_data["card_id"])
-            logs = logs.filter(card=card)
-        last = logs.order_by("-reviewed_at", "-id").values_list("card__question_id", flat=True).first()
-        result = card_undo_last(user=request.user, card=card)
-        data = {"question_id": last, "card": _card_data(request, result)}
+        undone = card_undo_last(user=request.user, card=card)
+        data = {"question_id": undone.question_id, "card": _card_data(request, undone.card)}
         return Response(s.UndoResultSerializer(data).data)
 
 
@@ -205,7 +207,7 @@ class ForecastView(APIView):
         responses={200: s.ForecastSerializer, **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
-        days = selectors.due_forecast(user=request.user, **query(ForecastQuerySerializer, request))
+        days = due_forecast(user=request.user, **query(ForecastQuerySerializer, request))
         return Response(s.ForecastSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
 
 
@@ -218,7 +220,7 @@ class HeatmapView(APIView):
         responses={200: s.HeatmapSerializer, **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
-        days = selectors.review_heatmap(user=request.user, **query(HeatmapQuerySerializer, request))
+        days = review_heatmap(user=request.user, **query(HeatmapQuerySerializer, request))
         return Response(s.HeatmapSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
 
 
@@ -232,11 +234,7 @@ class QuestionReferenceView(APIView):
         responses={200: s.QuestionReferenceSerializer, **errors(401, 404)},
     )
     def get(self, request: Request, question_id: int) -> Response:
-        question = Question.objects.filter(
-            pk=question_id, published=True, lesson__published=True, kind__in=Question.SELF_RATED_KINDS
-        ).first()
+        question = rateable_question(question_id=question_id)
         if question is None:
             raise Http404
-        return Response(
-            s.QuestionReferenceSerializer(selectors_api.question_reference(user=request.user, question=question)).data
-        )
+        return Response(s.QuestionReferenceSerializer(r.question_reference(user=request.user, question=question)).data)

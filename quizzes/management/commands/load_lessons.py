@@ -1,8 +1,10 @@
-"""`manage.py load_lessons`: upsert the lesson files (rules in quizzes.content)."""
+"""`manage.py load_lessons`: upsert the lesson files (rules in quizzes.content.reader, writer and pruning)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quizzes.content import ContentError, content_counts, content_load
+from quizzes.content.report import ContentError
+from quizzes.content.selectors import content_counts
+from quizzes.content.writer import content_load
 
 
 class Command(BaseCommand):
@@ -10,7 +12,7 @@ class Command(BaseCommand):
         "Load lessons from YAML files (default fixtures/lessons). Idempotent: unchanged rows are not touched; "
         "questions removed from the files are deleted, or unpublished when learners have history; options "
         "removed from the files are deleted, or retired when learners have seen them. Refuses files whose "
-        "options give the answer away (quizzes.cues)."
+        "options give the answer away (quizzes.content.cues)."
     )
 
     def add_arguments(self, parser):

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from quizzes.content import demo_accounts_ensure
+from quizzes.accounts.services import demo_accounts_ensure
 
 
 class Command(BaseCommand):
