@@ -2,8 +2,8 @@
 
 Each test measures a request with little data, grows the data (more questions, attempts, cards),
 and asserts the same request needs no more queries than before. Not timed: speed lives in bench/.
-The due queue, the lesson list and the dashboard have their own tests (tests/api/test_reviews.py,
-tests/api/test_profile_lessons.py, tests/web_core/test_dashboard.py); these cover the rest.
+The due queue, the lesson list and the dashboard have their own tests (tests/quizzes/api/test_reviews.py,
+tests/quizzes/api/test_profile_lessons.py, tests/quizzes/web/shell/test_dashboard.py); these cover the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from quizzes.practice.selectors import attempts_for
 from quizzes.practice.services import attempt_start
 from quizzes.reviews.services import card_rate
 from tests import factories
-from tests.api.conftest import token_client
+from tests.quizzes.api.conftest import token_client
 
 pytestmark = pytest.mark.django_db
 
