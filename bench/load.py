@@ -177,7 +177,7 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
         cookies.append(session.session_key)
 
     # Fresh attempts: the answering learners also need tokens (made here, not counted above).
-    lesson = Lesson.objects.filter(published=True).order_by("order", "key").first()
+    lesson = Lesson.objects.published().order_by("order", "key").first()
     answer_rows = []
     users = iter(User.objects.filter(pk__in=attempt_ids[:5000]))
     while len(answer_rows) < answer_items:
@@ -193,7 +193,7 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
             answer_rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, body))
 
     questions = list(
-        Question.objects.filter(published=True, lesson__published=True).values_list("pk", "kind", "created_at")
+        Question.objects.published().values_list("pk", "kind", "created_at")
     )
     newest = max(created for _, _, created in questions)
     reviewed_at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1))

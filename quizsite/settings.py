@@ -370,6 +370,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 # route-specific policy (quizzes.api.docs). The browser tests fail on any violation.
 def _inline_style_hash(template: Path) -> str:
     found = re.search(r"<style>(.*?)</style>", template.read_text(encoding="utf-8"), re.DOTALL)
+    assert found is not None, f"{template} has no <style>"
     return "'sha256-" + base64.b64encode(hashlib.sha256(found.group(1).encode()).digest()).decode() + "'"
 
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -34,7 +34,7 @@ class Claim:
 
 @contextmanager
 def idempotency_key_claim(
-    *, user: AbstractBaseUser, key: str, method: str, path: str, request_hash: str
+    *, user: User, key: str, method: str, path: str, request_hash: str
 ) -> Iterator[Claim]:
     """Claim ``key`` for this request inside a transaction that lasts as long as the ``with`` block.
 
@@ -70,6 +70,6 @@ def idempotency_key_release(*, record: IdempotencyKey) -> None:
 def idempotency_keys_prune(*, now: dt.datetime | None = None, older_than: dt.timedelta | None = None) -> int:
     """Delete stored Idempotency-Key responses older than the API's API_IDEMPOTENCY_TTL (24 h)."""
     now = now or timezone.now()
-    older_than = older_than or getattr(settings, "API_IDEMPOTENCY_TTL", dt.timedelta(hours=24))
+    older_than = older_than or settings.API_IDEMPOTENCY_TTL
     deleted, _rows = IdempotencyKey.objects.filter(created_at__lt=now - older_than).delete()
     return deleted

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Q
 from django.utils import timezone
 from knox.models import AuthToken
@@ -14,7 +14,7 @@ from knox.models import AuthToken
 from quizzes.accounts.models import LearnerProfile
 
 
-def profile_for(*, user: AbstractBaseUser) -> LearnerProfile:
+def profile_for(*, user: User) -> LearnerProfile:
     """The learner's profile, or an unsaved one with the defaults (selectors never write)."""
     try:
         return LearnerProfile.objects.get(user=user)
@@ -39,7 +39,7 @@ class DeviceToken:
     current: bool
 
 
-def device_tokens(*, user: AbstractBaseUser, current_digest: str | None = None) -> list[DeviceToken]:
+def device_tokens(*, user: User, current_digest: str | None = None) -> list[DeviceToken]:
     """The learner's unexpired API tokens, newest first, each with the device it was issued to."""
     tokens = (
         AuthToken.objects.filter(Q(expiry__gt=timezone.now()) | Q(expiry__isnull=True), user=user)

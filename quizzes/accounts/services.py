@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -44,13 +44,13 @@ EMAIL_TAKEN_MESSAGE = gettext_lazy(
 # --- learner profiles ----------------------------------------------------------------------------
 
 
-def learner_profile_get_or_create(*, user: AbstractBaseUser) -> LearnerProfile:
+def learner_profile_get_or_create(*, user: User) -> LearnerProfile:
     profile, _created = LearnerProfile.objects.get_or_create(user=user)
     return profile
 
 
 @transaction.atomic
-def learner_profile_update(*, user: AbstractBaseUser, **changes: Any) -> LearnerProfile:
+def learner_profile_update(*, user: User, **changes: Any) -> LearnerProfile:
     """Update preference fields (validated). Existing cards are rescheduled lazily: the next
     rating replays the card with the new retention / day boundaries."""
     unknown = set(changes) - set(PROFILE_FIELDS)
@@ -67,7 +67,7 @@ def learner_profile_update(*, user: AbstractBaseUser, **changes: Any) -> Learner
 # --- sign-up -------------------------------------------------------------------------------------
 
 
-def account_signup(*, username: str, email: str, password: str) -> AbstractBaseUser:
+def account_signup(*, username: str, email: str, password: str) -> User:
     """Create an account and its learner profile in one transaction.
 
     The caller validated the input (the sign-up form: username rules, password validators); the
@@ -102,7 +102,7 @@ class IssuedToken:
 
 
 @transaction.atomic
-def api_token_create(*, user: AbstractBaseUser, device_name: str) -> IssuedToken:
+def api_token_create(*, user: User, device_name: str) -> IssuedToken:
     """A token for one device, and its device row, together or not at all."""
     instance, token = AuthToken.objects.create(user=user, expiry=knox_settings.TOKEN_TTL)
     device = TokenDevice(token=instance, name=device_name)
@@ -116,7 +116,7 @@ def api_token_delete(*, token: AuthToken) -> None:
     token.delete()
 
 
-def api_tokens_delete_all(*, user: AbstractBaseUser) -> int:
+def api_tokens_delete_all(*, user: User) -> int:
     """Log out everywhere: every token of the learner stops working. Returns how many were deleted."""
     deleted, _rows = AuthToken.objects.filter(user=user).delete()
     return deleted

@@ -272,7 +272,9 @@ class ThrottledModelBackend(ModelBackend):
     a password without the throttle.
     """
 
-    def authenticate(self, request: HttpRequest | None, username: Any = None, password: Any = None, **kwargs: Any):
+    def authenticate(
+        self, request: HttpRequest | None, username: Any = None, password: Any = None, **kwargs: Any
+    ) -> Any:
         if username is None:
             from django.contrib.auth import get_user_model
 
@@ -281,7 +283,7 @@ class ThrottledModelBackend(ModelBackend):
             attempt("login", request=request, username=username)
         except Throttled as exc:
             if request is not None:
-                request.throttled = exc
+                request.throttled = exc  # type: ignore[attr-defined]  # read by the log-in page and the API
             raise PermissionDenied(str(exc)) from exc
         user = super().authenticate(request, username=username, password=password, **kwargs)
         if user is None:

@@ -10,14 +10,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import URLPattern, path
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -42,8 +45,8 @@ class ThrottleLookupForm(forms.Form):
     username = forms.CharField(label=_("Username or e-mail address"), required=False, max_length=254)
     ip = forms.GenericIPAddressField(label=_("IP address"), required=False)
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
         if not cleaned.get("username") and not cleaned.get("ip"):
             raise forms.ValidationError(_("Give a username, an e-mail address or an IP address."))
         return cleaned
@@ -55,7 +58,7 @@ class AccountAdmin(UserAdmin):
     change_list_template = "admin/auth/user/change_list_throttles.html"
 
     @admin.action(description=_("Unlock sign-in (log-in, sign-up and password-reset limits)"))
-    def unlock_sign_in(self, request: HttpRequest, queryset) -> None:
+    def unlock_sign_in(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         cleared = 0
         for user in queryset:
             cleared += throttle.unlock(username=user.get_username())
@@ -69,7 +72,7 @@ class AccountAdmin(UserAdmin):
             messages.SUCCESS,
         )
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         return [
             path("throttles/", self.admin_site.admin_view(self.throttles_view), name="auth_user_throttles"),
             *super().get_urls(),

@@ -139,7 +139,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             if not isinstance(detail, dict | list)
             else " ".join(_flatten(detail).get("non_field_errors", []))
         )
-        response.data = error_body(exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code, message)
+        codes = exc.get_codes()
+        response.data = error_body(codes if isinstance(codes, str) else str(exc.default_code), message)
     return response
 
 

@@ -31,6 +31,7 @@ from quizzes.accounts.idempotency import idempotency_key_claim, idempotency_key_
 from quizzes.accounts.models import IdempotencyKey
 from quizzes.api.errors import ApiError
 from quizzes.api.renderers import SafeJSONRenderer
+from quizzes.api.types import LearnerApiRequest
 from quizzes.core.errors import ErrorCode
 
 HEADER = "Idempotency-Key"
@@ -71,11 +72,11 @@ def _replay(record: IdempotencyKey, digest: str) -> HttpResponse:
     return Response(record.response_body, status=record.response_status, headers=headers)  # rows stored before
 
 
-def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
+def idempotent(handler: Callable[..., Response]) -> Callable[..., HttpResponse]:
     """Decorate an APIView method; requests without the header run as usual."""
 
     @functools.wraps(handler)
-    def wrapper(view: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def wrapper(view: Any, request: LearnerApiRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         key = request.headers.get(HEADER)
         if key is None:
             return handler(view, request, *args, **kwargs)
@@ -89,7 +90,7 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
             )
         digest = _request_hash(request)
         claimed = idempotency_key_claim(
-            user=request.user, key=key, method=request.method, path=request.path, request_hash=digest
+            user=request.user, key=key, method=request.method or "", path=request.path, request_hash=digest
         )
         with claimed as claim:
             if claim.record is None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
@@ -145,7 +146,9 @@ def parse_json_text(text: str) -> Any:
 
 
 class LimitedJSONParser(JSONParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict | None = None) -> Any:
+    def parse(
+        self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
         from quizzes.api.errors import PayloadTooLarge
 
         limit = settings.API_MAX_BODY_BYTES

@@ -17,7 +17,7 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from quizzes.accounts.models import LearnerProfile
@@ -87,7 +87,7 @@ def attempt_public(attempt: Attempt, *, with_items: bool = True) -> dict[str, An
         "finished_at": attempt.finished_at,
         "item_count": len(items),
         "answered_count": len(answered),
-        "score": score_of(item.score for item in items),
+        "score": score_of(scores=[item.score for item in items]),
     }
     if with_items:
         data["items"] = [item_public(item) for item in items]
@@ -145,7 +145,7 @@ CARD_PUBLIC_FIELDS = (
 def cards_public(
     cards: list[ReviewCard],
     *,
-    user: AbstractBaseUser,
+    user: User,
     now: dt.datetime | None = None,
     profile: LearnerProfile | None = None,
 ) -> list[dict]:
@@ -155,7 +155,7 @@ def cards_public(
     return [card_public(card, now=now, day_end=end) for card in cards]
 
 
-def due_queue_page(*, user: AbstractBaseUser, page: int, page_size: int, now: dt.datetime) -> tuple[dict, dt.datetime]:
+def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -> tuple[dict, dt.datetime]:
     """The due queue's page with the dashboard counts, and the moment it goes stale by itself (the day's end).
 
     Any write of the learner's makes it stale sooner: ``quizzes.reviews.learner_cache`` keys it by their stamp.
@@ -176,7 +176,7 @@ def due_queue_page(*, user: AbstractBaseUser, page: int, page_size: int, now: dt
     return data, review_selectors.end_of_today(profile=profile, now=now)
 
 
-def question_reference(*, user: AbstractBaseUser, question: Question, now: dt.datetime | None = None) -> dict:
+def question_reference(*, user: User, question: Question, now: dt.datetime | None = None) -> dict:
     """A self-rated question's reference (shown after the learner answered in their own words) and rating preview."""
     previews = review_selectors.rating_preview(user=user, question=question, now=now)
     return {

@@ -33,7 +33,7 @@ MAX_COUNT = 32767  # PositiveSmallIntegerField
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Machine-readable, e.g. validation_error, not_found, answer_locked.")
     message = serializers.CharField(help_text="Human-readable, in the request's language.")
-    fields = serializers.DictField(
+    fields = serializers.DictField(  # type: ignore[assignment]  # the error shape's key, not Serializer.fields
         child=serializers.ListField(child=serializers.CharField()),
         help_text='Field path → messages, e.g. {"entries.3.reviewed_at": ["…"]}; {} when not about a field.',
     )
@@ -179,7 +179,7 @@ class GivenValueSerializer(serializers.Serializer):
 
 class NumericChoiceSerializer(serializers.Serializer):
     index = serializers.IntegerField()
-    label = serializers.CharField(source="label_zh")
+    label = serializers.CharField(source="label_zh")  # type: ignore[assignment]  # a field, not Field.label
     label_en = serializers.CharField()
 
 
@@ -400,7 +400,7 @@ class UndoResultSerializer(serializers.Serializer):
 
 class RatingPreviewSerializer(serializers.Serializer):
     rating = serializers.IntegerField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     due = serializers.DateTimeField()
     interval_seconds = serializers.IntegerField()
     counts = serializers.BooleanField(help_text="false: a same-day repeat, logged without moving the schedule.")
@@ -452,7 +452,9 @@ class OfflineEntrySerializer(serializers.Serializer):
 
 
 class OfflineUploadSerializer(serializers.Serializer):
-    entries = OfflineEntrySerializer(many=True, min_length=1, max_length=settings.API_OFFLINE_MAX_ENTRIES)
+    entries = OfflineEntrySerializer(  # type: ignore[call-arg]  # ListSerializer's arguments, unknown to the stubs
+        many=True, min_length=1, max_length=settings.API_OFFLINE_MAX_ENTRIES
+    )
 
 
 class OfflineEntryResultSerializer(serializers.Serializer):

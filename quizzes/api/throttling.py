@@ -22,5 +22,5 @@ def throttled_error(exc: Throttled) -> exceptions.Throttled:
     ) % {"minutes": exc.minutes}
     error = exceptions.Throttled()
     error.detail = exceptions.ErrorDetail(message, code=ErrorCode.THROTTLED)
-    error.wait = exc.retry_after  # DRF's handler turns it into the Retry-After header
+    error.wait = exc.retry_after  # type: ignore[attr-defined]  # DRF's handler turns it into Retry-After
     return error

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -39,10 +39,10 @@ logger = logging.getLogger(__name__)
 
 MAX_JOB_SIZE = 1000
 RUN_TASK = "quizzes.tasks.run_generation_job"
-KEY_MAX_LENGTH = Question._meta.get_field("key").max_length
+KEY_MAX_LENGTH: int = Question._meta.get_field("key").max_length or 100
 
 
-def generated_key(source: Question, seed: int) -> str:
+def generated_key(*, source: Question, seed: int) -> str:
     suffix = f"-s{seed}"
     return f"{source.key[: KEY_MAX_LENGTH - len(suffix)]}{suffix}"
 
@@ -61,7 +61,7 @@ def generation_source_check(*, source: Question) -> None:
 
 @transaction.atomic
 def generation_job_create(
-    *, source: Question, total: int, first_seed: int = 0, requested_by: AbstractBaseUser | None = None
+    *, source: Question, total: int, first_seed: int = 0, requested_by: User | None = None
 ) -> GenerationJob:
     """Record the job and start it once this transaction commits (a rollback starts nothing)."""
     generation_source_check(source=source)
@@ -95,7 +95,7 @@ def _generate_one(source: Question, seed: int) -> bool:
         raise ValidationError(problem)
     defaults = {
         "lesson": source.lesson,
-        "key": generated_key(source, seed),
+        "key": generated_key(source=source, seed=seed),
         "kind": Question.Kind.NUMERIC,
         "prompt": source.prompt,
         "explanation": source.explanation,
@@ -141,7 +141,7 @@ def generation_job_run(*, job_id: int) -> GenerationJob | None:
             except IntegrityError:
                 # The key is taken by an unrelated question (not ours for this seed).
                 created = False
-                key = generated_key(source, seed)
+                key = generated_key(source=source, seed=seed)
                 _record_error(job.pk, seed, _("key %(key)s is already used by another question") % {"key": key})
             GenerationJob.objects.filter(pk=job.pk).update(done=index + 1, created=F("created") + int(created))
     job.refresh_from_db()

@@ -11,13 +11,15 @@ the models (it reads a question through a Protocol), so the two form no cycle.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.content.querysets import LessonQuerySet, OptionQuerySet, QuestionQuerySet
+from quizzes.content.querysets import LessonQuerySet, QuestionQuerySet
 from quizzes.content.validation import newest_template_version, validate_question_fields
 
 
@@ -128,7 +130,7 @@ class Question(models.Model):
     def __str__(self) -> str:
         return self.key
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.fill_template_version()
         super().save(*args, **kwargs)
 
@@ -170,8 +172,6 @@ class Option(models.Model):
         default=False,
         help_text=_("Hidden from new attempts; kept because earlier attempts showed it."),
     )
-
-    objects = OptionQuerySet.as_manager()
     class Meta:
         ordering = ("question", "order", "key")
         verbose_name = _("option")

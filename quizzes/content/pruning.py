@@ -40,7 +40,7 @@ def missing_options(
 def prune_missing(*, question_keys: set[str], lesson_keys: set[str], report: LoadReport) -> None:
     """Rows missing from the files: delete the untouched ones, unpublish those with history."""
     for question in Question.objects.exclude(key__in=question_keys).with_history():
-        if question.has_history:
+        if question.has_history:  # type: ignore[attr-defined]  # annotated by with_history()
             if question.published:
                 question.published = False
                 question.save(update_fields=["published", "updated_at"])

@@ -7,20 +7,24 @@ instead of spelling the filter out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Q
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
-    from quizzes.content.models import Lesson, Option, Question  # noqa: F401 (named in the QuerySet[...] strings)
+    from quizzes.content.models import Lesson, Question  # noqa: F401 (named in the QuerySet[...] strings)
 
 class LessonQuerySet(models.QuerySet["Lesson"]):
     def published(self) -> LessonQuerySet:
         """Lessons learners can see."""
         return self.filter(published=True)
+
+    def with_question_total(self) -> LessonQuerySet:
+        """Each lesson annotated with ``question_total``: all its questions, published or not (the admin's list)."""
+        return self.annotate(question_total=Count("questions"))
 
     def with_question_count(self) -> LessonQuerySet:
         """Each lesson annotated with ``question_count``: its published questions."""
@@ -48,23 +52,22 @@ class QuestionQuerySet(models.QuerySet["Question"]):
         """Questions a learner may rate themselves on: published self-rated questions."""
         return self.published().self_rated()
 
-    def unseen_by(self, user: AbstractBaseUser) -> QuestionQuerySet:
+    def unseen_by(self, user: User) -> QuestionQuerySet:
         """Questions the learner has no review card for (never answered or rated)."""
         return self.exclude(review_cards__user=user)
 
-    def with_history(self) -> QuestionQuerySet:
-        """Annotated ``has_history``: some learner has an attempt item or a review card for it.
+    def _history(self) -> Any:
+        """True where some learner has an attempt item or a review card for the question.
 
         Through the reverse relations, so content needs no import of the practice or review models.
         """
         touched = self.model.objects.filter(pk=OuterRef("pk"))
-        return self.annotate(
-            has_history=Exists(touched.filter(attempt_items__isnull=False))
-            | Exists(touched.filter(review_cards__isnull=False))
-        )
+        return Exists(touched.filter(attempt_items__isnull=False)) | Exists(touched.filter(review_cards__isnull=False))
 
+    def with_history(self) -> QuestionQuerySet:
+        """Annotated ``has_history`` (see ``touched``)."""
+        return self.annotate(has_history=self._history())
 
-class OptionQuerySet(models.QuerySet["Option"]):
-    def live(self) -> OptionQuerySet:
-        """Options new attempts and content listings show (retired ones are kept only for old attempts)."""
-        return self.filter(retired=False)
+    def touched(self) -> QuestionQuerySet:
+        """Questions some learner has history with: they are unpublished when removed from the files, never deleted."""
+        return self.filter(self._history())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import yaml
 from django.conf import settings
@@ -66,6 +66,14 @@ QUESTION_FIELDS = (
     "expected_lines",
 )
 OPTION_FIELDS = ("text", "is_correct", "feedback", "order", "retired")
+
+
+class Where(TypedDict, total=False):
+    """Where in the files a problem is: the lesson, question and option keys (ContentProblem's fields)."""
+
+    lesson: str
+    question: str
+    option: str
 
 
 @dataclass
@@ -203,7 +211,7 @@ class LessonReader:
         if not isinstance(key, str) or not key:
             self.problem(file, "'key' (the lesson's stable key) is required")
             return
-        where = {"lesson": key}
+        where: Where = {"lesson": key}
         if key in self.seen_lessons:
             self.problem(file, f"duplicate lesson key, already defined in {self.seen_lessons[key]}", **where)
             return
@@ -214,7 +222,7 @@ class LessonReader:
         if not isinstance(order, int) or isinstance(order, bool) or order < 0:
             self.problem(file, f"'order' must be a non-negative integer, got {order!r}", **where)
             order = 0
-        values = {
+        values: dict[str, Any] = {
             "title": self.text(data, "title", file, **where),
             "summary": self.text(data, "summary", file, required=False, **where),
             "order": order,
@@ -242,64 +250,16 @@ class LessonReader:
             self.read_question(file, key, position, item, plan)
 
     def read_question(self, file: str, lesson_key: str, position: int, data: dict, plan: Plan) -> None:
-        key = data.get("key")
-        if not isinstance(key, str) or not key:
-            self.problem(file, f"question #{position}: 'key' is required", lesson=lesson_key)
+        identified = self.question_identity(file, lesson_key, position, data, plan)
+        if identified is None:
             return
-        where = {"lesson": lesson_key, "question": key}
-        if key in self.seen_questions:
-            self.problem(file, f"duplicate question key, already used in {self.seen_questions[key]}", **where)
-            return
-        self.seen_questions[key] = file
-        plan.question_keys.add(key)
-        kind = data.get("kind")
-        if kind not in KIND_KEYS:
-            self.problem(file, f"'kind' must be one of {', '.join(KIND_KEYS)}, got {kind!r}", **where)
-            return
-        self.unknown_keys(data, QUESTION_KEYS, file, **where)
-        foreign = sorted((set(data) & set().union(*KIND_KEYS.values())) - KIND_KEYS[kind])
-        if foreign:
-            self.problem(file, f"field(s) {', '.join(foreign)} do not apply to a {kind} question", **where)
-
-        params = data.get("params", {}) if kind == "numeric" else {}
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            self.problem(file, f"'params' must be a mapping, got {params!r}", **where)
-            params = {}
-        template = self.text(data, "template", file, **where) if kind == "numeric" else ""
-        values: dict[str, Any] = {
-            "kind": kind,
-            "prompt": self.text(data, "prompt", file, **where),
-            "explanation": self.text(data, "explanation", file, required=False, **where),
-            "order": position,
-            "published": self.flag(data, "published", file, True, **where),
-            "template": template,
-            "template_version": self.template_version(data, template, file, **where) if kind == "numeric" else None,
-            "params": params,
-            "answer_form": self.text(data, "answer_form", file, **where) if kind == "numeric" else "",
-            "reference_answer": self.text(data, "reference_answer", file, **where) if kind == "prompt" else "",
-            "rubric": self.text_list(data, "rubric", file, **where) if kind == "prompt" else [],
-            "expected_lines": self.text_list(data, "expected_lines", file, **where) if kind == "recall" else [],
-        }
+        key, kind, where = identified
+        values = self.question_values(file, position, data, kind, where)
         existing = self.questions.get(key)
         question = existing or Question(key=key)
         lesson_changed = existing is not None and existing.lesson.key != lesson_key
         if existing is not None and existing.pk in self.history:
-            if existing.kind != kind:
-                self.problem(
-                    file,
-                    f"kind changed from {existing.kind} to {kind}, but learners have history with this question; "
-                    "give the new question a new key (the old one will be unpublished)",
-                    **where,
-                )
-            if lesson_changed:
-                self.problem(
-                    file,
-                    f"moved from lesson '{existing.lesson.key}', but learners have history with this question "
-                    "in that lesson; give it a new key instead",
-                    **where,
-                )
+            self.history_conflicts(file, existing, kind, lesson_changed, where)
         changed = _assign(question, values) or lesson_changed
         try:
             question.full_clean(exclude=["lesson"])
@@ -322,6 +282,74 @@ class LessonReader:
             PlannedQuestion(Planned(question, existing is None, changed), lesson_key, planned_options, delete, retire)
         )
 
+    def question_identity(
+        self, file: str, lesson_key: str, position: int, data: dict, plan: Plan
+    ) -> tuple[str, str, Where] | None:
+        """The question's key, kind and location, or None (reported) when either is missing or wrong."""
+        key = data.get("key")
+        if not isinstance(key, str) or not key:
+            self.problem(file, f"question #{position}: 'key' is required", lesson=lesson_key)
+            return None
+        where: Where = {"lesson": lesson_key, "question": key}
+        if key in self.seen_questions:
+            self.problem(file, f"duplicate question key, already used in {self.seen_questions[key]}", **where)
+            return None
+        self.seen_questions[key] = file
+        plan.question_keys.add(key)
+        kind = data.get("kind")
+        if not isinstance(kind, str) or kind not in KIND_KEYS:
+            self.problem(file, f"'kind' must be one of {', '.join(KIND_KEYS)}, got {kind!r}", **where)
+            return None
+        self.unknown_keys(data, QUESTION_KEYS, file, **where)
+        foreign = sorted((set(data) & set().union(*KIND_KEYS.values())) - KIND_KEYS[kind])
+        if foreign:
+            self.problem(file, f"field(s) {', '.join(foreign)} do not apply to a {kind} question", **where)
+        return key, kind, where
+
+    def question_values(self, file: str, position: int, data: dict, kind: str, where: Where) -> dict[str, Any]:
+        """The question's fields as the file gives them (the other kinds' fields empty)."""
+        params = data.get("params", {}) if kind == "numeric" else {}
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            self.problem(file, f"'params' must be a mapping, got {params!r}", **where)
+            params = {}
+        numeric, prompt, recall = kind == "numeric", kind == "prompt", kind == "recall"
+        template = self.text(data, "template", file, **where) if numeric else ""
+        return {
+            "kind": kind,
+            "prompt": self.text(data, "prompt", file, **where),
+            "explanation": self.text(data, "explanation", file, required=False, **where),
+            "order": position,
+            "published": self.flag(data, "published", file, True, **where),
+            "template": template,
+            "template_version": self.template_version(data, template, file, **where) if numeric else None,
+            "params": params,
+            "answer_form": self.text(data, "answer_form", file, **where) if numeric else "",
+            "reference_answer": self.text(data, "reference_answer", file, **where) if prompt else "",
+            "rubric": self.text_list(data, "rubric", file, **where) if prompt else [],
+            "expected_lines": self.text_list(data, "expected_lines", file, **where) if recall else [],
+        }
+
+    def history_conflicts(
+        self, file: str, existing: Question, kind: str, lesson_changed: bool, where: Where
+    ) -> None:
+        """A question learners have history with keeps its kind and its lesson (old attempts describe it)."""
+        if existing.kind != kind:
+            self.problem(
+                file,
+                f"kind changed from {existing.kind} to {kind}, but learners have history with this question; "
+                "give the new question a new key (the old one will be unpublished)",
+                **where,
+            )
+        if lesson_changed:
+            self.problem(
+                file,
+                f"moved from lesson '{existing.lesson.key}', but learners have history with this question "
+                "in that lesson; give it a new key instead",
+                **where,
+            )
+
     def template_version(self, data: dict, template: str, file: str, **where: str | None) -> int | None:
         """The YAML's ``template_version``, default the template's newest (None for an unknown template)."""
         value = data.get("template_version")
@@ -332,7 +360,7 @@ class LessonReader:
             return newest_template_version(template)
         return value
 
-    def read_options(self, file: str, items: Any, current: dict[str, Option], where: dict[str, str]) -> list[Planned]:
+    def read_options(self, file: str, items: Any, current: dict[str, Option], where: Where) -> list[Planned]:
         if not isinstance(items, list):
             self.problem(file, "'options' must be a list", **where)
             return []
@@ -342,13 +370,13 @@ class LessonReader:
             if not isinstance(item, dict) or not isinstance(item.get("key"), str):
                 self.problem(file, f"option #{position} must be a mapping with a 'key'", **where)
                 continue
-            option_where = {**where, "option": item["key"]}
+            option_where: Where = {**where, "option": item["key"]}
             if item["key"] in seen:
                 self.problem(file, "duplicate option key", **option_where)
                 continue
             seen.add(item["key"])
             self.unknown_keys(item, OPTION_KEYS, file, **option_where)
-            values = {
+            values: dict[str, Any] = {
                 "text": self.text(item, "text", file, **option_where),
                 "is_correct": self.flag(item, "correct", file, False, **option_where),
                 "feedback": self.text(item, "feedback", file, required=False, **option_where),

@@ -41,6 +41,11 @@ def lessons_with_content() -> QuerySet[Lesson]:
     return lesson_list_published().prefetch_related(Prefetch("questions", queryset=questions))
 
 
+def lesson_with_content(*, lesson_id: int) -> Lesson | None:
+    """One published lesson with its published questions and options (the lessons API's detail)."""
+    return lessons_with_content().filter(pk=lesson_id).first()
+
+
 def lesson_quiz_questions(*, lesson: Lesson) -> QuerySet[Question]:
     """The server-graded questions of a lesson that an attempt contains, in lesson order."""
     return lesson.questions.published().quiz().prefetch_related("options").order_by("order", "key")
@@ -125,7 +130,7 @@ def content_counts() -> dict[str, Counter]:
 
 def questions_with_history(*, question_ids: Iterable[int] | None = None) -> set[int]:
     """Ids of questions some learner has touched (an attempt item or a review card exists)."""
-    questions = Question.objects.with_history().filter(has_history=True)
+    questions = Question.objects.touched()
     if question_ids is not None:
         questions = questions.filter(pk__in=list(question_ids))
     return set(questions.values_list("pk", flat=True))

@@ -175,11 +175,10 @@ def _is_list_of_text(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value)
 
 
-def validate_question_fields(question: QuestionFields) -> None:
-    """Per-kind field rules (Question.clean). Options are checked separately: they are inlines."""
-    kind = question.kind
+def _numeric_field_errors(question: QuestionFields) -> dict[str, str]:
+    """The numeric fields: only numeric questions have them, and a numeric question needs them."""
     errors: dict[str, str] = {}
-    if kind != "numeric":
+    if question.kind != "numeric":
         if question.template:
             errors["template"] = _("Only numeric questions have a generator template.")
         if question.template_version is not None:
@@ -188,28 +187,46 @@ def validate_question_fields(question: QuestionFields) -> None:
             errors["answer_form"] = _("Only numeric questions have an answer form.")
         if question.params:
             errors["params"] = _("Only numeric questions have template parameters.")
-    if kind == "numeric" and question.answer_form not in ("input", "choice"):
+        return errors
+    if question.answer_form not in ("input", "choice"):
         errors["answer_form"] = _("Choose how the learner answers: type the value or choose among distractors.")
-    if kind == "numeric" and question.template_version is None:
+    if question.template_version is None:
         # Question.clean fills in the newest version of a known template: an unknown template is the real problem.
         problem = _template_error(question.template)
         if problem:
             errors["template"] = problem
         else:
             errors["template_version"] = _("A numeric question needs a template version.")
-    if kind == "prompt":
-        if not question.reference_answer.strip():
-            errors["reference_answer"] = _("An interview prompt needs a reference answer.")
-        if not _is_list_of_text(question.rubric) or not question.rubric:
-            errors["rubric"] = _("Rubric points must be a non-empty list of texts.")
-    elif question.rubric or question.reference_answer:
-        errors["rubric"] = _("Only interview prompts have a reference answer and rubric points.")
-    if kind == "recall":
-        if not _is_list_of_text(question.expected_lines) or not question.expected_lines:
-            errors["expected_lines"] = _("A recall card needs a non-empty list of expected lines.")
-    elif question.expected_lines:
-        errors["expected_lines"] = _("Only recall cards have expected lines.")
+    return errors
+
+
+def _prompt_field_errors(question: QuestionFields) -> dict[str, str]:
+    """An interview prompt's reference answer and rubric (and no other kind has them)."""
+    if question.kind != "prompt":
+        if question.rubric or question.reference_answer:
+            return {"rubric": _("Only interview prompts have a reference answer and rubric points.")}
+        return {}
+    errors: dict[str, str] = {}
+    if not question.reference_answer.strip():
+        errors["reference_answer"] = _("An interview prompt needs a reference answer.")
+    if not _is_list_of_text(question.rubric) or not question.rubric:
+        errors["rubric"] = _("Rubric points must be a non-empty list of texts.")
+    return errors
+
+
+def _recall_field_errors(question: QuestionFields) -> dict[str, str]:
+    """A recall card's expected lines (and no other kind has them)."""
+    if question.kind != "recall":
+        return {"expected_lines": _("Only recall cards have expected lines.")} if question.expected_lines else {}
+    if not _is_list_of_text(question.expected_lines) or not question.expected_lines:
+        return {"expected_lines": _("A recall card needs a non-empty list of expected lines.")}
+    return {}
+
+
+def validate_question_fields(question: QuestionFields) -> None:
+    """Per-kind field rules (Question.clean). Options are checked separately: they are inlines."""
+    errors = {**_numeric_field_errors(question), **_prompt_field_errors(question), **_recall_field_errors(question)}
     if errors:
         raise ValidationError(errors)
-    if kind == "numeric":
+    if question.kind == "numeric":
         validate_numeric_question(template=question.template, params=question.params, version=question.template_version)

@@ -91,27 +91,32 @@ def content_load(*, directory: Path | str | None = None, prune: bool = True, val
         if validate_only:
             _count_only(plan, report)
             return report
-        lessons = {}
-        for planned in plan.lessons:
-            _save(planned, report.lessons)
-            lessons[planned.instance.key] = planned.instance
-        for planned in plan.questions:
-            question = planned.question.instance
-            question.lesson = lessons[planned.lesson_key]
-            _save(planned.question, report.questions)
-            for option in planned.delete:
-                option.delete()
-                report.options.deleted += 1
-            for option in planned.retire:
-                option.retired = True
-                option.save(update_fields=["retired"])
-                report.options.retired += 1
-            for planned_option in planned.options:
-                planned_option.instance.question = question
-                _save(planned_option, report.options)
+        _write(plan, report)
         if prune:
             prune_missing(question_keys=plan.question_keys, lesson_keys=plan.lesson_keys, report=report)
     return report
+
+
+def _write(plan: Plan, report: LoadReport) -> None:
+    """Phase 2: save the planned lessons, then each question with its options (deleted, retired, saved)."""
+    lessons = {}
+    for planned in plan.lessons:
+        _save(planned, report.lessons)
+        lessons[planned.instance.key] = planned.instance
+    for planned_question in plan.questions:
+        question = planned_question.question.instance
+        question.lesson = lessons[planned_question.lesson_key]
+        _save(planned_question.question, report.questions)
+        for option in planned_question.delete:
+            option.delete()
+            report.options.deleted += 1
+        for option in planned_question.retire:
+            option.retired = True
+            option.save(update_fields=["retired"])
+            report.options.retired += 1
+        for planned_option in planned_question.options:
+            planned_option.instance.question = question
+            _save(planned_option, report.options)
 
 
 def _count_only(plan: Plan, report: LoadReport) -> None:

@@ -6,7 +6,7 @@ import datetime as dt
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core import signing
 from django.db.models import QuerySet
 
@@ -25,7 +25,7 @@ def learners_to_remind() -> QuerySet[LearnerProfile]:
     )
 
 
-def unsubscribe_user_for_token(*, token: str) -> AbstractBaseUser:
+def unsubscribe_user_for_token(*, token: str) -> User:
     """The learner a link was made for. Raises signing.BadSignature (or SignatureExpired) otherwise."""
     max_age = dt.timedelta(days=settings.REMINDER_UNSUBSCRIBE_MAX_AGE_DAYS)
     user_id = signing.TimestampSigner(salt=UNSUBSCRIBE_SALT).unsign(token, max_age=max_age)

@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
@@ -39,6 +39,7 @@ from quizzes.notifications.models import ReminderDelivery
 from quizzes.notifications.selectors import UNSUBSCRIBE_SALT, learners_to_remind, unsubscribe_user_for_token
 from quizzes.reviews import scheduling
 from quizzes.reviews import selectors as review_selectors
+from quizzes.reviews.models import ReviewCard
 
 logger = logging.getLogger(__name__)
 
@@ -55,24 +56,24 @@ class ReminderRun:
     skipped: int = 0
 
 
-def reminder_moment(profile: LearnerProfile, day: dt.date) -> dt.datetime:
+def reminder_moment(*, profile: LearnerProfile, day: dt.date) -> dt.datetime:
     """When study day ``day``'s reminder becomes due (UTC): the first reminder_hour:00 after the day starts."""
     calendar_day = day if profile.reminder_hour >= profile.day_rollover_hour else day + dt.timedelta(days=1)
     local = dt.datetime.combine(calendar_day, dt.time(profile.reminder_hour), tzinfo=profile.zone)
     return local.astimezone(dt.UTC)
 
 
-def reminder_is_due(profile: LearnerProfile, now: dt.datetime) -> tuple[bool, dt.date]:
+def reminder_is_due(*, profile: LearnerProfile, now: dt.datetime) -> tuple[bool, dt.date]:
     """Whether the reminder hour of the learner's current study day has passed, and that day."""
     today = scheduling.local_day(now, profile.zone, profile.day_rollover_hour)
-    return now >= reminder_moment(profile, today), today
+    return now >= reminder_moment(profile=profile, day=today), today
 
 
-def unsubscribe_token(user: AbstractBaseUser) -> str:
+def unsubscribe_token(*, user: User) -> str:
     return signing.TimestampSigner(salt=UNSUBSCRIBE_SALT).sign(str(user.pk))
 
 
-def reminder_unsubscribe(*, token: str) -> AbstractBaseUser:
+def reminder_unsubscribe(*, token: str) -> User:
     """Turn reminders off for the learner the signed token names (idempotent)."""
     user = unsubscribe_user_for_token(token=token)
     learner_profile_update(user=user, reminder_opt_in=False)
@@ -90,18 +91,18 @@ def review_url() -> str:
         return _absolute(REVIEW_URL_FALLBACK)
 
 
-def unsubscribe_url(user: AbstractBaseUser) -> str:
-    return _absolute(reverse("reminder_unsubscribe", args=[unsubscribe_token(user)]))
+def unsubscribe_url(*, user: User) -> str:
+    return _absolute(reverse("reminder_unsubscribe", args=[unsubscribe_token(user=user)]))
 
 
 def reminder_language() -> str:
     return settings.LANGUAGE_CODE
 
 
-def reminder_message(*, user: AbstractBaseUser, due: int, lessons: list[str], day: dt.date) -> EmailMultiAlternatives:
+def reminder_message(*, user: User, due: int, lessons: list[str], day: dt.date) -> EmailMultiAlternatives:
     """The e-mail: subject, plain text + HTML, RFC 8058 one-click unsubscribe headers."""
     language = reminder_language()
-    link = unsubscribe_url(user)
+    link = unsubscribe_url(user=user)
     context = {
         "user": user,
         "due": due,
@@ -131,7 +132,7 @@ def reminder_message(*, user: AbstractBaseUser, due: int, lessons: list[str], da
     return message
 
 
-def _claim(*, user: AbstractBaseUser, day: dt.date, due: int, now: dt.datetime) -> ReminderDelivery | None:
+def _claim(*, user: User, day: dt.date, due: int, now: dt.datetime) -> ReminderDelivery | None:
     """Insert and commit the day's delivery row; None if another run already has it."""
     try:
         with transaction.atomic():
@@ -145,7 +146,7 @@ def reminder_send_for(*, profile: LearnerProfile, now: dt.datetime) -> bool | No
     user = profile.user
     if not (profile.reminder_opt_in and user.is_active and user.email):
         return None
-    passed, day = reminder_is_due(profile, now)
+    passed, day = reminder_is_due(profile=profile, now=now)
     if not passed or ReminderDelivery.objects.filter(user=user, local_date=day).exists():
         return None
     cards = review_selectors.due_cards(user=user, now=now)
@@ -168,7 +169,7 @@ def reminder_send_for(*, profile: LearnerProfile, now: dt.datetime) -> bool | No
     return True
 
 
-def _lesson_order(card) -> tuple:
+def _lesson_order(card: ReviewCard) -> tuple[int, str]:
     lesson = card.question.lesson
     return (lesson.order, lesson.key)
 

@@ -295,7 +295,9 @@ class ScaleSeeder:
             "durations": rng.integers(2000, 40000, size=(m, int(reps.max()))),
         }
 
-    def _cards_and_logs(self, user_ids: list[int], pool: list[int], cards: int, seed: int, now: dt.datetime):
+    def _cards_and_logs(
+        self, user_ids: list[int], pool: list[int], cards: int, seed: int, now: dt.datetime
+    ) -> tuple[int, int]:
         per = [self._learner_cards(k, seed, len(pool), cards) for k in range(1, len(user_ids) + 1)]
         total_cards = sum(len(c["state"]) for c in per)
         total_logs = sum(int(c["reps"].sum()) for c in per)
@@ -371,8 +373,10 @@ class ScaleSeeder:
     def _attempts(self, user_ids: list[int], seed: int, now: dt.datetime) -> tuple[int, int]:
         """One finished study attempt of the first lesson per learner, its choice questions answered."""
         lesson = Lesson.objects.published().order_by("order", "key").first()
+        assert lesson is not None  # run() checked there is a published lesson
         questions = list(
-            lesson.questions.published().filter(kind=Question.Kind.CHOICE)
+            Question.objects.published()
+            .filter(lesson=lesson, kind=Question.Kind.CHOICE)
             .prefetch_related("options")
             .order_by("order", "key")
         )

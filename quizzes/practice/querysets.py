@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from django.db import models
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
     from quizzes.practice.models import Attempt, AttemptItem  # noqa: F401 (named in the QuerySet[...] strings)
 
 
 class AttemptQuerySet(models.QuerySet["Attempt"]):
-    def owned_by(self, user: AbstractBaseUser) -> AttemptQuerySet:
+    def owned_by(self, user: User) -> AttemptQuerySet:
         """The learner's own attempts (another learner's are simply not found)."""
         return self.filter(user=user)
 
@@ -22,7 +22,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
 
 
 class AttemptItemQuerySet(models.QuerySet["AttemptItem"]):
-    def owned_by(self, user: AbstractBaseUser) -> AttemptItemQuerySet:
+    def owned_by(self, user: User) -> AttemptItemQuerySet:
         return self.filter(attempt__user=user)
 
     def answered(self) -> AttemptItemQuerySet:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
@@ -26,7 +26,7 @@ from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews import selectors as review_selectors
 
 
-def score_of(scores: Iterable[float | None]) -> float | None:
+def score_of(*, scores: Iterable[float | None]) -> float | None:
     """An attempt's score from its items' scores (None = unanswered): None before any answer, else the mean
     over all items with unanswered ones counting 0."""
     scores = list(scores)
@@ -37,13 +37,13 @@ def score_of(scores: Iterable[float | None]) -> float | None:
 
 def attempt_score(*, attempt: Attempt) -> float | None:
     """The attempt's score (:func:`score_of`); reads prefetched items when the caller prefetched them."""
-    return score_of(item.score for item in attempt.items.all())
+    return score_of(scores=[item.score for item in attempt.items.all()])
 
 
 # --- attempts and items --------------------------------------------------------------------------
 
 
-def attempts_for(*, user: AbstractBaseUser) -> QuerySet[Attempt]:
+def attempts_for(*, user: User) -> QuerySet[Attempt]:
     """The learner's attempts, newest first, with everything an attempt's representation needs."""
     items = AttemptItem.objects.select_related("question").prefetch_related("question__options").order_by("position")
     return (
@@ -54,12 +54,12 @@ def attempts_for(*, user: AbstractBaseUser) -> QuerySet[Attempt]:
     )
 
 
-def attempt_for(*, user: AbstractBaseUser, attempt_id: int) -> Attempt | None:
+def attempt_for(*, user: User, attempt_id: int) -> Attempt | None:
     """One of the learner's attempts with its items (the API's representation)."""
     return attempts_for(user=user).filter(pk=attempt_id).first()
 
 
-def item_for(*, user: AbstractBaseUser, item_id: int) -> AttemptItem | None:
+def item_for(*, user: User, item_id: int) -> AttemptItem | None:
     return (
         AttemptItem.objects.owned_by(user)
         .filter(pk=item_id)
@@ -70,7 +70,7 @@ def item_for(*, user: AbstractBaseUser, item_id: int) -> AttemptItem | None:
     )
 
 
-def user_attempt(*, user: AbstractBaseUser, attempt_id: int) -> Attempt | None:
+def user_attempt(*, user: User, attempt_id: int) -> Attempt | None:
     """The learner's own attempt (another learner's id is simply not found)."""
     return Attempt.objects.owned_by(user).filter(pk=attempt_id).select_related("lesson").first()
 
@@ -101,7 +101,7 @@ def attempt_first_unanswered(*, attempt: Attempt) -> AttemptItem | None:
     return attempt.items.unanswered().order_by("position").first()
 
 
-def review_attempt_open(*, user: AbstractBaseUser, lesson: Lesson, now: dt.datetime | None = None) -> Attempt | None:
+def review_attempt_open(*, user: User, lesson: Lesson, now: dt.datetime | None = None) -> Attempt | None:
     """An unfinished review attempt of this lesson started today with an item left to answer."""
     now = now or timezone.now()
     start = review_selectors.start_of_today(profile=profile_for(user=user), now=now)
@@ -135,7 +135,7 @@ class AttemptSummary:
         return len(self.items)
 
 
-def attempt_summary(*, user: AbstractBaseUser, attempt: Attempt) -> AttemptSummary:
+def attempt_summary(*, user: User, attempt: Attempt) -> AttemptSummary:
     """Score, what was missed and when the attempt's questions come back for review."""
     items = attempt_items(attempt=attempt)
     return AttemptSummary(
@@ -143,7 +143,7 @@ def attempt_summary(*, user: AbstractBaseUser, attempt: Attempt) -> AttemptSumma
         items=items,
         correct=sum(1 for item in items if item.is_correct),
         answered=sum(1 for item in items if item.is_answered),
-        score=score_of(item.score for item in items),
+        score=score_of(scores=[item.score for item in items]),
         missed=[item for item in items if not item.is_correct],
         next_review=review_selectors.next_review_of(user=user, question_ids=[item.question_id for item in items]),
     )
@@ -167,7 +167,7 @@ class AttemptLine:
 _SCORE_FIELDS = ("id", "attempt_id", "score", "is_correct", "answered_at")
 
 
-def lesson_attempts(*, user: AbstractBaseUser, lesson: Lesson) -> list[AttemptLine]:
+def lesson_attempts(*, user: User, lesson: Lesson) -> list[AttemptLine]:
     """The learner's attempts at one lesson, newest first, with their scores (two queries)."""
     attempts = (
         Attempt.objects.owned_by(user)
@@ -184,7 +184,7 @@ def lesson_attempts(*, user: AbstractBaseUser, lesson: Lesson) -> list[AttemptLi
                 answered=sum(1 for i in items if i.answered_at is not None),
                 total=len(items),
                 correct=sum(1 for i in items if i.is_correct),
-                score=score_of(i.score for i in items),
+                score=score_of(scores=[i.score for i in items]),
             )
         )
     return lines
@@ -211,7 +211,7 @@ class LessonProgress:
         return self.studied / self.total if self.total else 0.0
 
 
-def best_scores(*, user: AbstractBaseUser) -> dict[int, float]:
+def best_scores(*, user: User) -> dict[int, float]:
     """Per lesson id, the learner's best attempt score (attempts without an answer have none)."""
     # from the item scores alone (narrow rows, one query, no JSON columns)
     item_scores: dict[int, list[float | None]] = defaultdict(list)
@@ -222,7 +222,7 @@ def best_scores(*, user: AbstractBaseUser) -> dict[int, float]:
         attempt_lesson[attempt_id] = lesson_id
     best: dict[int, float] = {}
     for attempt_id, scores in item_scores.items():
-        score = score_of(scores)
+        score = score_of(scores=scores)
         if score is not None:
             lesson_id = attempt_lesson[attempt_id]
             best[lesson_id] = max(best.get(lesson_id, 0.0), score)
@@ -230,7 +230,7 @@ def best_scores(*, user: AbstractBaseUser) -> dict[int, float]:
 
 
 def lesson_progress(
-    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[LessonProgress]:
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
@@ -239,7 +239,7 @@ def lesson_progress(
     return [
         LessonProgress(
             lesson=lesson,
-            total=lesson.question_count,
+            total=lesson.question_count,  # type: ignore[attr-defined]  # annotated by with_question_count()
             studied=counts[lesson.pk]["studied"],
             due=counts[lesson.pk]["due"],
             mastered=counts[lesson.pk]["mastered"],

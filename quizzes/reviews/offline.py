@@ -26,7 +26,7 @@ from collections import defaultdict
 from enum import StrEnum
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -97,7 +97,7 @@ def _rating(entry: OfflineEntry, question: Question) -> int | None:
 
 
 def _judge(
-    entry: OfflineEntry, question: Question | None, *, user: AbstractBaseUser, now: dt.datetime
+    entry: OfflineEntry, question: Question | None, *, user: User, now: dt.datetime
 ) -> Refusal | int:
     """The rating to log, or the Refusal when the entry is rejected."""
     if question is None:
@@ -116,7 +116,7 @@ def _judge(
 
 
 def offline_reviews_merge(
-    *, user: AbstractBaseUser, entries: list[OfflineEntry], now: dt.datetime | None = None
+    *, user: User, entries: list[OfflineEntry], now: dt.datetime | None = None
 ) -> OfflineMergeResult:
     """Merge a batch of offline reviews; see the module docstring for the rules."""
     now = now or timezone.now()
@@ -127,7 +127,10 @@ def offline_reviews_merge(
     to_apply: dict[int, list[tuple[OfflineEntry, int, EntryOutcome]]] = defaultdict(list)
     questions: dict[int, Question] = {}
     for entry in entries:
-        question = by_id.get(entry.question_id) if entry.question_id is not None else by_key.get(entry.question_key)
+        if entry.question_id is not None:
+            question = by_id.get(entry.question_id)
+        else:
+            question = by_key.get(entry.question_key or "")
         outcome = EntryOutcome(client_uuid=entry.client_uuid, status=EntryStatus.APPLIED)
         outcome.question_id = question.pk if question else None
         outcomes.append(outcome)
@@ -165,7 +168,7 @@ def offline_reviews_merge(
 
 def _apply_group(
     *,
-    user: AbstractBaseUser,
+    user: User,
     question: Question,
     group: list[tuple[OfflineEntry, int, EntryOutcome]],
     profile: LearnerProfile,
@@ -206,5 +209,14 @@ def _apply_group(
             card.delete()
 
 
-def offline_entry_from_dict(data: dict[str, Any]) -> OfflineEntry:
-    return OfflineEntry(**{f.name: data.get(f.name) for f in dataclasses.fields(OfflineEntry)})
+def offline_entry_from_dict(*, data: dict[str, Any]) -> OfflineEntry:
+    """An entry from the API's validated data (the fields it does not give are None)."""
+    return OfflineEntry(
+        client_uuid=data["client_uuid"],
+        reviewed_at=data["reviewed_at"],
+        question_id=data.get("question_id"),
+        question_key=data.get("question_key"),
+        correct=data.get("correct"),
+        rating=data.get("rating"),
+        duration_ms=data.get("duration_ms"),
+    )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from django.db import models
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
     from quizzes.reviews.models import ReviewCard, ReviewLog  # noqa: F401 (named in the QuerySet[...] strings)
 
@@ -25,7 +25,7 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
         """Cards whose question and lesson learners can see (suspended or not)."""
         return self.filter(question__published=True, question__lesson__published=True)
 
-    def live_for(self, user: AbstractBaseUser) -> ReviewCardQuerySet:
+    def live_for(self, user: User) -> ReviewCardQuerySet:
         """The learner's cards they can review: not suspended, question and lesson published."""
         return self.filter(user=user, suspended=False).of_published_questions()
 
@@ -45,7 +45,7 @@ class ReviewLogQuerySet(models.QuerySet["ReviewLog"]):
         """The replay order (quizzes.reviews.scheduling.replay)."""
         return self.order_by("reviewed_at", "id")
 
-    def with_client_uuids(self, *, user: AbstractBaseUser, uuids: Iterable[uuid.UUID]) -> ReviewLogQuerySet:
+    def with_client_uuids(self, *, user: User, uuids: Iterable[uuid.UUID]) -> ReviewLogQuerySet:
         """The learner's logs stored under any of these client UUIDs (re-sent ratings are no-ops)."""
         return self.filter(user=user, client_uuid__in=list(uuids))
 

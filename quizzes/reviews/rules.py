@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -40,7 +40,7 @@ class Refusal:
     message: str
 
 
-def rating_refusal(rating: Any) -> Refusal | None:
+def rating_refusal(*, rating: Any) -> Refusal | None:
     if not isinstance(rating, int) or isinstance(rating, bool) or rating not in ReviewLog.Rating.values:
         return Refusal(ErrorCode.BAD_RATING, _("Rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)."))
     return None
@@ -51,7 +51,7 @@ def review_time_refusal(
     reviewed_at: dt.datetime,
     now: dt.datetime,
     question: Question | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> Refusal | None:
     """Why ``reviewed_at`` cannot be a review time, or None.
 
@@ -69,6 +69,7 @@ def review_time_refusal(
     return None
 
 
-def stored_client_uuids(*, user: AbstractBaseUser, uuids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
+def stored_client_uuids(*, user: User, uuids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
     """The client UUIDs among ``uuids`` already stored for this learner (those ratings are not stored again)."""
-    return set(ReviewLog.objects.with_client_uuids(user=user, uuids=uuids).values_list("client_uuid", flat=True))
+    stored = ReviewLog.objects.with_client_uuids(user=user, uuids=uuids).values_list("client_uuid", flat=True)
+    return {client_uuid for client_uuid in stored if client_uuid is not None}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import BooleanField, Count, ExpressionWrapper, Min, Q, QuerySet
 from django.db.models.functions import ExtractHour, TruncDate
 from django.utils import timezone
@@ -55,7 +55,7 @@ def local_day_of(*, profile: LearnerProfile, moment: dt.datetime) -> dt.date:
 # --- cards and reviews -------------------------------------------------------------------------
 
 
-def _logs_today(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewLog]:
+def _logs_today(user: User, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewLog]:
     start, end = start_of_today(profile=profile, now=now), end_of_today(profile=profile, now=now)
     return ReviewLog.objects.filter(user=user).between(start, end)
 
@@ -69,7 +69,7 @@ class TodayLogs:
     first: int
 
 
-def today_logs(*, user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime) -> TodayLogs:
+def today_logs(*, user: User, profile: LearnerProfile, now: dt.datetime) -> TodayLogs:
     """One query for the three counts the daily caps and the dashboard need."""
     counts = _logs_today(user, profile, now).aggregate(
         total=Count("id"),
@@ -79,13 +79,13 @@ def today_logs(*, user: AbstractBaseUser, profile: LearnerProfile, now: dt.datet
     return TodayLogs(**counts)
 
 
-def _due_today(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewCard]:
+def _due_today(user: User, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewCard]:
     return ReviewCard.objects.live_for(user).due_before(end_of_today(profile=profile, now=now)).order_by("due", "id")
 
 
 def due_queue(
     *,
-    user: AbstractBaseUser,
+    user: User,
     now: dt.datetime,
     profile: LearnerProfile,
     today: TodayLogs | None = None,
@@ -96,7 +96,7 @@ def due_queue(
 
 
 def _due_rows(
-    user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime, only: Sequence[str] | None
+    user: User, profile: LearnerProfile, now: dt.datetime, only: Sequence[str] | None
 ) -> QuerySet[ReviewCard]:
     cards = _due_today(user, profile, now).select_related("question", "question__lesson")
     return cards.only(*only) if only is not None else cards
@@ -104,7 +104,7 @@ def _due_rows(
 
 def due_cards(
     *,
-    user: AbstractBaseUser,
+    user: User,
     now: dt.datetime | None = None,
     capped: bool = True,
     profile: LearnerProfile | None = None,
@@ -125,14 +125,14 @@ def due_cards(
     return list(due_queue(user=user, now=now, profile=profile, today=today, only=only))
 
 
-def _reviews_left(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
+def _reviews_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
     today = today if today is not None else today_logs(user=user, profile=profile, now=now)
     return max(0, profile.reviews_per_day - today.reviews)
 
 
 def due_count(
     *,
-    user: AbstractBaseUser,
+    user: User,
     now: dt.datetime | None = None,
     profile: LearnerProfile | None = None,
     today: TodayLogs | None = None,
@@ -143,17 +143,17 @@ def due_count(
     return due_queue(user=user, now=now, profile=profile, today=today).count()
 
 
-def _unseen_questions(user: AbstractBaseUser) -> QuerySet[Question]:
+def _unseen_questions(user: User) -> QuerySet[Question]:
     return Question.objects.published().unseen_by(user)
 
 
-def _new_left(user: AbstractBaseUser, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
+def _new_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
     today = today if today is not None else today_logs(user=user, profile=profile, now=now)
     return max(0, profile.new_per_day - today.first)
 
 
 def new_questions(
-    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[Question]:
     """Published questions the learner has never answered, in lesson order.
 
@@ -168,7 +168,7 @@ def new_questions(
 
 def new_count(
     *,
-    user: AbstractBaseUser,
+    user: User,
     now: dt.datetime | None = None,
     profile: LearnerProfile | None = None,
     today: TodayLogs | None = None,
@@ -194,7 +194,7 @@ class ReviewSessionLesson:
 
 
 def review_session(
-    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[ReviewSessionLesson]:
     """Today's due cards grouped by lesson (lesson order).
 
@@ -225,7 +225,7 @@ def review_session(
 
 
 def lesson_due_questions(
-    *, user: AbstractBaseUser, lesson: Lesson, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, lesson: Lesson, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[Question]:
     """The lesson's quiz questions due today for this learner (uncapped; a review attempt)."""
     now = now or timezone.now()
@@ -264,7 +264,7 @@ def card_state(
 
 
 def rating_preview(
-    *, user: AbstractBaseUser, question: Question, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, question: Question, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[RatingPreview]:
     """The due date and interval each self-rating (Again/Hard/Good/Easy) would give right now."""
     now = now or timezone.now()
@@ -294,7 +294,7 @@ def rating_preview(
 
 
 def lesson_card_counts(
-    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> dict[int, Counter]:
     """Per lesson id: cards ``studied`` (of published questions), ``mastered`` (stability ≥ MASTERY_STABILITY_DAYS)
     and ``due`` today (live cards). Two narrow queries."""
@@ -319,7 +319,7 @@ class DayCount:
 
 
 def due_forecast(
-    *, user: AbstractBaseUser, days: int = 14, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, days: int = 14, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[DayCount]:
     """Due cards per study day for the next ``days`` days; today includes everything overdue."""
     now = now or timezone.now()
@@ -332,7 +332,7 @@ def due_forecast(
     return [DayCount(today + dt.timedelta(days=i), counts[today + dt.timedelta(days=i)]) for i in range(days)]
 
 
-def _log_days(user: AbstractBaseUser, profile: LearnerProfile, since: dt.datetime) -> Counter:
+def _log_days(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
     """Ratings per study day since ``since``.
 
     The database counts per local calendar day, split at the rollover hour (before it, the
@@ -355,7 +355,7 @@ def _log_days(user: AbstractBaseUser, profile: LearnerProfile, since: dt.datetim
 
 
 def review_heatmap(
-    *, user: AbstractBaseUser, days: int = 365, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, days: int = 365, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[DayCount]:
     """Ratings per study day (every log, including same-day repeats), oldest first, ending today."""
     now = now or timezone.now()
@@ -378,7 +378,7 @@ def _streak_in(days_seen: set[dt.date] | Counter, today: dt.date) -> tuple[int, 
 
 def review_streak(
     *,
-    user: AbstractBaseUser,
+    user: User,
     now: dt.datetime | None = None,
     profile: LearnerProfile | None = None,
     recent: Sequence[DayCount] | None = None,
@@ -411,27 +411,29 @@ def review_streak(
 # --- cards, next reviews, the review session's progress -------------------------------------------
 
 
-def cards_for(*, user: AbstractBaseUser) -> QuerySet[ReviewCard]:
+def cards_for(*, user: User) -> QuerySet[ReviewCard]:
     """All the learner's cards (suspended and unpublished too), by due date, with question and lesson."""
     return ReviewCard.objects.filter(user=user).select_related("question", "question__lesson").order_by("due", "id")
 
 
-def card_of(*, user: AbstractBaseUser, question: Question) -> ReviewCard | None:
-    return ReviewCard.objects.filter(user=user, question=question).first()
+def card_for(*, user: User, card_id: int) -> ReviewCard | None:
+    """One of the learner's cards with its question and lesson (another learner's is simply not found)."""
+    return cards_for(user=user).filter(pk=card_id).first()
 
 
-def card_due(*, user: AbstractBaseUser, question: Question) -> dt.datetime | None:
+
+def card_due(*, user: User, question: Question) -> dt.datetime | None:
     card = ReviewCard.objects.filter(user=user, question=question).only("due").first()
     return card.due if card else None
 
 
-def next_review_at(*, user: AbstractBaseUser) -> dt.datetime | None:
+def next_review_at(*, user: User) -> dt.datetime | None:
     """When the learner's next live card falls due (None when nothing is scheduled)."""
     return ReviewCard.objects.live_for(user).order_by("due").values_list("due", flat=True).first()
 
 
 def next_review_after_today(
-    *, user: AbstractBaseUser, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> dt.datetime | None:
     """When the next live card falls due once today's are done (the review session's empty state, the counts)."""
     profile = profile if profile is not None else profile_for(user=user)
@@ -439,7 +441,7 @@ def next_review_after_today(
     return ReviewCard.objects.live_for(user).due_from(horizon).aggregate(due=Min("due"))["due"]
 
 
-def next_review_of(*, user: AbstractBaseUser, question_ids: list[int]) -> dt.datetime | None:
+def next_review_of(*, user: User, question_ids: list[int]) -> dt.datetime | None:
     """The earliest due date among the learner's live cards of these questions (an attempt's end screen)."""
     return ReviewCard.objects.live_for(user).filter(question_id__in=question_ids).aggregate(due=Min("due"))["due"]
 
@@ -454,7 +456,7 @@ class ReviewProgress:
         return self.done + self.remaining
 
 
-def review_progress(*, user: AbstractBaseUser, now: dt.datetime | None = None) -> ReviewProgress:
+def review_progress(*, user: User, now: dt.datetime | None = None) -> ReviewProgress:
     """Today's counted reviews against what is still due: the review session's progress bar."""
     now = now or timezone.now()
     profile = profile_for(user=user)
@@ -470,7 +472,7 @@ def review_progress(*, user: AbstractBaseUser, now: dt.datetime | None = None) -
 
 def dashboard_counts(
     *,
-    user: AbstractBaseUser,
+    user: User,
     now: dt.datetime | None = None,
     due: int | None = None,
     profile: LearnerProfile | None = None,

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -37,12 +37,12 @@ if TYPE_CHECKING:  # reviews sit below practice: the attempt item is only a type
 CLIENT_CLOCK_SOURCES = (ReviewLog.Source.API,)
 
 
-def _check_owner(card: ReviewCard, user: AbstractBaseUser) -> None:
+def _check_owner(card: ReviewCard, user: User) -> None:
     if card.user_id != user.pk:
         raise PermissionDenied(_("This review card belongs to another learner."))
 
 
-def _lock_card(*, user: AbstractBaseUser, question: Question, at: dt.datetime) -> ReviewCard:
+def _lock_card(*, user: User, question: Question, at: dt.datetime) -> ReviewCard:
     card, _created = ReviewCard.objects.select_for_update().get_or_create(
         user=user, question=question, defaults={"due": at}
     )
@@ -87,7 +87,7 @@ def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> R
 
 def _add_log(
     *,
-    user: AbstractBaseUser,
+    user: User,
     question: Question,
     rating: int,
     reviewed_at: dt.datetime,
@@ -117,7 +117,7 @@ def _add_log(
 
 def card_record_answer(
     *,
-    user: AbstractBaseUser,
+    user: User,
     item: AttemptItem,
     correct: bool,
     reviewed_at: dt.datetime,
@@ -142,7 +142,7 @@ def card_record_answer(
 
 def card_rate(
     *,
-    user: AbstractBaseUser,
+    user: User,
     question: Question,
     rating: int,
     reviewed_at: dt.datetime | None = None,
@@ -170,7 +170,7 @@ def card_rate(
         )
     if not Question.objects.rateable().filter(pk=question.pk).exists():
         raise DomainError(ErrorCode.QUESTION_UNPUBLISHED, _("This question is not published."), field="question")
-    refused = rating_refusal(rating)
+    refused = rating_refusal(rating=rating)
     if refused:
         raise DomainError(refused.code, refused.message, field="rating")
     client_clock = reviewed_at is not None and source in CLIENT_CLOCK_SOURCES
@@ -210,7 +210,7 @@ class UndoOutcome:
 
 
 @transaction.atomic
-def card_undo_last(*, user: AbstractBaseUser, card: ReviewCard | None = None) -> UndoOutcome:
+def card_undo_last(*, user: User, card: ReviewCard | None = None) -> UndoOutcome:
     """Remove the newest rating (of ``card``, or the learner's newest overall) and replay.
 
     The newest rating is found inside this transaction, under the card's row lock, so what is
@@ -230,7 +230,7 @@ def card_undo_last(*, user: AbstractBaseUser, card: ReviewCard | None = None) ->
     return UndoOutcome(question_id=locked.question_id, card=card_replay(card=locked))
 
 
-def _set_suspended(*, user: AbstractBaseUser, card: ReviewCard, suspended: bool) -> ReviewCard:
+def _set_suspended(*, user: User, card: ReviewCard, suspended: bool) -> ReviewCard:
     _check_owner(card, user)
     with transaction.atomic():
         locked = ReviewCard.objects.select_for_update().get(pk=card.pk)
@@ -240,11 +240,11 @@ def _set_suspended(*, user: AbstractBaseUser, card: ReviewCard, suspended: bool)
     return locked
 
 
-def card_suspend(*, user: AbstractBaseUser, card: ReviewCard) -> ReviewCard:
+def card_suspend(*, user: User, card: ReviewCard) -> ReviewCard:
     """Take a card out of the review queue (its history and schedule are kept)."""
     return _set_suspended(user=user, card=card, suspended=True)
 
 
-def card_unsuspend(*, user: AbstractBaseUser, card: ReviewCard) -> ReviewCard:
+def card_unsuspend(*, user: User, card: ReviewCard) -> ReviewCard:
     """Put a suspended card back; if its due date has passed it is due now."""
     return _set_suspended(user=user, card=card, suspended=False)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import zoneinfo
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.http import QueryDict
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -22,7 +23,7 @@ from quizzes.core.errors import ErrorCode
 class LoginForm(AuthenticationForm):
     """Django's log-in form; kept as a hook for autocomplete hints."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
         self.fields["password"].widget.attrs.update({"autocomplete": "current-password"})
@@ -42,7 +43,7 @@ class SignupForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
 
@@ -123,7 +124,7 @@ class DemoForm(forms.Form):
     DEFAULTS: ClassVar[dict] = {"d_k": 16, "scaled": False, "causal": False}
 
     @classmethod
-    def from_query(cls, query) -> DemoForm:
+    def from_query(cls, query: QueryDict) -> DemoForm:
         """Bound to the query string when the demo form was submitted, else to the defaults."""
         if "demo" in query or "d_k" in query:
             return cls(query)

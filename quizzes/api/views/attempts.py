@@ -8,7 +8,6 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -17,6 +16,7 @@ from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
 from quizzes.content.models import Question
 from quizzes.content.selectors import lesson_published_by_id
@@ -30,14 +30,14 @@ from quizzes.reviews.models import ReviewLog
 TAG = ["attempts"]
 
 
-def _attempt(request: Request, attempt_id: int) -> Attempt:
+def _attempt(request: LearnerApiRequest, attempt_id: int) -> Attempt:
     attempt = attempt_for(user=request.user, attempt_id=attempt_id)
     if attempt is None:
         raise Http404
     return attempt
 
 
-def _item(request: Request, item_id: int) -> AttemptItem:
+def _item(request: LearnerApiRequest, item_id: int) -> AttemptItem:
     item = item_for(user=request.user, item_id=item_id)
     if item is None:
         raise Http404
@@ -52,7 +52,7 @@ class AttemptListView(APIView):
         parameters=[PageQuerySerializer],
         responses={200: s.AttemptPageSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         params = query(PageQuerySerializer, request)
         total, rows = page_of(attempts_for(user=request.user), **params)
         data = {**params, "count": total, "results": [r.attempt_public(a, with_items=False) for a in rows]}
@@ -72,7 +72,7 @@ class AttemptListView(APIView):
         responses={201: s.AttemptSerializer, **errors(400, 401, 422)},
     )
     @idempotent
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.AttemptStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         lesson = lesson_published_by_id(lesson_id=serializer.validated_data["lesson_id"])
@@ -95,7 +95,7 @@ class AttemptDetailView(APIView):
         summary="An attempt with its items (answered items show their result)",
         responses={200: s.AttemptSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, attempt_id: int) -> Response:
+    def get(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         return Response(s.AttemptSerializer(r.attempt_public(_attempt(request, attempt_id))).data)
 
 
@@ -109,7 +109,7 @@ class AttemptFinishView(APIView):
         responses={200: s.AttemptSerializer, **errors(401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request, attempt_id: int) -> Response:
+    def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         attempt = _attempt(request, attempt_id)
         attempt_finish(user=request.user, attempt=attempt)
         return Response(s.AttemptSerializer(r.attempt_public(_attempt(request, attempt_id))).data)
@@ -122,7 +122,7 @@ class ItemDetailView(APIView):
         summary="One attempt item",
         responses={200: s.AttemptItemSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, item_id: int) -> Response:
+    def get(self, request: LearnerApiRequest, item_id: int) -> Response:
         return Response(s.AttemptItemSerializer(r.item_public(_item(request, item_id))).data)
 
 
@@ -174,7 +174,7 @@ class ItemAnswerView(APIView):
         },
     )
     @idempotent
-    def post(self, request: Request, item_id: int) -> Response:
+    def post(self, request: LearnerApiRequest, item_id: int) -> Response:
         item = _item(request, item_id)
         serializer = s.AnswerSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

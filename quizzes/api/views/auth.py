@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from django.contrib.auth import authenticate, logout
 from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.utils.translation import gettext as _
@@ -21,14 +19,15 @@ from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
 from quizzes.api.throttling import throttled_error
+from quizzes.api.types import LearnerApiRequest
 from quizzes.core.errors import ErrorCode
 
 TAG = ["auth"]
 
 
 class LoginView(APIView):
-    authentication_classes: ClassVar[list] = []  # a stale token in the header must not block logging in again
-    permission_classes: ClassVar[list] = [AllowAny]
+    authentication_classes = ()  # a stale token in the header must not block logging in again
+    permission_classes = (AllowAny,)
     # Throttled by the one log-in policy (quizzes.accounts.throttle) inside authenticate(), shared with the web pages.
 
     @extend_schema(
@@ -44,8 +43,9 @@ class LoginView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         user = authenticate(request._request, username=data["username"], password=data["password"])
-        if user is None and getattr(request._request, "throttled", None) is not None:
-            raise throttled_error(request._request.throttled)
+        refused = getattr(request._request, "throttled", None)  # left by the throttled backend
+        if user is None and refused is not None:
+            raise throttled_error(refused)
         if user is None:
             raise ApiError(
                 status_code=400, code=ErrorCode.INVALID_CREDENTIALS, message=_("Wrong username or password.")
@@ -70,7 +70,7 @@ class LogoutView(APIView):
         request=None,
         responses={204: OpenApiResponse(description="Logged out."), **errors(401)},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         if isinstance(request.auth, AuthToken):
             api_token_delete(token=request.auth)
         else:
@@ -87,7 +87,7 @@ class LogoutAllView(APIView):
         request=None,
         responses={204: OpenApiResponse(description="Logged out on every device."), **errors(401)},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         user = request.user
         api_tokens_delete_all(user=user)
         if not isinstance(request.auth, AuthToken):
@@ -103,7 +103,7 @@ class TokenListView(APIView):
         summary="This learner's unexpired device tokens",
         responses={200: s.DeviceTokenListSerializer, **errors(401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         current = request.auth.digest if isinstance(request.auth, AuthToken) else None
         tokens = device_tokens(user=request.user, current_digest=current)
         return Response(s.DeviceTokenListSerializer({"tokens": tokens}).data)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAdminUser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,6 +12,7 @@ from attention_engine import misconceptions
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import query
 from quizzes.content import attention_demo as demo
 from quizzes.core.errors import ErrorCode
@@ -37,12 +35,12 @@ class DemoMatrixView(APIView):
         parameters=[DemoQuerySerializer],
         responses={200: s.DemoMatrixSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         return Response(s.DemoMatrixSerializer(demo.demo_matrix(**query(DemoQuerySerializer, request))).data)
 
 
 class VariantPreviewView(APIView):
-    permission_classes: ClassVar[list] = [IsAdminUser]
+    permission_classes = (IsAdminUser,)
 
     @extend_schema(
         tags=TAG,
@@ -51,7 +49,7 @@ class VariantPreviewView(APIView):
         request=s.VariantPreviewRequestSerializer,
         responses={200: s.VariantPreviewSerializer, **errors(400, 401, 403)},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         from attention_engine import generators
 
         serializer = s.VariantPreviewRequestSerializer(data=request.data)

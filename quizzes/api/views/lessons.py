@@ -12,7 +12,7 @@ from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.schema import errors
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, etag_response
-from quizzes.content.selectors import lesson_list_published, lessons_with_content
+from quizzes.content.selectors import lesson_list_published, lesson_with_content
 
 TAG = ["lessons"]
 NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
@@ -40,7 +40,7 @@ class LessonDetailView(APIView):
         responses={200: s.LessonDetailSerializer, 304: NOT_MODIFIED, **errors(401, 404)},
     )
     def get(self, request: Request, lesson_id: int) -> Response:
-        lesson = lessons_with_content().filter(pk=lesson_id).first()
+        lesson = lesson_with_content(lesson_id=lesson_id)
         if lesson is None:
             raise Http404
         return etag_response(request, s.LessonDetailSerializer(r.lesson_content(lesson)).data)

@@ -10,7 +10,6 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -19,25 +18,26 @@ from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
 from quizzes.content.selectors import question_by_id, rateable_question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.reviews import learner_cache
 from quizzes.reviews.models import ReviewCard, ReviewLog
-from quizzes.reviews.selectors import cards_for, due_forecast, review_heatmap
+from quizzes.reviews.selectors import card_for, cards_for, due_forecast, review_heatmap
 from quizzes.reviews.services import card_rate, card_suspend, card_undo_last, card_unsuspend
 
 TAG = ["reviews"]
 
 
-def _card(request: Request, card_id: int) -> ReviewCard:
-    card = cards_for(user=request.user).filter(pk=card_id).first()
+def _card(request: LearnerApiRequest, card_id: int) -> ReviewCard:
+    card = card_for(user=request.user, card_id=card_id)
     if card is None:
         raise Http404
     return card
 
 
-def _card_data(request: Request, card: ReviewCard | None) -> dict[str, Any] | None:
+def _card_data(request: LearnerApiRequest, card: ReviewCard | None) -> dict[str, Any] | None:
     if card is None:
         return None
     card = _card(request, card.pk)  # fresh, with question and lesson
@@ -61,7 +61,7 @@ class DueQueueView(APIView):
         parameters=[PageQuerySerializer],
         responses={200: s.DueQueueSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         params = query(PageQuerySerializer, request)
         now = timezone.now()
 
@@ -85,7 +85,7 @@ class CardListView(APIView):
         parameters=[PageQuerySerializer],
         responses={200: s.CardPageSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         params = query(PageQuerySerializer, request)
         total, rows = page_of(cards_for(user=request.user), **params)
         data = {**params, "count": total, "results": r.cards_public(rows, user=request.user)}
@@ -99,7 +99,7 @@ class CardDetailView(APIView):
         summary="One review card",
         responses={200: s.ReviewCardSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, card_id: int) -> Response:
+    def get(self, request: LearnerApiRequest, card_id: int) -> Response:
         return Response(s.ReviewCardSerializer(_card_data(request, _card(request, card_id))).data)
 
 
@@ -115,7 +115,7 @@ class CardRateView(APIView):
         responses={200: s.ReviewCardSerializer, **errors(400, 401, 422)},
     )
     @idempotent
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.RateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -149,7 +149,7 @@ class ReviewUndoView(APIView):
         responses={200: s.UndoResultSerializer, **errors(400, 401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.UndoSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         card = None
@@ -170,7 +170,7 @@ class CardSuspendView(APIView):
         responses={200: s.ReviewCardSerializer, **errors(401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request, card_id: int) -> Response:
+    def post(self, request: LearnerApiRequest, card_id: int) -> Response:
         card = card_suspend(user=request.user, card=_card(request, card_id))
         return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
 
@@ -185,7 +185,7 @@ class CardUnsuspendView(APIView):
         responses={200: s.ReviewCardSerializer, **errors(401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request, card_id: int) -> Response:
+    def post(self, request: LearnerApiRequest, card_id: int) -> Response:
         card = card_unsuspend(user=request.user, card=_card(request, card_id))
         return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
 
@@ -206,7 +206,7 @@ class ForecastView(APIView):
         parameters=[ForecastQuerySerializer],
         responses={200: s.ForecastSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         days = due_forecast(user=request.user, **query(ForecastQuerySerializer, request))
         return Response(s.ForecastSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
 
@@ -219,7 +219,7 @@ class HeatmapView(APIView):
         parameters=[HeatmapQuerySerializer],
         responses={200: s.HeatmapSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         days = review_heatmap(user=request.user, **query(HeatmapQuerySerializer, request))
         return Response(s.HeatmapSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
 
@@ -233,7 +233,7 @@ class QuestionReferenceView(APIView):
         "their answers are revealed only by answering an attempt item.",
         responses={200: s.QuestionReferenceSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, question_id: int) -> Response:
+    def get(self, request: LearnerApiRequest, question_id: int) -> Response:
         question = rateable_question(question_id=question_id)
         if question is None:
             raise Http404

@@ -1,6 +1,8 @@
 """`manage.py load_lessons`: upsert the lesson files (rules in quizzes.content.reader, writer and pruning)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from quizzes.content.report import ContentError
 from quizzes.content.selectors import content_counts
@@ -15,7 +17,7 @@ class Command(BaseCommand):
         "options give the answer away (quizzes.content.cues)."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dir", dest="directory", default=None, help="Directory of lesson .yaml files.")
         parser.add_argument(
             "--check",
@@ -26,7 +28,9 @@ class Command(BaseCommand):
             "--no-prune", action="store_true", help="Leave lessons and questions missing from the files alone."
         )
 
-    def handle(self, *args, directory=None, check=False, no_prune=False, **options):
+    def handle(
+        self, *args: Any, directory: str | None = None, check: bool = False, no_prune: bool = False, **options: Any
+    ) -> None:
         try:
             report = content_load(directory=directory, prune=not no_prune, validate_only=check)
         except ContentError as exc:

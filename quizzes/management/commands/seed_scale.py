@@ -3,7 +3,9 @@
 What it writes and how: quizzes.operations.scale_data.
 """
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from quizzes.operations.scale_data import ScaleSeeder, ScaleSeedError
 
@@ -11,13 +13,13 @@ from quizzes.operations.scale_data import ScaleSeeder, ScaleSeedError
 class Command(BaseCommand):
     help = "Fill PostgreSQL with N learners × M review cards (realistic FSRS states), logs and attempts, via COPY."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--learners", type=int, required=True, help="number of learners (N)")
         parser.add_argument("--cards", type=int, required=True, help="review cards per learner (M)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (learner k depends only on seed, k)")
         parser.add_argument("--wipe", action="store_true", help="delete a previous scale run first")
 
-    def handle(self, *args, learners: int, cards: int, seed: int, wipe: bool, **options):
+    def handle(self, *args: Any, learners: int, cards: int, seed: int, wipe: bool, **options: Any) -> None:
         def log(line: str) -> None:
             self.stdout.write(line)
             self.stdout.flush()

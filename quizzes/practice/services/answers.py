@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 import numpy as np
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
@@ -207,7 +207,7 @@ def _grade(item: AttemptItem, *, option_id: Any, value: Any, choice_index: Any) 
 
 def item_answer(
     *,
-    user: AbstractBaseUser,
+    user: User,
     item: AttemptItem,
     option_id: int | None = None,
     value: str | float | list | None = None,
@@ -253,6 +253,8 @@ def item_answer(
             card_record_answer(
                 user=user, item=item, correct=result["correct"], reviewed_at=now, duration_ms=duration_ms, source=source
             )
-            return AnswerOutcome(item=item, result=item.result, replayed=False, conflicting=False)
+            return AnswerOutcome(item=item, result=result, replayed=False, conflicting=False)
     item.refresh_from_db(fields=list(answer))  # the first answer's; the item keeps its question and attempt
-    return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=item.response != response)
+    stored = item.result
+    assert isinstance(stored, dict)  # a locked item holds its result (attempt_item_answer_all_or_nothing)
+    return AnswerOutcome(item=item, result=stored, replayed=True, conflicting=item.response != response)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -31,7 +31,7 @@ from quizzes.reviews.selectors import lesson_due_questions
 NUMBERING_RETRIES = 8
 
 
-def choose_option_order(options: Sequence[Option], rng: random.Random) -> list[int]:
+def choose_option_order(*, options: Sequence[Option], rng: random.Random) -> list[int]:
     """A uniformly random order (option ids) for one question in one attempt.
 
     Deliberately independent of the learner's earlier orders: any rule tied to them leaks the
@@ -46,7 +46,7 @@ def choose_option_order(options: Sequence[Option], rng: random.Random) -> list[i
     return order
 
 
-def choose_variant_seed(used: set[int], rng: random.Random) -> int:
+def choose_variant_seed(*, used: set[int], rng: random.Random) -> int:
     """A seed this learner has not seen for the question.
 
     Seeds 0..VALIDATION_SEEDS-1 come first: those are exactly the variants the admin
@@ -61,7 +61,7 @@ def choose_variant_seed(used: set[int], rng: random.Random) -> int:
             return seed
 
 
-def _seen_variant_seeds(user: AbstractBaseUser, questions: Sequence[Question]) -> dict[int, set[int]]:
+def _seen_variant_seeds(user: User, questions: Sequence[Question]) -> dict[int, set[int]]:
     """The numeric variant seeds this learner has already been given, per question."""
     seeds: dict[int, set[int]] = defaultdict(set)
     rows = (
@@ -70,12 +70,13 @@ def _seen_variant_seeds(user: AbstractBaseUser, questions: Sequence[Question]) -
         .values_list("question_id", "variant_seed")
     )
     for question_id, variant_seed in rows:
-        seeds[question_id].add(variant_seed)
+        if variant_seed is not None:  # excluded by the filter; the column is nullable
+            seeds[question_id].add(variant_seed)
     return seeds
 
 
 def _build_items(
-    *, attempt: Attempt, questions: Sequence[Question], user: AbstractBaseUser, rng: random.Random
+    *, attempt: Attempt, questions: Sequence[Question], user: User, rng: random.Random
 ) -> list[AttemptItem]:
     from attention_engine import generators
 
@@ -84,12 +85,13 @@ def _build_items(
     for position, question in enumerate(questions):
         item = AttemptItem(attempt=attempt, question=question, position=position)
         if question.kind == Question.Kind.CHOICE:
-            item.option_order = choose_option_order(live_options(question=question), rng)  # never a retired one
+            # live options only: never a retired one
+            item.option_order = choose_option_order(options=live_options(question=question), rng=rng)
         elif question.kind == Question.Kind.NUMERIC:
             if question.fixed_seed is not None:  # a generated standalone question: always its own variant
                 item.variant_seed = question.fixed_seed
             else:
-                item.variant_seed = choose_variant_seed(seeds[question.pk], rng)
+                item.variant_seed = choose_variant_seed(used=seeds[question.pk], rng=rng)
             # The question's own template version, never "the newest": a newer version may draw other numbers.
             item.template_version = question.template_version
             item.variant = generators.generate(
@@ -103,7 +105,7 @@ def _build_items(
 
 def attempt_start(
     *,
-    user: AbstractBaseUser,
+    user: User,
     lesson: Lesson,
     mode: str = Attempt.Mode.STUDY,
     now: dt.datetime | None = None,
@@ -151,7 +153,7 @@ def attempt_start(
 
 
 @transaction.atomic
-def attempt_finish(*, user: AbstractBaseUser, attempt: Attempt, now: dt.datetime | None = None) -> Attempt:
+def attempt_finish(*, user: User, attempt: Attempt, now: dt.datetime | None = None) -> Attempt:
     """Close an attempt (idempotent). Unanswered items stay unanswered and score 0."""
     if attempt.user_id != user.pk:
         raise PermissionDenied(_("This attempt belongs to another learner."))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from quizzes.content.models import Lesson
@@ -13,7 +13,7 @@ from quizzes.practice.selectors import review_attempt_open
 from quizzes.practice.services.attempts import attempt_start
 
 
-def review_attempt_get_or_start(*, user: AbstractBaseUser, lesson: Lesson, now: dt.datetime | None = None) -> Attempt:
+def review_attempt_get_or_start(*, user: User, lesson: Lesson, now: dt.datetime | None = None) -> Attempt:
     """The review attempt for a lesson's due quiz questions: today's open one, or a new one.
 
     A review session walks lesson by lesson; each lesson's due quiz items are answered in one

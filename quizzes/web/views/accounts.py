@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -31,7 +34,7 @@ def throttled_page(request: HttpRequest, exc: throttle.Throttled) -> HttpRespons
 class LoginView(auth_views.LoginView):
     """Django's log-in page; the throttle runs inside authenticate() and leaves ``request.throttled``."""
 
-    def form_invalid(self, form):  # type: ignore[no-untyped-def]
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
         refused = getattr(self.request, "throttled", None)
         if refused is not None:
             return throttled_page(self.request, refused)
@@ -41,7 +44,7 @@ class LoginView(auth_views.LoginView):
 class PasswordResetView(auth_views.PasswordResetView):
     """Every request counts against the e-mail address and the client IP."""
 
-    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:  # type: ignore[no-untyped-def]
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             throttle.attempt("password_reset", request=request, username=request.POST.get("email"))
         except throttle.Throttled as exc:

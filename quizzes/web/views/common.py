@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest
 from django.utils import formats, timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -26,7 +26,7 @@ def published_lesson_or_404(key: str) -> Lesson:
         raise Http404(_("No published lesson with this key.")) from None
 
 
-def describe_due(user: AbstractBaseUser, due: dt.datetime | None) -> dict[str, Any] | None:
+def describe_due(user: User, due: dt.datetime | None) -> dict[str, Any] | None:
     """A due moment in the learner's words: local date (locale format) and days from their today."""
     if due is None:
         return None
@@ -68,7 +68,7 @@ def safe_next(request: HttpRequest, candidate: str | None) -> str | None:
     return None
 
 
-def rating_choices(user: AbstractBaseUser, question: Question) -> list[dict[str, Any]]:
+def rating_choices(user: User, question: Question) -> list[dict[str, Any]]:
     """The four rating buttons, each with the interval and date it would give (rating preview)."""
     return [
         {

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -16,6 +16,7 @@ from quizzes.content.selectors import interview_prompts, mock_interview_question
 from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.selectors import card_due
 from quizzes.web.practice_forms import MockSizeForm
+from quizzes.web.types import LearnerRequest
 from quizzes.web.views.common import describe_due
 from quizzes.web.views.self_rated import (
     MOCK_SESSION_KEY,
@@ -29,19 +30,19 @@ from quizzes.web.views.self_rated import (
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
-def interview_prompt(request: HttpRequest, question_key: str) -> HttpResponse:
+def interview_prompt(request: LearnerRequest, question_key: str) -> HttpResponse:
     return self_rated_page(request, question_key, Question.Kind.PROMPT)
 
 
 @login_required
 @require_POST
-def interview_rate(request: HttpRequest, question_key: str) -> HttpResponse:
+def interview_rate(request: LearnerRequest, question_key: str) -> HttpResponse:
     return self_rated_rate(request, question_key, Question.Kind.PROMPT)
 
 
 @login_required
 @require_safe
-def interview_index(request: HttpRequest) -> HttpResponse:
+def interview_index(request: LearnerRequest) -> HttpResponse:
     """Every interview prompt, lesson by lesson, and the mock interview's start."""
     prompts = interview_prompts()
     by_lesson: dict[int, dict[str, Any]] = {}
@@ -57,7 +58,7 @@ def interview_index(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
-def interview_mock(request: HttpRequest) -> HttpResponse:
+def interview_mock(request: LearnerRequest) -> HttpResponse:
     """GET: the mock interview's intro (``?n=1..10``, default 5). POST: draw the prompts and begin."""
     data = request.POST if request.method == "POST" else request.GET
     form = MockSizeForm({"n": data.get("n", "5")})
@@ -75,11 +76,11 @@ def interview_mock(request: HttpRequest) -> HttpResponse:
         if not questions:
             messages.error(request, _("There are no interview prompts yet."))
             return redirect("web:interview_index")
-        state = {"ids": [q.pk for q in questions], "ratings": [None] * len(questions)}
-        request.session[MOCK_SESSION_KEY] = state
+        drawn: dict[str, Any] = {"ids": [q.pk for q in questions], "ratings": [None] * len(questions)}
+        request.session[MOCK_SESSION_KEY] = drawn
         for question in questions:
             request.session.pop(draft_key(question), None)
-        return redirect(mock_step_url(state, 1))
+        return redirect(mock_step_url(drawn, 1))
     state = mock_state(request)
     resume = None
     if state and None in state["ratings"]:
@@ -97,7 +98,7 @@ def interview_mock(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_safe
-def interview_mock_summary(request: HttpRequest) -> HttpResponse:
+def interview_mock_summary(request: LearnerRequest) -> HttpResponse:
     state = mock_state(request)
     if state is None:
         return redirect("web:interview_mock")

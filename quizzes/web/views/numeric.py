@@ -35,7 +35,7 @@ def numeric_answer(request: HttpRequest, item: AttemptItem) -> NumericAnswer:
             return NumericAnswer(error=_("Choose one of the values."))
     form = NumericAnswerForm(request.POST, shape=(item.variant or {}).get("answer_shape", []))
     if not form.is_valid():
-        return NumericAnswer(form=form, error=" ".join(form.non_field_errors()))
+        return NumericAnswer(form=form, error=" ".join(str(error) for error in form.non_field_errors()))
     return NumericAnswer(kwargs={"value": form.cleaned_data["value"]}, form=form)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -38,18 +38,19 @@ from quizzes.practice.services import attempt_finish as finish_attempt
 from quizzes.practice.services import attempt_start as start_attempt
 from quizzes.practice.services import item_answer
 from quizzes.web.practice_forms import NumericAnswerForm
+from quizzes.web.types import LearnerRequest
 from quizzes.web.views.common import describe_due, published_lesson_or_404
 from quizzes.web.views.numeric import answer_grid, numeric_answer
 
 
-def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
+def _own_attempt(request: LearnerRequest, attempt_id: int) -> Attempt:
     attempt = user_attempt(user=request.user, attempt_id=attempt_id)
     if attempt is None:
         raise Http404(_("No such attempt."))
     return attempt
 
 
-def _get_item(request: HttpRequest, attempt_id: int, position: int) -> tuple[Attempt, AttemptItem, int]:
+def _get_item(request: LearnerRequest, attempt_id: int, position: int) -> tuple[Attempt, AttemptItem, int]:
     """The learner's own attempt item by its 1-based position in the URL; 404 for anyone else's."""
     attempt = _own_attempt(request, attempt_id)
     item = attempt_item_at(attempt=attempt, position=position - 1)
@@ -92,14 +93,14 @@ def _item_context(
     }
 
 
-def _render_item(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
+def _render_item(request: LearnerRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
     template = "web/practice/_item.html" if request.htmx else "web/practice/attempt_item.html"
     return render(request, template, context, status=status)
 
 
 @login_required
 @require_POST
-def attempt_start(request: HttpRequest, lesson_key: str) -> HttpResponse:
+def attempt_start(request: LearnerRequest, lesson_key: str) -> HttpResponse:
     """Start (or retake) a lesson's quiz: a new attempt with freshly shuffled options and new numbers."""
     lesson = published_lesson_or_404(lesson_key)
     try:
@@ -112,7 +113,7 @@ def attempt_start(request: HttpRequest, lesson_key: str) -> HttpResponse:
 
 @login_required
 @require_safe
-def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def attempt_resume(request: LearnerRequest, attempt_id: int) -> HttpResponse:
     """Where an attempt continues: its first unanswered item, or the end screen."""
     attempt = _own_attempt(request, attempt_id)
     item = attempt_first_unanswered(attempt=attempt)
@@ -123,14 +124,14 @@ def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @login_required
 @require_safe
-def attempt_item(request: HttpRequest, attempt_id: int, position: int) -> HttpResponse:
+def attempt_item(request: LearnerRequest, attempt_id: int, position: int) -> HttpResponse:
     attempt, item, total = _get_item(request, attempt_id, position)
     return _render_item(request, _item_context(attempt, item, total))
 
 
 @login_required
 @require_POST
-def attempt_answer(request: HttpRequest, attempt_id: int, position: int) -> HttpResponse:
+def attempt_answer(request: LearnerRequest, attempt_id: int, position: int) -> HttpResponse:
     """The first answer locks the item (service); a repeat shows the locked result unchanged."""
     attempt, item, total = _get_item(request, attempt_id, position)
     if item.is_answered:
@@ -160,7 +161,7 @@ def attempt_answer(request: HttpRequest, attempt_id: int, position: int) -> Http
     return _after_answer(request, attempt, outcome.item, total)
 
 
-def _after_answer(request: HttpRequest, attempt: Attempt, item: AttemptItem, total: int) -> HttpResponse:
+def _after_answer(request: LearnerRequest, attempt: Attempt, item: AttemptItem, total: int) -> HttpResponse:
     if request.htmx:
         return _render_item(request, _item_context(attempt, item, total))
     return redirect(_item_url(attempt, item.position + 1))
@@ -168,7 +169,7 @@ def _after_answer(request: HttpRequest, attempt: Attempt, item: AttemptItem, tot
 
 @login_required
 @require_POST
-def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def attempt_finish(request: LearnerRequest, attempt_id: int) -> HttpResponse:
     attempt = finish_attempt(user=request.user, attempt=_own_attempt(request, attempt_id))
     if attempt.mode == Attempt.Mode.REVIEW:
         summary = attempt_summary_of(user=request.user, attempt=attempt)
@@ -183,7 +184,7 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @login_required
 @require_safe
-def attempt_summary(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def attempt_summary(request: LearnerRequest, attempt_id: int) -> HttpResponse:
     """The end screen: score, what was missed (with links back) and the next review date."""
     attempt = _own_attempt(request, attempt_id)
     if attempt.finished_at is None:

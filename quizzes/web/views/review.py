@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
@@ -13,19 +15,20 @@ from django.views.decorators.http import require_POST, require_safe
 from quizzes.practice.selectors import review_attempt_open
 from quizzes.practice.services import review_attempt_get_or_start
 from quizzes.reviews import selectors as review_selectors
+from quizzes.web.types import LearnerRequest
 from quizzes.web.views.common import describe_due, published_lesson_or_404
 
 
 @login_required
 @require_safe
-def review_session(request: HttpRequest) -> HttpResponse:
+def review_session(request: LearnerRequest) -> HttpResponse:
     """Today's due items lesson by lesson: the quiz (a review attempt), then prompts, the recall card last."""
     groups = review_selectors.review_session(user=request.user)
     progress = review_selectors.review_progress(user=request.user)
     here = reverse("web:review_session")
-    plan = []
+    plan: list[dict[str, Any]] = []
     for group in groups:
-        steps = []
+        steps: list[dict[str, Any]] = []
         if group.quiz_cards:
             steps.append({"kind": "quiz", "count": len(group.quiz_cards), "lesson": group.lesson})
         for card in group.prompt_cards:
@@ -54,7 +57,7 @@ def review_session(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def review_quiz(request: HttpRequest, lesson_key: str) -> HttpResponse:
+def review_quiz(request: LearnerRequest, lesson_key: str) -> HttpResponse:
     """Answer a lesson's due quiz items: resume today's review attempt or start one (service)."""
     lesson = published_lesson_or_404(lesson_key)
     try:

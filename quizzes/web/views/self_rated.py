@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -23,6 +23,7 @@ from quizzes.core.rendering import render_markdown
 from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.services import card_rate
 from quizzes.web.practice_forms import RatingForm, SelfAnswerForm
+from quizzes.web.types import LearnerRequest
 from quizzes.web.views.common import describe_due, rating_choices, safe_next
 
 MOCK_SESSION_KEY = "practice:mock"
@@ -34,14 +35,14 @@ def draft_key(question: Question) -> str:
     return DRAFT_SESSION_KEY.format(question_id=question.pk)
 
 
-def mock_state(request: HttpRequest) -> dict[str, Any] | None:
+def mock_state(request: LearnerRequest) -> dict[str, Any] | None:
     state = request.session.get(MOCK_SESSION_KEY)
     if not isinstance(state, dict) or not isinstance(state.get("ids"), list):
         return None
     return state
 
 
-def mock_position(request: HttpRequest, question: Question, raw: Any) -> int | None:
+def mock_position(request: LearnerRequest, question: Question, raw: Any) -> int | None:
     """A 1-based mock interview step, if ``raw`` names the step that holds this very question."""
     try:
         index = int(raw)
@@ -67,7 +68,7 @@ def _rateable(question_key: str, kind: str) -> Question:
     return question
 
 
-def self_rated_page(request: HttpRequest, question_key: str, kind: str) -> HttpResponse:
+def self_rated_page(request: LearnerRequest, question_key: str, kind: str) -> HttpResponse:
     """Write (GET shows the form, POST keeps the draft) → reveal (``?reveal=1``) with the rating buttons."""
     question = _rateable(question_key, kind)
     page_url = reverse(
@@ -109,7 +110,7 @@ def self_rated_page(request: HttpRequest, question_key: str, kind: str) -> HttpR
     return render(request, template, context, status=status)
 
 
-def _reveal(request: HttpRequest, question: Question, draft: str) -> dict[str, Any]:
+def _reveal(request: LearnerRequest, question: Question, draft: str) -> dict[str, Any]:
     """The reference, rubric and explanation, the learner's lines beside the expected ones, the rating buttons."""
     expected = [str(line) for line in question.expected_lines]
     yours = draft.splitlines()
@@ -129,7 +130,7 @@ def _reveal(request: HttpRequest, question: Question, draft: str) -> dict[str, A
     }
 
 
-def self_rated_rate(request: HttpRequest, question_key: str, kind: str) -> HttpResponse:
+def self_rated_rate(request: LearnerRequest, question_key: str, kind: str) -> HttpResponse:
     """Record the self-rating (service), then go on: the next mock step, ``next``, or the lesson."""
     question = _rateable(question_key, kind)
     form = RatingForm(request.POST)

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
 from quizzes.web.forms import LearnerSettingsForm
+from quizzes.web.types import LearnerRequest
 
 
 def _set_language_cookie(response: HttpResponse, language: str) -> None:
@@ -32,7 +33,7 @@ def _set_language_cookie(response: HttpResponse, language: str) -> None:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
-def settings_view(request: HttpRequest) -> HttpResponse:
+def settings_view(request: LearnerRequest) -> HttpResponse:
     """Study preferences. The profile has no language column, so the language is kept the way
     Django's own switcher keeps it: the language cookie (per browser), set on save."""
     profile = profile_for(user=request.user)

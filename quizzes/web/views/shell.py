@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
@@ -14,6 +14,7 @@ from quizzes.practice.selectors import lesson_attempts, lesson_progress
 from quizzes.reviews import selectors as review_selectors
 from quizzes.web import charts
 from quizzes.web.forms import DemoForm
+from quizzes.web.types import PageRequest, signed_in
 from quizzes.web.views.common import published_lesson_or_404
 
 #: The lesson whose page carries the d_k demo (lesson 1, scaled dot-product attention).
@@ -24,16 +25,16 @@ DEMO_LESSON_KEY = "sdpa"
 
 
 @require_safe
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: PageRequest) -> HttpResponse:
     """ "/": the learner's dashboard, or a short landing page with the lessons for visitors."""
-    if not request.user.is_authenticated:
+    user = signed_in(request)
+    if user is None:
         return render(request, "web/core/landing.html", {"lessons": lesson_list_published()})
-    user = request.user
     now = timezone.now()
     profile = profile_for(user=user)  # once per request, passed down
     today = review_selectors.today_logs(user=user, profile=profile, now=now)
     due = review_selectors.due_count(user=user, now=now, profile=profile, today=today)
-    request._quizzes_due_now = due  # the nav badge reuses it
+    request._quizzes_due_now = due  # type: ignore[attr-defined]  # the nav badge (due_now tag) reuses it
     forecast = review_selectors.due_forecast(user=user, days=14, now=now, profile=profile)
     heatmap = review_selectors.review_heatmap(user=user, days=365, now=now, profile=profile)
     context = {
@@ -57,15 +58,16 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def lesson_list(request: HttpRequest) -> HttpResponse:
+def lesson_list(request: PageRequest) -> HttpResponse:
     """Every published lesson; signed-in learners also see their progress per lesson."""
     context: dict = {"lessons": lesson_list_published()}
-    if request.user.is_authenticated:
-        context["progress"] = {p.lesson.pk: p for p in lesson_progress(user=request.user)}
+    learner = signed_in(request)
+    if learner is not None:
+        context["progress"] = {p.lesson.pk: p for p in lesson_progress(user=learner)}
     return render(request, "web/core/lesson_list.html", context)
 
 
-def _demo_context(request: HttpRequest) -> tuple[dict, int]:
+def _demo_context(request: PageRequest) -> tuple[dict, int]:
     """The demo form and its matrix; status 400 (with the form's message) for a bad d_k."""
     form = DemoForm.from_query(request.GET)
     if not form.is_valid():
@@ -96,7 +98,7 @@ def _demo_context(request: HttpRequest) -> tuple[dict, int]:
 
 
 @require_safe
-def lesson_detail(request: HttpRequest, key: str) -> HttpResponse:
+def lesson_detail(request: PageRequest, key: str) -> HttpResponse:
     lesson = published_lesson_or_404(key)
     context: dict = {
         "lesson": lesson,
@@ -106,9 +108,10 @@ def lesson_detail(request: HttpRequest, key: str) -> HttpResponse:
         "has_demo": lesson.key == DEMO_LESSON_KEY,
     }
     status = 200
-    if request.user.is_authenticated:
-        context["attempts"] = lesson_attempts(user=request.user, lesson=lesson)
-        context["learner_time_zone"] = profile_for(user=request.user).time_zone
+    learner = signed_in(request)
+    if learner is not None:
+        context["attempts"] = lesson_attempts(user=learner, lesson=lesson)
+        context["learner_time_zone"] = profile_for(user=learner).time_zone
     if context["has_demo"]:
         demo_context, status = _demo_context(request)
         context.update(demo_context)
@@ -116,7 +119,7 @@ def lesson_detail(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @require_safe
-def attention_demo(request: HttpRequest) -> HttpResponse:
+def attention_demo(request: PageRequest) -> HttpResponse:
     """The d_k demo alone: the matrix fragment for htmx, a full page for a plain request."""
     context, status = _demo_context(request)
     template = "web/core/_demo_matrix.html" if request.htmx else "web/core/demo.html"

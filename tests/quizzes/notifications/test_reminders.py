@@ -120,7 +120,7 @@ def test_rollover_hour_starts_a_new_reminder_day():
     profile = learner(rollover=4, reminder_hour=0)  # reminder moment = the first midnight after the day starts
     due_card(profile, due=utc(2025, 3, 9, 12))
     with time_machine.travel(utc(2025, 3, 10, 23), tick=False):
-        assert reminder_moment(profile, dt.date(2025, 3, 10)) == utc(2025, 3, 11, 0)
+        assert reminder_moment(profile=profile, day=dt.date(2025, 3, 10)) == utc(2025, 3, 11, 0)
         assert reminders_send_due().sent == []  # the 10th's reminder moment is 00:00 on the 11th
     assert send_at(utc(2025, 3, 11, 2)).sent == [profile.user_id]  # still study day 10
     assert send_at(utc(2025, 3, 11, 3, 59)).sent == []
@@ -172,7 +172,7 @@ def test_the_email_comes_in_the_site_language(settings, language, subject, body)
 
 def test_unsubscribe_get_asks_and_post_unsubscribes(client):
     profile = learner()
-    url = reverse("reminder_unsubscribe", args=[unsubscribe_token(profile.user)])
+    url = reverse("reminder_unsubscribe", args=[unsubscribe_token(user=profile.user)])
     page = client.get(url)
     assert page.status_code == 200
     assert b'method="post"' in page.content
@@ -187,7 +187,7 @@ def test_unsubscribe_get_asks_and_post_unsubscribes(client):
 
 def test_unsubscribe_with_a_tampered_or_expired_token_is_refused(client, settings):
     profile = learner()
-    token = unsubscribe_token(profile.user)
+    token = unsubscribe_token(user=profile.user)
     tampered = token[:-2] + ("aa" if not token.endswith("aa") else "bb")
     assert client.post(reverse("reminder_unsubscribe", args=[tampered])).status_code == 400
     with time_machine.travel(
@@ -200,5 +200,5 @@ def test_unsubscribe_with_a_tampered_or_expired_token_is_refused(client, setting
 def test_an_unsubscribed_learner_gets_no_more_reminders(client):
     profile = learner()
     due_card(profile, due=utc(2025, 3, 9, 12))
-    client.post(reverse("reminder_unsubscribe", args=[unsubscribe_token(profile.user)]))
+    client.post(reverse("reminder_unsubscribe", args=[unsubscribe_token(user=profile.user)]))
     assert send_at(EVENING).sent == []

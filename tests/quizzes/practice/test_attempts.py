@@ -62,7 +62,7 @@ def test_variant_seed_rule_prefers_validated_seeds_then_random_fresh_ones():
     rng = random.Random(7)
     used: set[int] = set()
     for _ in range(60):
-        seed = choose_variant_seed(used, rng)
+        seed = choose_variant_seed(used=used, rng=rng)
         assert seed not in used
         used.add(seed)
     assert set(range(50)) <= used

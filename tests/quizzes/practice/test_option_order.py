@@ -55,7 +55,7 @@ def hit_rates(n: int, seed: int) -> dict[str, float]:
         counts: Counter = Counter()
         last = None
         for _retake in range(RETAKES):
-            position = choose_option_order(options, shuffler).index(10)
+            position = choose_option_order(options=options, rng=shuffler).index(10)
             if last is not None:
                 guesses += 1
                 for name, strategy in STRATEGIES.items():
@@ -75,6 +75,6 @@ def test_guessing_from_earlier_orders_stays_at_chance(n):
 def test_every_order_is_a_permutation_and_all_orders_occur():
     options = [FakeOption(pk=pk, is_correct=pk == 1) for pk in (1, 2, 3)]
     rng = random.Random(5)
-    orders = Counter(tuple(choose_option_order(options, rng)) for _ in range(3_000))
+    orders = Counter(tuple(choose_option_order(options=options, rng=rng)) for _ in range(3_000))
     assert all(sorted(order) == [1, 2, 3] for order in orders)
     assert len(orders) == 6 and min(orders.values()) > 400     # each of the 3! orders about 500 times
