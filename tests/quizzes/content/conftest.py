@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from quizzes.content.models import Lesson, Question
 from quizzes.content.report import LoadReport
@@ -71,4 +71,9 @@ def real_lessons(django_db_setup, django_db_blocker) -> RealLessons:
             questions=[_question(q) for q in questions.order_by("lesson__order", "order", "key")],
         )
         transaction.set_rollback(True)
+    with django_db_blocker.unblock():
+        # Close what this fixture opened: set up from inside a test, it may run in another asyncio context than
+        # the session's own (Playwright's browser tests run an event loop), on a connection nothing else closes,
+        # which then keeps PostgreSQL from dropping the test database at the end of the run.
+        connection.close()
     return loaded
