@@ -134,8 +134,8 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
     from knox.models import get_token_model
 
     from quizzes.models import Lesson, Question
-    from quizzes.selectors_api import option_handle
-    from quizzes.services import attempt_start
+    from quizzes.practice.presenter import option_handle
+    from quizzes.practice.services import attempt_start
 
     t0 = time.perf_counter()
     call_command("migrate", verbosity=0)
@@ -178,7 +178,7 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
         cookies.append(session.session_key)
 
     # Fresh attempts: the answering learners also need tokens (made here, not counted above).
-    lesson = Lesson.objects.filter(published=True).order_by("order", "key").first()
+    lesson = Lesson.objects.published().order_by("order", "key").first()
     answer_rows = []
     users = iter(User.objects.filter(pk__in=attempt_ids[:5000]))
     while len(answer_rows) < answer_items:
@@ -188,13 +188,13 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
         for item in attempt.items.select_related("question").order_by("position"):
             if item.question.kind != Question.Kind.CHOICE or not item.option_order:
                 continue
-            handle = option_handle(item.pk, rng.choice(item.option_order))
+            handle = option_handle(item_id=item.pk, option_id=rng.choice(item.option_order))
             body = json.dumps({"option_id": handle, "duration_ms": rng.randint(2000, 30000)})
             headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
             answer_rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, body))
 
     questions = list(
-        Question.objects.filter(published=True, lesson__published=True).values_list("pk", "kind", "created_at")
+        Question.objects.published().values_list("pk", "kind", "created_at")
     )
     newest = max(created for _, _, created in questions)
     reviewed_at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1))

@@ -42,58 +42,81 @@ sys.path.insert(0, str(REPO))
 SCENARIOS = ("ping", "due", "dashboard", "answer", "offline")
 
 
-def requests_for(name: str, count: int, rng: random.Random) -> list[tuple[str, str, dict, str | None]]:
-    """(method, path, headers, body) per request, each from a different random scale learner."""
-    from django.contrib.auth import get_user_model
+Row = tuple[str, str, dict, "str | None"]
+
+
+def _token(user) -> dict:
     from knox.models import get_token_model
 
+    token = get_token_model().objects.create(user=user, expiry=dt.timedelta(hours=1))[1]
+    return {"HTTP_AUTHORIZATION": f"Token {token}"}
+
+
+def _dashboard_rows(users: list) -> list[Row]:
+    from django.test import Client
+
+    rows: list[Row] = []
+    for user in users:
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies["sessionid"].value
+        rows.append(("GET", "/", {"HTTP_COOKIE": f"sessionid={cookie}", "HTTP_ACCEPT_LANGUAGE": "en"}, None))
+    return rows
+
+
+def _answer_rows(users: list, count: int, rng: random.Random) -> list[Row]:
     from quizzes.models import Lesson, Question
-    from quizzes.selectors_api import option_handle
-    from quizzes.services import attempt_start
+    from quizzes.practice.presenter import option_handle
+    from quizzes.practice.services import attempt_start
+
+    lesson = Lesson.objects.published().order_by("order", "key").first()
+    rows: list[Row] = []
+    for user in users:
+        headers = _token(user)
+        attempt = attempt_start(user=user, lesson=lesson, mode="study")
+        for item in attempt.items.select_related("question").order_by("position"):
+            if item.question.kind == Question.Kind.CHOICE and item.option_order:
+                handle = option_handle(item_id=item.pk, option_id=rng.choice(item.option_order))
+                body = {"option_id": handle, "duration_ms": 5000}
+                rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, json.dumps(body)))
+        if len(rows) >= count:
+            break
+    return rows
+
+
+def _offline_rows(users: list, rng: random.Random) -> list[Row]:
+    from quizzes.models import Question
+
+    questions = list(Question.objects.published().values_list("pk", "kind", "created_at"))
+    newest = max(created for _, _, created in questions)  # a review can't predate its question
+    at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1)).isoformat()
+    rows: list[Row] = []
+    for user in users:
+        entries = []
+        for pk, kind, _ in rng.sample(questions, 20):
+            entry = {"client_uuid": str(uuid.uuid4()), "question_id": pk, "reviewed_at": at}
+            entry.update({"correct": rng.random() < 0.8} if kind in Question.QUIZ_KINDS else {"rating": 3})
+            entries.append(entry)
+        rows.append(("POST", "/api/v1/reviews/offline/", _token(user), json.dumps({"entries": entries})))
+    return rows
+
+
+def requests_for(name: str, count: int, rng: random.Random) -> list[Row]:
+    """(method, path, headers, body) per request, each from a different random scale learner."""
+    from django.contrib.auth import get_user_model
 
     users = list(get_user_model().objects.filter(username__startswith="scale-").order_by("?")[: count + 50])
     if not users:
         raise SystemExit("no scale learners: run `manage.py seed_scale --learners 10000 --cards 100` first")
-    token_model = get_token_model()
-
-    def token(user) -> dict:
-        return {"HTTP_AUTHORIZATION": f"Token {token_model.objects.create(user=user, expiry=dt.timedelta(hours=1))[1]}"}
-
-    rows = []
     if name in ("ping", "due"):
         path = "/api/v1/ping/" if name == "ping" else "/api/v1/reviews/due/"
-        rows = [("GET", path, token(user), None) for user in users[:count]]
+        rows = [("GET", path, _token(user), None) for user in users[:count]]
     elif name == "dashboard":
-        from django.test import Client
-
-        for user in users[:count]:
-            client = Client()
-            client.force_login(user)
-            cookie = client.cookies["sessionid"].value
-            rows.append(("GET", "/", {"HTTP_COOKIE": f"sessionid={cookie}", "HTTP_ACCEPT_LANGUAGE": "en"}, None))
+        rows = _dashboard_rows(users[:count])
     elif name == "answer":
-        lesson = Lesson.objects.filter(published=True).order_by("order", "key").first()
-        for user in users:
-            headers = token(user)
-            attempt = attempt_start(user=user, lesson=lesson, mode="study")
-            for item in attempt.items.select_related("question").order_by("position"):
-                if item.question.kind == Question.Kind.CHOICE and item.option_order:
-                    body = {"option_id": option_handle(item.pk, rng.choice(item.option_order)), "duration_ms": 5000}
-                    rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, json.dumps(body)))
-            if len(rows) >= count:
-                break
-    elif name == "offline":
-        published = Question.objects.filter(published=True, lesson__published=True)
-        questions = list(published.values_list("pk", "kind", "created_at"))
-        newest = max(created for _, _, created in questions)  # a review can't predate its question
-        at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1)).isoformat()
-        for user in users[:count]:
-            entries = []
-            for pk, kind, _ in rng.sample(questions, 20):
-                entry = {"client_uuid": str(uuid.uuid4()), "question_id": pk, "reviewed_at": at}
-                entry.update({"correct": rng.random() < 0.8} if kind in Question.QUIZ_KINDS else {"rating": 3})
-                entries.append(entry)
-            rows.append(("POST", "/api/v1/reviews/offline/", token(user), json.dumps({"entries": entries})))
+        rows = _answer_rows(users, count, rng)
+    else:  # offline
+        rows = _offline_rows(users[:count], rng)
     return rows[:count]
 
 

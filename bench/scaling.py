@@ -9,7 +9,7 @@ is the same person in both (same profile, same 100 cards, same logs), so only th
 differs. A database whose scale learners don't match is re-seeded (``--wipe``); the large one takes
 about two minutes.
 
-For learners scale-000001 … scale-000100 in each database, the SQL that ``selectors.due_cards``
+For learners scale-000001 … scale-000100 in each database, the SQL that ``quizzes.reviews.selectors.due_cards``
 sends for the queue (captured from the real selector, not re-typed here) is executed ``--repeat``
 times after a warm-up; reported: median and p95 of the query's wall time on the client, the whole
 ``due_cards()`` call (Python + its 3 queries), and ``EXPLAIN (ANALYZE, BUFFERS)`` of the queue query
@@ -87,7 +87,7 @@ def measure(repeat: int) -> dict:
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
-    from quizzes import selectors
+    from quizzes.reviews import selectors
 
     now = timezone.now()
     users = list(get_user_model().objects.filter(username__startswith="scale-").order_by("username")[:LEARNERS])

@@ -55,10 +55,10 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
-    "quizzes.headers.CacheControlMiddleware",
+    "quizzes.sitewide.headers.CacheControlMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
-    "quizzes.guards.RequestGuardMiddleware",  # body size (API) and NUL characters, before CSRF reads the form
+    "quizzes.sitewide.guards.RequestGuardMiddleware",  # body size (API) and NUL characters, before CSRF reads the form
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -108,7 +108,7 @@ if REDIS_URL:
             "KEY_PREFIX": "quizsite",
         }
     }
-    # Log-in/sign-up/reset counters (quizzes.throttle): the same Redis, but errors are NOT ignored here, so the
+    # Log-in/sign-up/reset counters (quizzes.accounts.throttle): the same Redis, but errors are NOT ignored here, so the
     # throttle knows Redis is down and falls back to per-process counting instead of silently allowing all.
     CACHES["throttle"] = {
         "BACKEND": "django_redis.cache.RedisCache",
@@ -138,7 +138,7 @@ else:
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="cache+memory://")
     CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 CELERY_TASK_EAGER_PROPAGATES = True
-#: How long a learner's cached due queue may be kept (quizzes/learner_cache.py); 0 = off. Off without
+#: How long a learner's cached due queue may be kept (quizzes/reviews/learner_cache.py); 0 = off. Off without
 #: Redis: a per-process cache can't see other processes' writes.
 LEARNER_CACHE_SECONDS = env.int("LEARNER_CACHE_SECONDS", default=300 if REDIS_URL else 0)
 CELERY_TIMEZONE = "UTC"
@@ -148,10 +148,16 @@ CELERY_RESULT_SERIALIZER = "json"
 
 # Every authenticate() call (learner and admin log-in pages, the API) goes through the log-in throttle.
 # ModelBackend stays listed only so sessions created before the throttle existed keep loading; the
-# throttled backend never lets authenticate() fall through to it (see quizzes.throttle).
-AUTHENTICATION_BACKENDS = ["quizzes.throttle.ThrottledModelBackend", "django.contrib.auth.backends.ModelBackend"]
+# throttled backend never lets authenticate() fall through to it (see quizzes.accounts.throttle).
+# "quizzes.throttle.ThrottledModelBackend" is the same class under its path before issue 12: a session names
+# the backend that logged it in, so the alias keeps those sessions loading until they expire (quizzes/throttle.py).
+AUTHENTICATION_BACKENDS = [
+    "quizzes.accounts.throttle.ThrottledModelBackend",
+    "quizzes.throttle.ThrottledModelBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
-# --- Abuse limits (quizzes.throttle): "<count>/<period>", period like 15m, 1h, 1d ------------------------
+# --- Abuse limits (quizzes.accounts.throttle): "<count>/<period>", period like 15m, 1h, 1d ------------------------
 THROTTLE_RATES = {
     "login": {
         "username": env.str("THROTTLE_LOGIN_PER_USERNAME", default="5/15m"),  # failed log-ins per account
@@ -167,7 +173,8 @@ THROTTLE_RATES = {
     },
 }
 #: Trusted reverse proxies in front of the app (each appends to X-Forwarded-For). 0: use REMOTE_ADDR.
-#: One rule for pages and the API (quizzes.throttle.client_ip, DRF's NUM_PROXIES). API_NUM_PROXIES is the old name.
+#: One rule for pages and the API (quizzes.accounts.throttle.client_ip, DRF's NUM_PROXIES).
+#: API_NUM_PROXIES is the old name.
 NUM_PROXIES = env.int("NUM_PROXIES", default=env.int("API_NUM_PROXIES", default=0))
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -216,7 +223,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["quizzes.api.parsers.LimitedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "quizzes.api.errors.api_exception_handler",
-    "NUM_PROXIES": NUM_PROXIES,  # the same trusted-proxy rule as quizzes.throttle.client_ip
+    "NUM_PROXIES": NUM_PROXIES,  # the same trusted-proxy rule as quizzes.accounts.throttle.client_ip
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "UNICODE_JSON": True,
 }
@@ -225,7 +232,7 @@ REST_KNOX = {
     "AUTO_REFRESH": False,
     "TOKEN_LIMIT_PER_USER": None,
 }
-#: Largest request body the API parses (bytes); bigger → 413 (quizzes.api.parsers, quizzes.guards).
+#: Largest request body the API parses (bytes); bigger → 413 (quizzes.api.parsers, quizzes.sitewide.guards).
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=512 * 1024)
 #: Deepest nesting of arrays/objects in a JSON body; deeper → 400 too_deep (checked before decoding).
 API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
@@ -363,6 +370,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 # route-specific policy (quizzes.api.docs). The browser tests fail on any violation.
 def _inline_style_hash(template: Path) -> str:
     found = re.search(r"<style>(.*?)</style>", template.read_text(encoding="utf-8"), re.DOTALL)
+    assert found is not None, f"{template} has no <style>"
     return "'sha256-" + base64.b64encode(hashlib.sha256(found.group(1).encode()).digest()).decode() + "'"
 
 

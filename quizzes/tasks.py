@@ -1,4 +1,7 @@
-"""Celery tasks: thin wrappers that take ids, load what they need and call services.
+"""Celery tasks: thin wrappers that take ids and call one service each (the interface layer for workers).
+
+Services start tasks by name (quizzes.core.background: ``"quizzes.tasks.run_generation_job"``), never by
+importing this module, so tasks → services is the only direction. Each task's ``name`` is that string.
 
 Every task is idempotent (acks_late redelivers after a crash), has the soft/hard time limits from
 settings, and retries transient failures — a database connection lost (OperationalError) or Redis
@@ -17,7 +20,9 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import OperationalError, close_old_connections
 
-from quizzes.services import generation, housekeeping, reminders
+from quizzes.content import generation
+from quizzes.notifications import services as reminders
+from quizzes.operations import housekeeping
 
 logger = logging.getLogger(__name__)
 

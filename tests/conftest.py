@@ -41,13 +41,27 @@ def _fresh_cache():
     """The cache is real (Redis when REDIS_URL is set); keep tests independent of each other."""
     from django.core.cache import caches
 
-    from quizzes import throttle
+    from quizzes.accounts import throttle
 
     for alias in caches:  # "default" and "throttle" (both Redis when REDIS_URL is set)
         caches[alias].clear()
     throttle._fallback.clear()
     throttle._shared_down_until = 0.0
     yield
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Every test starts (and leaves) in the default language.
+
+    LocaleMiddleware activates a request's language on the thread that served it and leaves it there, so in
+    a shuffled order a test of plain functions could inherit the Chinese of the previous test's request.
+    """
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture
@@ -87,3 +101,14 @@ def quiz_lesson(lesson):
     factories.PromptQuestionFactory(lesson=lesson, order=5)
     factories.RecallQuestionFactory(lesson=lesson, order=6)
     return lesson
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
+    """Print the random order's seed last, even with -q: a failure that depends on order reproduces with it."""
+    if not config.pluginmanager.hasplugin("randomly"):
+        return
+    seed = config.getoption("randomly_seed", default=None)
+    if isinstance(seed, int):
+        terminalreporter.write_line(
+            f"random test order: rerun this order with -p randomly --randomly-seed={seed} (-p no:randomly: file order)"
+        )

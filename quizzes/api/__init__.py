@@ -1,1 +1,1 @@
-"""The REST API for mobile clients (/api/v1/): thin views over quizzes.services and quizzes.selectors."""
+"""The REST API for mobile clients (/api/v1/): thin views over the domain packages' services and selectors."""

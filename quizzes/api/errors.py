@@ -22,6 +22,8 @@ from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from quizzes.core.errors import ErrorCode
+
 NON_FIELD_KEYS = ("non_field_errors", "__all__")
 
 
@@ -51,7 +53,7 @@ class PayloadTooLarge(ApiError):
     def __init__(self, limit: int) -> None:
         super().__init__(
             status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-            code="payload_too_large",
+            code=ErrorCode.PAYLOAD_TOO_LARGE,
             message=_("The request body is larger than %(limit)d bytes.") % {"limit": limit},
         )
 
@@ -104,10 +106,10 @@ def _validation_body(exc: exceptions.ValidationError) -> dict[str, Any]:
     if general and not fields:
         # A rule about the request as a whole ("Nothing in this lesson is due"): its own code.
         code = _first_code(exc.detail) or "invalid"
-        return error_body("invalid" if code in ("invalid", "invalid_choice") else code, " ".join(general))
+        return error_body(ErrorCode.INVALID if code in ("invalid", "invalid_choice") else code, " ".join(general))
     if general:
         fields["non_field_errors"] = general
-    return error_body("validation_error", _("Some fields are invalid; see fields."), fields)
+    return error_body(ErrorCode.VALIDATION_ERROR, _("Some fields are invalid; see fields."), fields)
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -137,11 +139,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             if not isinstance(detail, dict | list)
             else " ".join(_flatten(detail).get("non_field_errors", []))
         )
-        response.data = error_body(exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code, message)
+        codes = exc.get_codes()
+        response.data = error_body(codes if isinstance(codes, str) else str(exc.default_code), message)
     return response
 
 
 @csrf_exempt
 def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Catch-all for /api/ URLs that match nothing: a JSON 404 in the error shape, not an HTML page."""
-    return JsonResponse(error_body("not_found", _("There is no API endpoint at this address.")), status=404)
+    return JsonResponse(error_body(ErrorCode.NOT_FOUND, _("There is no API endpoint at this address.")), status=404)

@@ -6,9 +6,12 @@ type has a bug it should hear about, and schemathesis' negative tests rightly ex
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rest_framework import serializers
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 class StrictCharField(serializers.CharField):
@@ -19,7 +22,7 @@ class StrictCharField(serializers.CharField):
 
 
 class StrictIntegerField(serializers.IntegerField):
-    default_error_messages: ClassVar[dict[str, str]] = {"invalid": "A whole number is required."}
+    default_error_messages: ClassVar[dict[str, StrOrPromise]] = {"invalid": "A whole number is required."}
 
     def to_internal_value(self, data: Any) -> int:
         if (
@@ -55,7 +58,9 @@ class StrictUUIDField(serializers.UUIDField):
 class StrictDateTimeField(serializers.DateTimeField):
     """An ISO 8601 string with a time zone (offline clients must say which clock they used)."""
 
-    default_error_messages: ClassVar[dict[str, str]] = {"naive": "Give the time zone (e.g. 2025-03-10T14:00:00Z)."}
+    default_error_messages: ClassVar[dict[str, StrOrPromise]] = {
+        "naive": "Give the time zone (e.g. 2025-03-10T14:00:00Z)."
+    }
 
     def to_internal_value(self, value: Any) -> Any:
         if not isinstance(value, str):

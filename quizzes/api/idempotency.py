@@ -1,4 +1,4 @@
-"""``Idempotency-Key`` for POSTs that create something (quizzes.models.IdempotencyKey).
+"""``Idempotency-Key`` for POSTs that create something (the records: quizzes.accounts.idempotency).
 
 A retry with the same key and the same request (method, path, JSON body) gets the original
 response back — same status, same body, header ``Idempotent-Replayed: true`` — and creates
@@ -7,10 +7,10 @@ is kept as a JSON *string* in ``response_body`` (a jsonb object would come back 
 reordered). The same key with a different request → 422. Only successful (2xx) responses are kept:
 a request that failed may be retried with its key.
 
-Concurrency: the key row is inserted in the same transaction as the work. A concurrent retry's
-INSERT waits on the (user, key) unique index until the first commits, then fails and replays the
-stored response; if the first rolled back, the retry does the work. Keys expire after
-``API_IDEMPOTENCY_TTL``.
+Concurrency: the key row is inserted in the same transaction as the work (``idempotency_key_claim``).
+A concurrent retry's INSERT waits on the (user, key) unique index until the first commits, then fails
+and replays the stored response; if the first rolled back, the retry does the work. Keys expire after
+``API_IDEMPOTENCY_TTL``. This module hashes the request and renders the response; it writes no row itself.
 """
 
 from __future__ import annotations
@@ -21,18 +21,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.http import HttpResponse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from quizzes.accounts.idempotency import idempotency_key_claim, idempotency_key_release, idempotency_key_store
+from quizzes.accounts.models import IdempotencyKey
 from quizzes.api.errors import ApiError
 from quizzes.api.renderers import SafeJSONRenderer
-from quizzes.models import IdempotencyKey
+from quizzes.api.types import LearnerApiRequest
+from quizzes.core.errors import ErrorCode
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
@@ -58,11 +58,13 @@ def _replay(record: IdempotencyKey, digest: str) -> HttpResponse:
     if record.request_hash != digest:
         raise ApiError(
             status_code=422,
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             message=_("This Idempotency-Key was used with a different request."),
         )
     if record.response_status is None:
-        raise ApiError(status_code=409, code="request_in_progress", message=_("A request with this key is running."))
+        raise ApiError(
+            status_code=409, code=ErrorCode.REQUEST_IN_PROGRESS, message=_("A request with this key is running.")
+        )
     headers = {"Idempotent-Replayed": "true"}
     if isinstance(record.response_body, str):  # the exact bytes of the first response
         body = record.response_body.encode()
@@ -70,11 +72,11 @@ def _replay(record: IdempotencyKey, digest: str) -> HttpResponse:
     return Response(record.response_body, status=record.response_status, headers=headers)  # rows stored before
 
 
-def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
+def idempotent(handler: Callable[..., Response]) -> Callable[..., HttpResponse]:
     """Decorate an APIView method; requests without the header run as usual."""
 
     @functools.wraps(handler)
-    def wrapper(view: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def wrapper(view: Any, request: LearnerApiRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         key = request.headers.get(HEADER)
         if key is None:
             return handler(view, request, *args, **kwargs)
@@ -82,28 +84,24 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
         if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():  # NUL etc. can't be stored
             raise ApiError(
                 status_code=400,
-                code="invalid_idempotency_key",
+                code=ErrorCode.INVALID_IDEMPOTENCY_KEY,
                 message=_("Idempotency-Key must be 1 to %(max)d printable characters.") % {"max": MAX_KEY_LENGTH},
                 fields={HEADER: [_("Invalid key.")]},
             )
         digest = _request_hash(request)
-        with transaction.atomic():
-            expired = timezone.now() - settings.API_IDEMPOTENCY_TTL
-            IdempotencyKey.objects.filter(user=request.user, key=key, created_at__lt=expired).delete()
-            try:
-                with transaction.atomic():
-                    record = IdempotencyKey.objects.create(
-                        user=request.user, key=key, method=request.method, path=request.path[:512], request_hash=digest
-                    )
-            except IntegrityError:
-                return _replay(IdempotencyKey.objects.get(user=request.user, key=key), digest)
+        claimed = idempotency_key_claim(
+            user=request.user, key=key, method=request.method or "", path=request.path, request_hash=digest
+        )
+        with claimed as claim:
+            if claim.record is None:
+                assert claim.existing is not None
+                return _replay(claim.existing, digest)
             response = handler(view, request, *args, **kwargs)
             if 200 <= response.status_code < 300:
-                record.response_status = response.status_code
-                record.response_body = SafeJSONRenderer().render(response.data).decode() or "null"
-                record.save(update_fields=["response_status", "response_body"])
+                body = SafeJSONRenderer().render(response.data).decode() or "null"
+                idempotency_key_store(record=claim.record, status=response.status_code, body=body)
             else:
-                record.delete()
+                idempotency_key_release(record=claim.record)
             return response
 
     return wrapper

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
@@ -29,6 +30,8 @@ from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
+
+from quizzes.core.errors import ErrorCode
 
 #: The largest integer a JSON number may be (signed 64-bit).
 MAX_JSON_INT = 2**63 - 1
@@ -124,7 +127,7 @@ def parse_json_text(text: str) -> Any:
     if json_depth(text) > limit:
         raise ApiError(
             status_code=status.HTTP_400_BAD_REQUEST,
-            code="too_deep",
+            code=ErrorCode.TOO_DEEP,
             message=_("The JSON is nested more than %(limit)d levels deep.") % {"limit": limit},
         )
     try:
@@ -135,7 +138,7 @@ def parse_json_text(text: str) -> Any:
     if problems:
         raise ApiError(
             status_code=status.HTTP_400_BAD_REQUEST,
-            code="validation_error",
+            code=ErrorCode.VALIDATION_ERROR,
             message=_("Some fields are invalid; see fields."),
             fields=problems,
         )
@@ -143,7 +146,9 @@ def parse_json_text(text: str) -> Any:
 
 
 class LimitedJSONParser(JSONParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict | None = None) -> Any:
+    def parse(
+        self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
         from quizzes.api.errors import PayloadTooLarge
 
         limit = settings.API_MAX_BODY_BYTES

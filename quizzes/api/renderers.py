@@ -10,6 +10,7 @@ offending characters are replaced with U+FFFD and the response is sent, never a 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.renderers import JSONRenderer
@@ -29,7 +30,9 @@ def scrub(data: Any) -> Any:
 
 
 class SafeJSONRenderer(JSONRenderer):
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: dict | None = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
+    ) -> bytes:
         try:
             return super().render(data, accepted_media_type, renderer_context)
         except UnicodeEncodeError:

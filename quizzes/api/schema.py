@@ -56,7 +56,7 @@ def add_enforced_limits(result: dict[str, Any], generator: Any, request: Any, pu
     """
     from django.conf import settings
 
-    from quizzes.services.answers import MAX_NUMERIC_RESPONSE_CHARS
+    from quizzes.practice.services.answers import MAX_NUMERIC_RESPONSE_CHARS
 
     schemas = result.get("components", {}).get("schemas", {})
     entries = schemas.get("OfflineUploadRequest", {}).get("properties", {}).get("entries")

@@ -3,8 +3,9 @@
 Requests use the strict fields (quizzes.api.fields): the wrong JSON type is a 400, never coerced.
 Unknown keys in a request body are ignored (server-owned fields such as ``user``, ``correct``,
 ``score``, ``due`` or ``stability`` are simply not fields of any request serializer).
-Responses are built from plain dicts (quizzes.selectors_api), so nothing reaches a client that a
-representation helper did not put there on purpose.
+Responses are built from plain dicts (quizzes.api.representations; attempt items from the one item
+presenter, quizzes.practice.presenter), so nothing reaches a client that a representation helper did
+not put there on purpose.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ MAX_COUNT = 32767  # PositiveSmallIntegerField
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Machine-readable, e.g. validation_error, not_found, answer_locked.")
     message = serializers.CharField(help_text="Human-readable, in the request's language.")
-    fields = serializers.DictField(
+    fields = serializers.DictField(  # type: ignore[assignment]  # the error shape's key, not Serializer.fields
         child=serializers.ListField(child=serializers.CharField()),
         help_text='Field path → messages, e.g. {"entries.3.reviewed_at": ["…"]}; {} when not about a field.',
     )
@@ -165,7 +166,7 @@ class ItemQuestionSerializer(serializers.Serializer):
 
 
 class ItemOptionSerializer(serializers.Serializer):
-    id = serializers.CharField(help_text="Opaque option id for this item; answer with it.")
+    id = serializers.CharField(source="handle", help_text="Opaque option id for this item; answer with it.")
     text = serializers.CharField()
     text_html = serializers.CharField()
 
@@ -178,7 +179,7 @@ class GivenValueSerializer(serializers.Serializer):
 
 class NumericChoiceSerializer(serializers.Serializer):
     index = serializers.IntegerField()
-    label = serializers.CharField()
+    label = serializers.CharField(source="label_zh")  # type: ignore[assignment]  # a field, not Field.label
     label_en = serializers.CharField()
 
 
@@ -399,7 +400,7 @@ class UndoResultSerializer(serializers.Serializer):
 
 class RatingPreviewSerializer(serializers.Serializer):
     rating = serializers.IntegerField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     due = serializers.DateTimeField()
     interval_seconds = serializers.IntegerField()
     counts = serializers.BooleanField(help_text="false: a same-day repeat, logged without moving the schedule.")
@@ -451,7 +452,9 @@ class OfflineEntrySerializer(serializers.Serializer):
 
 
 class OfflineUploadSerializer(serializers.Serializer):
-    entries = OfflineEntrySerializer(many=True, min_length=1, max_length=settings.API_OFFLINE_MAX_ENTRIES)
+    entries = OfflineEntrySerializer(  # type: ignore[call-arg]  # ListSerializer's arguments, unknown to the stubs
+        many=True, min_length=1, max_length=settings.API_OFFLINE_MAX_ENTRIES
+    )
 
 
 class OfflineEntryResultSerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
-"""The API side of the one throttle policy (quizzes.throttle): 429 with ``Retry-After`` in the error shape.
+"""The API side of the one throttle policy (quizzes.accounts.throttle): 429 with ``Retry-After`` in the error shape.
 
 The limits themselves (per username and per client IP, shared with the learner pages and the admin's
-log-in, counted in Redis across processes) live in quizzes.throttle; the log-in view gets them through
+log-in, counted in Redis across processes) live in quizzes.accounts.throttle; the log-in view gets them through
 ``authenticate()``.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from django.utils.translation import ngettext
 from rest_framework import exceptions
 
-from quizzes.throttle import Throttled
+from quizzes.accounts.throttle import Throttled
+from quizzes.core.errors import ErrorCode
 
 
 def throttled_error(exc: Throttled) -> exceptions.Throttled:
@@ -20,6 +21,6 @@ def throttled_error(exc: Throttled) -> exceptions.Throttled:
         exc.minutes,
     ) % {"minutes": exc.minutes}
     error = exceptions.Throttled()
-    error.detail = exceptions.ErrorDetail(message, code="throttled")
-    error.wait = exc.retry_after  # DRF's handler turns it into the Retry-After header
+    error.detail = exceptions.ErrorDetail(message, code=ErrorCode.THROTTLED)
+    error.wait = exc.retry_after  # type: ignore[attr-defined]  # DRF's handler turns it into Retry-After
     return error

@@ -7,14 +7,15 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString
 
-from quizzes import rendering, selectors
+from quizzes.core import rendering
+from quizzes.reviews.selectors import due_count
 
 register = template.Library()
 
 
 @register.filter(name="markdown")
 def markdown_filter(text: str | None) -> SafeString:
-    """Lesson/question Markdown with $…$ math → sanitised HTML with MathML (quizzes.rendering)."""
+    """Lesson/question Markdown with $…$ math → sanitised HTML with MathML (quizzes.core.rendering)."""
     return rendering.render_markdown(text)
 
 
@@ -32,7 +33,7 @@ def due_now(context: template.Context) -> int:
         return 0
     cached = getattr(request, "_quizzes_due_now", None)
     if cached is None:
-        cached = selectors.due_count(user=request.user)
+        cached = due_count(user=request.user)
         request._quizzes_due_now = cached
     return cached
 

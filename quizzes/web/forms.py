@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import zoneinfo
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.http import QueryDict
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from quizzes import demo
+from quizzes.accounts.selectors import email_taken
+from quizzes.accounts.services import EMAIL_TAKEN_MESSAGE
+from quizzes.content import attention_demo as demo
+from quizzes.core.errors import ErrorCode
 
 
 class LoginForm(AuthenticationForm):
     """Django's log-in form; kept as a hook for autocomplete hints."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
         self.fields["password"].widget.attrs.update({"autocomplete": "current-password"})
@@ -39,26 +43,16 @@ class SignupForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
 
     def clean_email(self) -> str:
         """One account per address (case-insensitive); the database's unique index is the final word."""
         email = self.cleaned_data.get("email") or ""
-        if email and email_taken(email):
-            raise forms.ValidationError(EMAIL_TAKEN, code="email_taken")
+        if email and email_taken(email=email):
+            raise forms.ValidationError(EMAIL_TAKEN_MESSAGE, code=ErrorCode.EMAIL_TAKEN)
         return email
-
-
-EMAIL_TAKEN = _("Another account already uses this e-mail address. Log in, or reset that account's password.")
-
-
-def email_taken(email: str, *, exclude_pk: int | None = None) -> bool:
-    users = get_user_model().objects.filter(email__iexact=email.strip())
-    if exclude_pk is not None:
-        users = users.exclude(pk=exclude_pk)
-    return users.exists()
 
 
 @lru_cache(maxsize=1)
@@ -130,7 +124,7 @@ class DemoForm(forms.Form):
     DEFAULTS: ClassVar[dict] = {"d_k": 16, "scaled": False, "causal": False}
 
     @classmethod
-    def from_query(cls, query) -> DemoForm:
+    def from_query(cls, query: QueryDict) -> DemoForm:
         """Bound to the query string when the demo form was submitted, else to the defaults."""
         if "demo" in query or "d_k" in query:
             return cls(query)

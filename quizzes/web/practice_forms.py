@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.models import ReviewLog
-from quizzes.selectors_practice import MOCK_INTERVIEW_MAX
+from quizzes.content.selectors import MOCK_INTERVIEW_MAX
+from quizzes.reviews.models import ReviewLog
 
 MAX_SELF_ANSWER_CHARS = 5000
 MAX_CELLS = 400  # a 20×20 grid; the engine's answers are far smaller
@@ -44,7 +45,7 @@ def cell_names(shape: Sequence[int]) -> list[list[str]]:
 class NumericAnswerForm(forms.Form):
     """One input per element of the answer; ``cleaned_data["value"]`` has the answer's shape."""
 
-    def __init__(self, *args, shape: Sequence[int], **kwargs) -> None:
+    def __init__(self, *args: Any, shape: Sequence[int], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.shape = tuple(shape)
         self.rows = cell_names(self.shape)
@@ -60,8 +61,8 @@ class NumericAnswerForm(forms.Form):
                     else _("Value %(index)d") % {"index": c + 1},
                 )
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
         empty, unreadable, values = [], [], []
         for row in self.rows:
             row_values = []

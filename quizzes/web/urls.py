@@ -1,7 +1,90 @@
-"""Learner pages: the shell (accounts, dashboard, lessons, settings) and practice (attempts, reviews)."""
+"""Learner pages (namespace "web"): the shell (dashboard, lessons, the d_k demo, settings, accounts) and practice
+(quiz attempts, the review session, interview prompts, mock interviews, recall cards).
 
-from quizzes.web import core_urls, practice_urls
+Item positions in URLs are 1-based ("3 / 10" is /attempts/<id>/items/3/).
+"""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
+
+from quizzes.web.forms import LoginForm
+from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell
 
 app_name = "web"
 
-urlpatterns = core_urls.urlpatterns + practice_urls.urlpatterns
+urlpatterns = [
+    path("", shell.dashboard, name="dashboard"),
+    path("lessons/", shell.lesson_list, name="lesson_list"),
+    path("lessons/<slug:key>/", shell.lesson_detail, name="lesson_detail"),
+    path("demo/attention/", shell.attention_demo, name="attention_demo"),
+    path("settings/", settings.settings_view, name="settings"),
+    # accounts
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path(
+        "accounts/login/",
+        accounts.LoginView.as_view(
+            template_name="registration/login.html",
+            authentication_form=LoginForm,
+            redirect_authenticated_user=True,
+        ),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password/change/",
+        auth_views.PasswordChangeView.as_view(
+            template_name="registration/learner_password_change_form.html",
+            success_url=reverse_lazy("web:password_change_done"),
+        ),
+        name="password_change",
+    ),
+    path(
+        "accounts/password/change/done/",
+        auth_views.PasswordChangeDoneView.as_view(template_name="registration/learner_password_change_done.html"),
+        name="password_change_done",
+    ),
+    path(
+        "accounts/password/reset/",
+        accounts.PasswordResetView.as_view(
+            template_name="registration/learner_password_reset_form.html",
+            success_url=reverse_lazy("web:password_reset_done"),
+            email_template_name="registration/password_reset_email.txt",
+            subject_template_name="registration/password_reset_subject.txt",
+        ),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="registration/learner_password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="registration/learner_password_reset_confirm.html",
+            success_url=reverse_lazy("web:password_reset_complete"),
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password/reset/complete/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="registration/learner_password_reset_complete.html"),
+        name="password_reset_complete",
+    ),
+    # practice
+    path("lessons/<slug:lesson_key>/attempts/", quiz.attempt_start, name="attempt_start"),
+    path("attempts/<int:attempt_id>/", quiz.attempt_resume, name="attempt_resume"),
+    path("attempts/<int:attempt_id>/items/<int:position>/", quiz.attempt_item, name="attempt_item"),
+    path("attempts/<int:attempt_id>/items/<int:position>/answer/", quiz.attempt_answer, name="attempt_answer"),
+    path("attempts/<int:attempt_id>/finish/", quiz.attempt_finish, name="attempt_finish"),
+    path("attempts/<int:attempt_id>/summary/", quiz.attempt_summary, name="attempt_summary"),
+    path("review/", review.review_session, name="review_session"),
+    path("review/lessons/<slug:lesson_key>/quiz/", review.review_quiz, name="review_quiz"),
+    path("interview/", interview.interview_index, name="interview_index"),
+    path("interview/mock/", interview.interview_mock, name="interview_mock"),
+    path("interview/mock/summary/", interview.interview_mock_summary, name="interview_mock_summary"),
+    path("interview/<slug:question_key>/", interview.interview_prompt, name="interview_prompt"),
+    path("interview/<slug:question_key>/rate/", interview.interview_rate, name="interview_rate"),
+    path("recall/<slug:question_key>/", recall.recall_card, name="recall_card"),
+    path("recall/<slug:question_key>/rate/", recall.recall_rate, name="recall_rate"),
+]

@@ -2,8 +2,8 @@
 
 Each test measures a request with little data, grows the data (more questions, attempts, cards),
 and asserts the same request needs no more queries than before. Not timed: speed lives in bench/.
-The due queue, the lesson list and the dashboard have their own tests (tests/api/test_reviews.py,
-tests/api/test_profile_lessons.py, tests/web_core/test_dashboard.py); these cover the rest.
+The due queue, the lesson list and the dashboard have their own tests (tests/quizzes/api/test_reviews.py,
+tests/quizzes/api/test_profile_lessons.py, tests/quizzes/web/shell/test_dashboard.py); these cover the rest.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from quizzes import selectors_api
-from quizzes.services import attempt_start, card_rate
+from quizzes.api import representations
+from quizzes.practice.selectors import attempts_for
+from quizzes.practice.services import attempt_start
+from quizzes.reviews.services import card_rate
 from tests import factories
-from tests.api.conftest import token_client
+from tests.quizzes.api.conftest import token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -155,6 +157,6 @@ def test_item_representation_needs_no_query_per_option(user, django_assert_num_q
     """The public form of a loaded attempt (options, handles, variants) is built without touching the database."""
     lesson = quiz_lesson(choice=6, numeric=2)
     attempt = attempt_start(user=user, lesson=lesson, mode="study")
-    loaded = selectors_api.attempts_for(user).get(pk=attempt.pk)
+    loaded = attempts_for(user=user).get(pk=attempt.pk)
     with django_assert_num_queries(0):
-        assert len(selectors_api.attempt_public(loaded)["items"]) == 8
+        assert len(representations.attempt_public(loaded)["items"]) == 8

@@ -59,7 +59,7 @@ def browser_context_args(browser_context_args):
 @pytest.fixture
 def lessons(transactional_db):
     """The real lesson content from fixtures/lessons (lesson 1 is "sdpa")."""
-    from quizzes.content import content_load
+    from quizzes.content.writer import content_load
 
     content_load(directory=FIXTURES)
 

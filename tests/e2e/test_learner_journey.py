@@ -103,7 +103,7 @@ def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, li
         expect(page.locator(".next-review")).to_contain_text("2 days from now")
         shoot(page, "end-screen")
 
-        # retake: a new attempt with the same options in an order drawn afresh (tests/quizzes/test_option_order.py)
+        # retake: the same options in an order drawn afresh (tests/quizzes/practice/test_option_order.py)
         page.locator("button[data-retake]").click()
         expect(page.locator(".item-progress__text")).to_have_text(f"1 / {total}")
         second = Attempt.objects.filter(user__username="newcomer").order_by("-number").first()

@@ -9,9 +9,9 @@ from django.utils import timezone
 from knox.models import AuthToken
 
 from quizzes.models import Attempt, AttemptItem, IdempotencyKey
-from quizzes.services.answers import item_answer
-from quizzes.services.attempts import attempt_start
-from quizzes.services.housekeeping import housekeeping_run
+from quizzes.operations.housekeeping import housekeeping_run
+from quizzes.practice.services.answers import item_answer
+from quizzes.practice.services.attempts import attempt_start
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ database and a THROWAWAY redis-server (tests/ops/conftest.py), never the shared 
 1. wrong passwords on the learner log-in page, alternating between the two servers, lock the account
    after 5 in total — the counters are shared — and the right password is then refused on both;
 2. with that Redis stopped, log-ins still work (nothing fails), and each process keeps counting on its own
-   (the documented fallback in quizzes.throttle): 5 wrong passwords on one server lock the account there.
+   (the documented fallback in quizzes.accounts.throttle): 5 wrong passwords on one server lock the account there.
 """
 
 from __future__ import annotations

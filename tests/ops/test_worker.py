@@ -13,8 +13,8 @@ import pytest
 import redis
 from django.db import connection, transaction
 
+from quizzes.content.generation import generation_job_create
 from quizzes.models import GenerationJob, Question, ReminderDelivery
-from quizzes.services.generation import generation_job_create
 from quizzes.tasks import run_generation_job, send_review_reminders
 from tests import factories
 from tests.factories import utc

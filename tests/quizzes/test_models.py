@@ -6,9 +6,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from quizzes import validation
+from quizzes.content import validation
 from quizzes.models import AttemptItem, LearnerProfile, Question, ReviewCard, ReviewLog
-from quizzes.services import attempt_start
+from quizzes.practice.services import attempt_start
 from tests import factories
 from tests.factories import utc
 

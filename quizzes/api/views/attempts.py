@@ -5,28 +5,43 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import selectors_api
+from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
-from quizzes.models import Lesson, Question, ReviewLog
-from quizzes.services import attempt_finish, attempt_start, item_answer
+from quizzes.content.models import Question
+from quizzes.content.selectors import lesson_published_by_id
+from quizzes.core.errors import ErrorCode
+from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.presenter import option_from_handle
+from quizzes.practice.selectors import attempt_for, attempts_for, item_for
+from quizzes.practice.services import attempt_finish, attempt_start, item_answer
+from quizzes.reviews.models import ReviewLog
 
 TAG = ["attempts"]
 
 
-def _attempt(request: Request, attempt_id: int) -> Any:
-    return get_object_or_404(selectors_api.attempts_for(request.user), pk=attempt_id)
+def _attempt(request: LearnerApiRequest, attempt_id: int) -> Attempt:
+    attempt = attempt_for(user=request.user, attempt_id=attempt_id)
+    if attempt is None:
+        raise Http404
+    return attempt
+
+
+def _item(request: LearnerApiRequest, item_id: int) -> AttemptItem:
+    item = item_for(user=request.user, item_id=item_id)
+    if item is None:
+        raise Http404
+    return item
 
 
 class AttemptListView(APIView):
@@ -37,10 +52,10 @@ class AttemptListView(APIView):
         parameters=[PageQuerySerializer],
         responses={200: s.AttemptPageSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         params = query(PageQuerySerializer, request)
-        total, rows = page_of(selectors_api.attempts_for(request.user), **params)
-        data = {**params, "count": total, "results": [selectors_api.attempt_public(a, with_items=False) for a in rows]}
+        total, rows = page_of(attempts_for(user=request.user), **params)
+        data = {**params, "count": total, "results": [r.attempt_public(a, with_items=False) for a in rows]}
         return Response(s.AttemptPageSerializer(data).data)
 
     @extend_schema(
@@ -57,19 +72,19 @@ class AttemptListView(APIView):
         responses={201: s.AttemptSerializer, **errors(400, 401, 422)},
     )
     @idempotent
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.AttemptStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        lesson = Lesson.objects.filter(pk=serializer.validated_data["lesson_id"], published=True).first()
+        lesson = lesson_published_by_id(lesson_id=serializer.validated_data["lesson_id"])
         if lesson is None:
             raise ApiError(
                 status_code=400,
-                code="validation_error",
+                code=ErrorCode.VALIDATION_ERROR,
                 message=_("Some fields are invalid; see fields."),
                 fields={"lesson_id": [_("There is no published lesson with this id.")]},
             )
         attempt = attempt_start(user=request.user, lesson=lesson, mode=serializer.validated_data["mode"])
-        data = selectors_api.attempt_public(_attempt(request, attempt.pk))
+        data = r.attempt_public(_attempt(request, attempt.pk))
         return Response(s.AttemptSerializer(data).data, status=status.HTTP_201_CREATED)
 
 
@@ -80,8 +95,8 @@ class AttemptDetailView(APIView):
         summary="An attempt with its items (answered items show their result)",
         responses={200: s.AttemptSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, attempt_id: int) -> Response:
-        return Response(s.AttemptSerializer(selectors_api.attempt_public(_attempt(request, attempt_id))).data)
+    def get(self, request: LearnerApiRequest, attempt_id: int) -> Response:
+        return Response(s.AttemptSerializer(r.attempt_public(_attempt(request, attempt_id))).data)
 
 
 class AttemptFinishView(APIView):
@@ -94,10 +109,10 @@ class AttemptFinishView(APIView):
         responses={200: s.AttemptSerializer, **errors(401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request, attempt_id: int) -> Response:
+    def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         attempt = _attempt(request, attempt_id)
         attempt_finish(user=request.user, attempt=attempt)
-        return Response(s.AttemptSerializer(selectors_api.attempt_public(_attempt(request, attempt_id))).data)
+        return Response(s.AttemptSerializer(r.attempt_public(_attempt(request, attempt_id))).data)
 
 
 class ItemDetailView(APIView):
@@ -107,14 +122,11 @@ class ItemDetailView(APIView):
         summary="One attempt item",
         responses={200: s.AttemptItemSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, item_id: int) -> Response:
-        item = selectors_api.item_for(request.user, item_id)
-        if item is None:
-            raise Http404
-        return Response(s.AttemptItemSerializer(selectors_api.item_public(item)).data)
+    def get(self, request: LearnerApiRequest, item_id: int) -> Response:
+        return Response(s.AttemptItemSerializer(r.item_public(_item(request, item_id))).data)
 
 
-def _answer_arguments(item: Any, data: dict[str, Any]) -> dict[str, Any]:
+def _answer_arguments(item: AttemptItem, data: dict[str, Any]) -> dict[str, Any]:
     """The service's keyword arguments for this item's kind; a missing or foreign answer is a 400 naming the field."""
     question = item.question
     if question.kind == Question.Kind.CHOICE:
@@ -122,15 +134,15 @@ def _answer_arguments(item: Any, data: dict[str, Any]) -> dict[str, Any]:
         if handle is None:
             raise ApiError(
                 status_code=400,
-                code="validation_error",
+                code=ErrorCode.VALIDATION_ERROR,
                 message=_("Some fields are invalid; see fields."),
                 fields={"option_id": [_("Choose an option: send one of this item's option ids.")]},
             )
-        option_id = selectors_api.option_from_handle(item, handle)
+        option_id = option_from_handle(item=item, handle=handle)
         if option_id is None:
             raise ApiError(
                 status_code=400,
-                code="validation_error",
+                code=ErrorCode.VALIDATION_ERROR,
                 message=_("Some fields are invalid; see fields."),
                 fields={"option_id": [_("That is not one of this item's option ids.")]},
             )
@@ -162,10 +174,8 @@ class ItemAnswerView(APIView):
         },
     )
     @idempotent
-    def post(self, request: Request, item_id: int) -> Response:
-        item = selectors_api.item_for(request.user, item_id)
-        if item is None:
-            raise Http404
+    def post(self, request: LearnerApiRequest, item_id: int) -> Response:
+        item = _item(request, item_id)
         serializer = s.AnswerSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         outcome = item_answer(
@@ -175,11 +185,11 @@ class ItemAnswerView(APIView):
             source=ReviewLog.Source.API,
             **_answer_arguments(item, serializer.validated_data),
         )
-        item_data = s.AttemptItemSerializer(selectors_api.item_public(outcome.item)).data
+        item_data = s.AttemptItemSerializer(r.item_public(outcome.item)).data
         if outcome.conflicting:
             raise ApiError(
                 status_code=status.HTTP_409_CONFLICT,
-                code="answer_locked",
+                code=ErrorCode.ANSWER_LOCKED,
                 message=_("This item is already answered with a different answer; the first answer counts."),
                 extra={"item": item_data},
             )

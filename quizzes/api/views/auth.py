@@ -2,35 +2,33 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from django.contrib.auth import authenticate, logout
 from django.contrib.auth.signals import user_logged_in, user_logged_out
-from django.db.models import Q
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from knox.models import AuthToken
-from knox.settings import knox_settings
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from quizzes.accounts.selectors import device_tokens
+from quizzes.accounts.services import api_token_create, api_token_delete, api_tokens_delete_all
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
 from quizzes.api.throttling import throttled_error
-from quizzes.models import TokenDevice
+from quizzes.api.types import LearnerApiRequest
+from quizzes.core.errors import ErrorCode
 
 TAG = ["auth"]
 
 
 class LoginView(APIView):
-    authentication_classes: ClassVar[list] = []  # a stale token in the header must not block logging in again
-    permission_classes: ClassVar[list] = [AllowAny]
-    # Throttled by the one log-in policy (quizzes.throttle) inside authenticate(), shared with the web pages.
+    authentication_classes = ()  # a stale token in the header must not block logging in again
+    permission_classes = (AllowAny,)
+    # Throttled by the one log-in policy (quizzes.accounts.throttle) inside authenticate(), shared with the web pages.
 
     @extend_schema(
         tags=TAG,
@@ -45,18 +43,20 @@ class LoginView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         user = authenticate(request._request, username=data["username"], password=data["password"])
-        if user is None and getattr(request._request, "throttled", None) is not None:
-            raise throttled_error(request._request.throttled)
+        refused = getattr(request._request, "throttled", None)  # left by the throttled backend
+        if user is None and refused is not None:
+            raise throttled_error(refused)
         if user is None:
-            raise ApiError(status_code=400, code="invalid_credentials", message=_("Wrong username or password."))
-        instance, token = AuthToken.objects.create(user=user, expiry=knox_settings.TOKEN_TTL)
-        device = TokenDevice.objects.create(token=instance, name=data["device_name"])
+            raise ApiError(
+                status_code=400, code=ErrorCode.INVALID_CREDENTIALS, message=_("Wrong username or password.")
+            )
+        issued = api_token_create(user=user, device_name=data["device_name"])
         user_logged_in.send(sender=user.__class__, request=request._request, user=user)
         result = {
-            "token": token,
-            "token_key": instance.token_key,
-            "device_name": device.name,
-            "expiry": instance.expiry,
+            "token": issued.token,
+            "token_key": issued.instance.token_key,
+            "device_name": issued.device.name,
+            "expiry": issued.instance.expiry,
             "user": {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff},
         }
         return Response(s.LoginResultSerializer(result).data)
@@ -70,9 +70,9 @@ class LogoutView(APIView):
         request=None,
         responses={204: OpenApiResponse(description="Logged out."), **errors(401)},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         if isinstance(request.auth, AuthToken):
-            request.auth.delete()
+            api_token_delete(token=request.auth)
         else:
             logout(request._request)
         user_logged_out.send(sender=request.user.__class__, request=request._request, user=request.user)
@@ -87,9 +87,9 @@ class LogoutAllView(APIView):
         request=None,
         responses={204: OpenApiResponse(description="Logged out on every device."), **errors(401)},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         user = request.user
-        AuthToken.objects.filter(user=user).delete()
+        api_tokens_delete_all(user=user)
         if not isinstance(request.auth, AuthToken):
             logout(request._request)
         user_logged_out.send(sender=user.__class__, request=request._request, user=user)
@@ -103,22 +103,7 @@ class TokenListView(APIView):
         summary="This learner's unexpired device tokens",
         responses={200: s.DeviceTokenListSerializer, **errors(401)},
     )
-    def get(self, request: Request) -> Response:
-        now = timezone.now()
+    def get(self, request: LearnerApiRequest) -> Response:
         current = request.auth.digest if isinstance(request.auth, AuthToken) else None
-        tokens = (
-            AuthToken.objects.filter(Q(expiry__gt=now) | Q(expiry__isnull=True), user=request.user)
-            .select_related("device")
-            .order_by("-created")
-        )
-        rows = [
-            {
-                "token_key": t.token_key,
-                "device_name": t.device.name if hasattr(t, "device") else "",
-                "created": t.created,
-                "expiry": t.expiry,
-                "current": t.digest == current,
-            }
-            for t in tokens
-        ]
-        return Response(s.DeviceTokenListSerializer({"tokens": rows}).data)
+        tokens = device_tokens(user=request.user, current_digest=current)
+        return Response(s.DeviceTokenListSerializer({"tokens": tokens}).data)

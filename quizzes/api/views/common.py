@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from quizzes.api.errors import ApiError
+from quizzes.core.errors import ErrorCode
 
 MAX_PAGE_SIZE = 100
 
@@ -39,7 +40,7 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
     if problems:
         raise ApiError(
             status_code=400,
-            code="validation_error",
+            code=ErrorCode.VALIDATION_ERROR,
             message=_("Each query parameter may be given once, with a value."),
             fields=problems,
         )

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAdminUser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attention_engine import misconceptions
-from quizzes import demo
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import query
-from quizzes.rendering import render_markdown, value_to_latex
+from quizzes.content import attention_demo as demo
+from quizzes.core.errors import ErrorCode
+from quizzes.core.rendering import render_markdown, value_to_latex
 
 TAG = ["engine"]
 
@@ -36,12 +35,12 @@ class DemoMatrixView(APIView):
         parameters=[DemoQuerySerializer],
         responses={200: s.DemoMatrixSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         return Response(s.DemoMatrixSerializer(demo.demo_matrix(**query(DemoQuerySerializer, request))).data)
 
 
 class VariantPreviewView(APIView):
-    permission_classes: ClassVar[list] = [IsAdminUser]
+    permission_classes = (IsAdminUser,)
 
     @extend_schema(
         tags=TAG,
@@ -50,7 +49,7 @@ class VariantPreviewView(APIView):
         request=s.VariantPreviewRequestSerializer,
         responses={200: s.VariantPreviewSerializer, **errors(400, 401, 403)},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         from attention_engine import generators
 
         serializer = s.VariantPreviewRequestSerializer(data=request.data)
@@ -59,7 +58,7 @@ class VariantPreviewView(APIView):
         if data["template"] not in generators.names():
             raise ApiError(
                 status_code=400,
-                code="validation_error",
+                code=ErrorCode.VALIDATION_ERROR,
                 message="Unknown template.",
                 fields={"template": [f"Known templates: {', '.join(generators.names())}."]},
             )
@@ -68,7 +67,7 @@ class VariantPreviewView(APIView):
             known = ", ".join(str(v) for v in generators.versions(data["template"]))
             raise ApiError(
                 status_code=400,
-                code="validation_error",
+                code=ErrorCode.VALIDATION_ERROR,
                 message="Unknown template version.",
                 fields={"version": [f"Known versions of {data['template']}: {known}."]},
             )
@@ -76,7 +75,7 @@ class VariantPreviewView(APIView):
             variant = generators.generate(data["template"], data["seed"], version=version, **data["params"])
         except (ValueError, TypeError, ArithmeticError) as exc:
             raise ApiError(
-                status_code=400, code="validation_error", message=str(exc), fields={"params": [str(exc)]}
+                status_code=400, code=ErrorCode.VALIDATION_ERROR, message=str(exc), fields={"params": [str(exc)]}
             ) from exc
         d = variant.to_dict()
         result = {

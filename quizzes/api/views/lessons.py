@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import selectors_api
+from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.schema import errors
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, etag_response
+from quizzes.content.selectors import lesson_list_published, lesson_with_content
 
 TAG = ["lessons"]
 NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
@@ -26,9 +27,7 @@ class LessonListView(APIView):
         responses={200: s.LessonListSerializer, 304: NOT_MODIFIED, **errors(401)},
     )
     def get(self, request: Request) -> Response:
-        from quizzes import selectors
-
-        lessons = [selectors_api.lesson_summary(lesson) for lesson in selectors.lesson_list_published()]
+        lessons = [r.lesson_summary(lesson) for lesson in lesson_list_published()]
         return etag_response(request, s.LessonListSerializer({"lessons": lessons}).data)
 
 
@@ -41,5 +40,7 @@ class LessonDetailView(APIView):
         responses={200: s.LessonDetailSerializer, 304: NOT_MODIFIED, **errors(401, 404)},
     )
     def get(self, request: Request, lesson_id: int) -> Response:
-        lesson = get_object_or_404(selectors_api.lessons_with_content(), pk=lesson_id)
-        return etag_response(request, s.LessonDetailSerializer(selectors_api.lesson_content(lesson)).data)
+        lesson = lesson_with_content(lesson_id=lesson_id)
+        if lesson is None:
+            raise Http404
+        return etag_response(request, s.LessonDetailSerializer(r.lesson_content(lesson)).data)

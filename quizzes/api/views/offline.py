@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import selectors_api
+from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.services.offline import offline_entry_from_dict, offline_reviews_merge
+from quizzes.api.types import LearnerApiRequest
+from quizzes.reviews.offline import offline_entry_from_dict, offline_reviews_merge
 
 
 class OfflineUploadView(APIView):
@@ -32,10 +32,10 @@ class OfflineUploadView(APIView):
         responses={200: s.OfflineUploadResultSerializer, **errors(400, 401, 413, 422)},
     )
     @idempotent
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.OfflineUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        entries = [offline_entry_from_dict(entry) for entry in serializer.validated_data["entries"]]
+        entries = [offline_entry_from_dict(data=entry) for entry in serializer.validated_data["entries"]]
         result = offline_reviews_merge(user=request.user, entries=entries)
         data = {
             "entries": [
@@ -49,6 +49,6 @@ class OfflineUploadView(APIView):
                 }
                 for o in result.entries
             ],
-            "cards": selectors_api.cards_public(result.cards, user=request.user),
+            "cards": r.cards_public(result.cards, user=request.user),
         }
         return Response(s.OfflineUploadResultSerializer(data).data)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 
 
 class PingView(APIView):
@@ -25,5 +25,5 @@ class PingView(APIView):
             **errors(401),
         },
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         return Response({"ok": True, "user_id": request.user.pk})

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import selectors
+from quizzes.accounts.selectors import profile_for
+from quizzes.accounts.services import PROFILE_FIELDS, learner_profile_update
 from quizzes.api import serializers as s
 from quizzes.api.schema import errors
-from quizzes.services import learner_profile_update
-from quizzes.services.profiles import PROFILE_FIELDS
+from quizzes.api.types import LearnerApiRequest
 
 TAG = ["profile"]
 
 
-def _profile_data(user: object) -> dict:
-    profile = selectors.profile_for(user)
+def _profile_data(user: User) -> dict:
+    profile = profile_for(user=user)
     return {"username": user.get_username(), **{name: getattr(profile, name) for name in PROFILE_FIELDS}}
 
 
@@ -28,7 +28,7 @@ class ProfileView(APIView):
         summary="Read your settings",
         responses={200: s.ProfileSerializer, **errors(401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         return Response(s.ProfileSerializer(_profile_data(request.user)).data)
 
     @extend_schema(
@@ -39,7 +39,7 @@ class ProfileView(APIView):
         request=s.ProfileUpdateSerializer,
         responses={200: s.ProfileSerializer, **errors(400, 401)},
     )
-    def patch(self, request: Request) -> Response:
+    def patch(self, request: LearnerApiRequest) -> Response:
         serializer = s.ProfileUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         if serializer.validated_data:

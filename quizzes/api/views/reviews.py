@@ -4,45 +4,50 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes import learner_cache, selectors, selectors_api
+from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
-from quizzes.models import Question, ReviewCard, ReviewLog
-from quizzes.services import card_rate, card_suspend, card_undo_last, card_unsuspend
+from quizzes.content.selectors import question_by_id, rateable_question
+from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.reviews import learner_cache
+from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.selectors import card_for, cards_for, due_forecast, review_heatmap
+from quizzes.reviews.services import card_rate, card_suspend, card_undo_last, card_unsuspend
 
 TAG = ["reviews"]
 
 
-def _card(request: Request, card_id: int) -> ReviewCard:
-    return get_object_or_404(selectors_api.cards_for(request.user), pk=card_id)
+def _card(request: LearnerApiRequest, card_id: int) -> ReviewCard:
+    card = card_for(user=request.user, card_id=card_id)
+    if card is None:
+        raise Http404
+    return card
 
 
-def _card_data(request: Request, card: ReviewCard | None) -> dict[str, Any] | None:
+def _card_data(request: LearnerApiRequest, card: ReviewCard | None) -> dict[str, Any] | None:
     if card is None:
         return None
     card = _card(request, card.pk)  # fresh, with question and lesson
-    return selectors_api.cards_public([card], user=request.user)[0]
+    return r.cards_public([card], user=request.user)[0]
 
 
 def _field_error(field: str, message: str) -> ApiError:
     return ApiError(
         status_code=400,
-        code="validation_error",
+        code=ErrorCode.VALIDATION_ERROR,
         message=_("Some fields are invalid; see fields."),
         fields={field: [message]},
     )
@@ -56,7 +61,7 @@ class DueQueueView(APIView):
         parameters=[PageQuerySerializer],
         responses={200: s.DueQueueSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         params = query(PageQuerySerializer, request)
         now = timezone.now()
 
@@ -67,7 +72,7 @@ class DueQueueView(APIView):
             name="due-queue",
             params=(params["page"], params["page_size"], get_language()),  # state labels are translated
             now=now,
-            build=lambda: selectors_api.due_queue_page(user=request.user, now=now, **params),
+            build=lambda: r.due_queue_page(user=request.user, now=now, **params),
         )
         return Response(data)
 
@@ -80,10 +85,10 @@ class CardListView(APIView):
         parameters=[PageQuerySerializer],
         responses={200: s.CardPageSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: LearnerApiRequest) -> Response:
         params = query(PageQuerySerializer, request)
-        total, rows = page_of(selectors_api.cards_for(request.user), **params)
-        data = {**params, "count": total, "results": selectors_api.cards_public(rows, user=request.user)}
+        total, rows = page_of(cards_for(user=request.user), **params)
+        data = {**params, "count": total, "results": r.cards_public(rows, user=request.user)}
         return Response(s.CardPageSerializer(data).data)
 
 
@@ -94,7 +99,7 @@ class CardDetailView(APIView):
         summary="One review card",
         responses={200: s.ReviewCardSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, card_id: int) -> Response:
+    def get(self, request: LearnerApiRequest, card_id: int) -> Response:
         return Response(s.ReviewCardSerializer(_card_data(request, _card(request, card_id))).data)
 
 
@@ -110,11 +115,11 @@ class CardRateView(APIView):
         responses={200: s.ReviewCardSerializer, **errors(400, 401, 422)},
     )
     @idempotent
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.RateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        question = Question.objects.filter(pk=data["question_id"], published=True).first()
+        question = question_by_id(question_id=data["question_id"])  # published or not: card_rate decides
         if question is None:
             raise _field_error("question_id", _("There is no published question with this id."))
         try:
@@ -127,9 +132,9 @@ class CardRateView(APIView):
                 source=ReviewLog.Source.API,
                 client_uuid=data.get("client_uuid"),
             )
-        except DjangoValidationError as exc:
-            if hasattr(exc, "error_dict") and "question" in exc.error_dict:
-                exc.error_dict["question_id"] = exc.error_dict.pop("question")
+        except DomainError as exc:
+            if exc.field == "question":  # the request names it question_id
+                raise _field_error("question_id", " ".join(exc.messages)) from exc
             raise
         return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
 
@@ -144,17 +149,14 @@ class ReviewUndoView(APIView):
         responses={200: s.UndoResultSerializer, **errors(400, 401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request) -> Response:
+    def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.UndoSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         card = None
-        logs = ReviewLog.objects.filter(user=request.user)
         if "card_id" in serializer.validated_data:
             card = _card(request, serializer.validated_data["card_id"])
-            logs = logs.filter(card=card)
-        last = logs.order_by("-reviewed_at", "-id").values_list("card__question_id", flat=True).first()
-        result = card_undo_last(user=request.user, card=card)
-        data = {"question_id": last, "card": _card_data(request, result)}
+        undone = card_undo_last(user=request.user, card=card)
+        data = {"question_id": undone.question_id, "card": _card_data(request, undone.card)}
         return Response(s.UndoResultSerializer(data).data)
 
 
@@ -168,7 +170,7 @@ class CardSuspendView(APIView):
         responses={200: s.ReviewCardSerializer, **errors(401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request, card_id: int) -> Response:
+    def post(self, request: LearnerApiRequest, card_id: int) -> Response:
         card = card_suspend(user=request.user, card=_card(request, card_id))
         return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
 
@@ -183,7 +185,7 @@ class CardUnsuspendView(APIView):
         responses={200: s.ReviewCardSerializer, **errors(401, 404, 422)},
     )
     @idempotent
-    def post(self, request: Request, card_id: int) -> Response:
+    def post(self, request: LearnerApiRequest, card_id: int) -> Response:
         card = card_unsuspend(user=request.user, card=_card(request, card_id))
         return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
 
@@ -204,8 +206,8 @@ class ForecastView(APIView):
         parameters=[ForecastQuerySerializer],
         responses={200: s.ForecastSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
-        days = selectors.due_forecast(user=request.user, **query(ForecastQuerySerializer, request))
+    def get(self, request: LearnerApiRequest) -> Response:
+        days = due_forecast(user=request.user, **query(ForecastQuerySerializer, request))
         return Response(s.ForecastSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
 
 
@@ -217,8 +219,8 @@ class HeatmapView(APIView):
         parameters=[HeatmapQuerySerializer],
         responses={200: s.HeatmapSerializer, **errors(400, 401)},
     )
-    def get(self, request: Request) -> Response:
-        days = selectors.review_heatmap(user=request.user, **query(HeatmapQuerySerializer, request))
+    def get(self, request: LearnerApiRequest) -> Response:
+        days = review_heatmap(user=request.user, **query(HeatmapQuerySerializer, request))
         return Response(s.HeatmapSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
 
 
@@ -231,12 +233,8 @@ class QuestionReferenceView(APIView):
         "their answers are revealed only by answering an attempt item.",
         responses={200: s.QuestionReferenceSerializer, **errors(401, 404)},
     )
-    def get(self, request: Request, question_id: int) -> Response:
-        question = Question.objects.filter(
-            pk=question_id, published=True, lesson__published=True, kind__in=Question.SELF_RATED_KINDS
-        ).first()
+    def get(self, request: LearnerApiRequest, question_id: int) -> Response:
+        question = rateable_question(question_id=question_id)
         if question is None:
             raise Http404
-        return Response(
-            s.QuestionReferenceSerializer(selectors_api.question_reference(user=request.user, question=question)).data
-        )
+        return Response(s.QuestionReferenceSerializer(r.question_reference(user=request.user, question=question)).data)

@@ -1,8 +1,12 @@
-"""`manage.py load_lessons`: upsert the lesson files (rules in quizzes.content)."""
+"""`manage.py load_lessons`: upsert the lesson files (rules in quizzes.content.reader, writer and pruning)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
 
-from quizzes.content import ContentError, content_counts, content_load
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from quizzes.content.report import ContentError
+from quizzes.content.selectors import content_counts
+from quizzes.content.writer import content_load
 
 
 class Command(BaseCommand):
@@ -10,10 +14,10 @@ class Command(BaseCommand):
         "Load lessons from YAML files (default fixtures/lessons). Idempotent: unchanged rows are not touched; "
         "questions removed from the files are deleted, or unpublished when learners have history; options "
         "removed from the files are deleted, or retired when learners have seen them. Refuses files whose "
-        "options give the answer away (quizzes.cues)."
+        "options give the answer away (quizzes.content.cues)."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dir", dest="directory", default=None, help="Directory of lesson .yaml files.")
         parser.add_argument(
             "--check",
@@ -24,7 +28,9 @@ class Command(BaseCommand):
             "--no-prune", action="store_true", help="Leave lessons and questions missing from the files alone."
         )
 
-    def handle(self, *args, directory=None, check=False, no_prune=False, **options):
+    def handle(
+        self, *args: Any, directory: str | None = None, check: bool = False, no_prune: bool = False, **options: Any
+    ) -> None:
         try:
             report = content_load(directory=directory, prune=not no_prune, validate_only=check)
         except ContentError as exc:

@@ -1,8 +1,10 @@
 """`manage.py seed_demo`: the demo learner and demo admin, printed with their passwords (dev only)."""
 
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
-from quizzes.content import demo_accounts_ensure
+from quizzes.accounts.services import demo_accounts_ensure
 
 
 class Command(BaseCommand):
@@ -11,7 +13,7 @@ class Command(BaseCommand):
         "(DEMO_ADMIN_USERNAME/DEMO_ADMIN_PASSWORD, default admin/admin-pass). Idempotent."
     )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         for account in demo_accounts_ensure():
             role = "admin  " if account.is_staff else "learner"
             state = "created" if account.created else "exists "

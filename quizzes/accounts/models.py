@@ -1,0 +1,102 @@
+"""Account tables: the learner's preferences, API tokens' devices, stored Idempotency-Key responses."""
+
+from __future__ import annotations
+
+import zoneinfo
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+def validate_time_zone(value: str) -> None:
+    """An IANA zone name that zoneinfo can load (e.g. "Asia/Shanghai")."""
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValidationError(_("Unknown time zone: %(zone)s"), code="time_zone", params={"zone": value}) from exc
+
+
+class LearnerProfile(models.Model):
+    """Per-learner preferences the scheduler and selectors need."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="learner_profile")
+    time_zone = models.CharField(_("time zone"), max_length=64, default="UTC", validators=[validate_time_zone])
+    day_rollover_hour = models.PositiveSmallIntegerField(
+        _("day rollover hour"),
+        default=4,
+        validators=[MaxValueValidator(23)],
+        help_text=_("A new study day starts at this local hour (Anki's default is 4 am)."),
+    )
+    desired_retention = models.FloatField(
+        _("desired retention"), default=0.9, validators=[MinValueValidator(0.7), MaxValueValidator(0.99)]
+    )
+    new_per_day = models.PositiveSmallIntegerField(_("new questions per day"), default=20)
+    reviews_per_day = models.PositiveSmallIntegerField(_("reviews per day"), default=200)
+    reminder_opt_in = models.BooleanField(_("send review reminders"), default=False)
+    reminder_hour = models.PositiveSmallIntegerField(_("reminder hour"), default=18, validators=[MaxValueValidator(23)])
+    last_reminded_on = models.DateField(_("last reminded on"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("learner profile")
+        verbose_name_plural = _("learner profiles")
+        constraints = (
+            models.CheckConstraint(condition=Q(day_rollover_hour__lte=23), name="profile_rollover_hour_range"),
+            models.CheckConstraint(condition=Q(reminder_hour__lte=23), name="profile_reminder_hour_range"),
+            models.CheckConstraint(
+                condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.99),
+                name="profile_desired_retention_range",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.time_zone})"
+
+    @property
+    def zone(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.time_zone)
+
+
+class IdempotencyKey(models.Model):
+    """A POST's response kept under the client's Idempotency-Key, so a retried request creates nothing.
+
+    Unique per (user, key) in the database: two concurrent retries cannot both do the work.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_keys")
+    key = models.CharField(max_length=255)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=512)
+    request_hash = models.CharField(max_length=64, help_text=_("SHA-256 of the request body."))
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("idempotency key")
+        verbose_name_plural = _("idempotency keys")
+        constraints = (models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user"),)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.key}"
+
+
+class TokenDevice(models.Model):
+    """The device an API token was issued to. knox's token has no name, and swapping knox's token model
+    leaves its own table behind; a one-to-one row beside the token keeps knox untouched."""
+
+    token = models.OneToOneField(
+        "knox.AuthToken", on_delete=models.CASCADE, primary_key=True, related_name="device", db_column="token_digest"
+    )
+    name = models.CharField(_("device name"), max_length=100, blank=True)
+
+    class Meta:
+        verbose_name = _("token device")
+        verbose_name_plural = _("token devices")
+
+    def __str__(self) -> str:
+        return self.name or "-"

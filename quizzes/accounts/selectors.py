@@ -1,0 +1,58 @@
+"""Reads about accounts: the learner's profile, whether an e-mail address is taken, a learner's device tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
+from django.db.models import Q
+from django.utils import timezone
+from knox.models import AuthToken
+
+from quizzes.accounts.models import LearnerProfile
+
+
+def profile_for(*, user: User) -> LearnerProfile:
+    """The learner's profile, or an unsaved one with the defaults (selectors never write)."""
+    try:
+        return LearnerProfile.objects.get(user=user)
+    except LearnerProfile.DoesNotExist:
+        return LearnerProfile(user=user)
+
+
+def email_taken(*, email: str, exclude_pk: int | None = None) -> bool:
+    """Whether another account uses this address (case-insensitive; the unique index has the final word)."""
+    users = get_user_model().objects.filter(email__iexact=email.strip())
+    if exclude_pk is not None:
+        users = users.exclude(pk=exclude_pk)
+    return users.exists()
+
+
+@dataclass(frozen=True)
+class DeviceToken:
+    token_key: str
+    device_name: str
+    created: dt.datetime
+    expiry: dt.datetime | None
+    current: bool
+
+
+def device_tokens(*, user: User, current_digest: str | None = None) -> list[DeviceToken]:
+    """The learner's unexpired API tokens, newest first, each with the device it was issued to."""
+    tokens = (
+        AuthToken.objects.filter(Q(expiry__gt=timezone.now()) | Q(expiry__isnull=True), user=user)
+        .select_related("device")
+        .order_by("-created")
+    )
+    return [
+        DeviceToken(
+            token_key=token.token_key,
+            device_name=token.device.name if hasattr(token, "device") else "",
+            created=token.created,
+            expiry=token.expiry,
+            current=token.digest == current_digest,
+        )
+        for token in tokens
+    ]

@@ -1,0 +1,11 @@
+"""Django admin, by domain: content authoring (lessons, questions, options, preview, generation action),
+read-only learner history, background jobs, and accounts (e-mail uniqueness, unlocking sign-in).
+
+Importing this package registers every ModelAdmin (Django's admin autodiscovery imports it).
+"""
+
+from django.contrib import admin
+
+from quizzes.admin import accounts, content, history, jobs  # noqa: F401  (each module registers its ModelAdmins)
+
+accounts.register(admin.site)

@@ -1,0 +1,201 @@
+"""What a mobile client sees: the API's representations, built from the domain's selectors and presenter.
+
+Why a module of its own: the API's main promise is that no answer data reaches a client before
+an item locks, and that promise is easier to check when everything the API shows is assembled in
+one place. Attempt items come from the one item presenter (quizzes.practice.presenter: whitelisted
+before the lock, opaque option handles, the reveal after it); the rest is here:
+
+* **Lesson content** lists live options (never retired ones) without ids, in an order derived from
+  their text, and never the explanation, feedback, reference answer, rubric or expected lines.
+* **Cards** show their schedule; ``due_today`` uses the learner's study day.
+* **An attempt's score** is quizzes.practice.selectors.score_of: null before any answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.selectors import live_options
+from quizzes.core.rendering import render_markdown
+from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.presenter import present_item
+from quizzes.practice.selectors import score_of
+from quizzes.reviews import selectors as review_selectors
+from quizzes.reviews.models import ReviewCard
+
+# --- representations ---------------------------------------------------------------------------
+
+
+def _content_order(options: list[Option]) -> list[Option]:
+    """An order that depends only on the option texts, not on authoring order or ids."""
+    return sorted(options, key=lambda o: hashlib.sha256(o.text.encode()).hexdigest())
+
+
+def question_content(question: Question) -> dict[str, Any]:
+    options = live_options(question=question) if question.kind == Question.Kind.CHOICE else []
+    return {
+        "id": question.pk,
+        "key": question.key,
+        "kind": question.kind,
+        "order": question.order,
+        "prompt": question.prompt,
+        "prompt_html": str(render_markdown(question.prompt)),
+        "answer_form": question.answer_form or None,
+        "template": question.template or None,
+        "options": [{"text": o.text, "text_html": str(render_markdown(o.text))} for o in _content_order(options)],
+        "line_count": len(question.expected_lines or []) if question.kind == Question.Kind.RECALL else None,
+    }
+
+
+def lesson_summary(lesson: Lesson) -> dict[str, Any]:
+    return {
+        "id": lesson.pk,
+        "key": lesson.key,
+        "title": lesson.title,
+        "summary": lesson.summary,
+        "order": lesson.order,
+        "question_count": getattr(lesson, "question_count", None) or 0,
+    }
+
+
+def lesson_content(lesson: Lesson) -> dict[str, Any]:
+    return {**lesson_summary(lesson), "questions": [question_content(q) for q in lesson.questions.all()]}
+
+
+def item_public(item: AttemptItem) -> dict[str, Any]:
+    """One attempt item as the client sees it (the presenter's view; serializers pick the documented fields)."""
+    return present_item(item=item)
+
+
+def attempt_public(attempt: Attempt, *, with_items: bool = True) -> dict[str, Any]:
+    items = list(attempt.items.all())
+    answered = [i for i in items if i.is_answered]
+    data = {
+        "id": attempt.pk,
+        "lesson": {"id": attempt.lesson_id, "key": attempt.lesson.key, "title": attempt.lesson.title},
+        "number": attempt.number,
+        "mode": attempt.mode,
+        "started_at": attempt.started_at,
+        "finished_at": attempt.finished_at,
+        "item_count": len(items),
+        "answered_count": len(answered),
+        "score": score_of(scores=[item.score for item in items]),
+    }
+    if with_items:
+        data["items"] = [item_public(item) for item in items]
+    return data
+
+
+def card_public(card: ReviewCard, *, now: dt.datetime | None = None, day_end: dt.datetime | None = None) -> dict:
+    question = card.question
+    return {
+        "id": card.pk,
+        "question": {
+            "id": question.pk,
+            "key": question.key,
+            "kind": question.kind,
+            "lesson_id": question.lesson_id,
+            "lesson_key": question.lesson.key,
+            "prompt": question.prompt,
+            "prompt_html": str(render_markdown(question.prompt)),
+        },
+        "state": card.state,
+        "state_label": str(ReviewCard.State(card.state).label),
+        "due": card.due,
+        "due_today": day_end is not None and card.due < day_end and not card.suspended,
+        "last_review": card.last_review,
+        "stability": card.stability,
+        "difficulty": card.difficulty,
+        "reps": card.reps,
+        "lapses": card.lapses,
+        "suspended": card.suspended,
+        "is_leech": card.is_leech,
+    }
+
+
+#: The columns ``card_public`` reads (for ``selectors.due_cards(only=...)``): the card, its question, the lesson key.
+CARD_PUBLIC_FIELDS = (
+    "id",
+    "question",
+    "state",
+    "due",
+    "last_review",
+    "stability",
+    "difficulty",
+    "reps",
+    "lapses",
+    "suspended",
+    "is_leech",
+    "question__key",
+    "question__kind",
+    "question__lesson",
+    "question__prompt",
+    "question__lesson__key",
+)
+
+
+def cards_public(
+    cards: list[ReviewCard],
+    *,
+    user: User,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+) -> list[dict]:
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    end = review_selectors.end_of_today(profile=profile, now=now)
+    return [card_public(card, now=now, day_end=end) for card in cards]
+
+
+def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -> tuple[dict, dt.datetime]:
+    """The due queue's page with the dashboard counts, and the moment it goes stale by itself (the day's end).
+
+    Any write of the learner's makes it stale sooner: ``quizzes.reviews.learner_cache`` keys it by their stamp.
+    """
+    profile = profile_for(user=user)  # once per request, passed down
+    today = review_selectors.today_logs(user=user, profile=profile, now=now)
+    queue = review_selectors.due_queue(user=user, now=now, profile=profile, today=today, only=CARD_PUBLIC_FIELDS)
+    count = queue.count()
+    start = (page - 1) * page_size
+    rows = list(queue[start : start + page_size]) if start < count else []
+    data = {
+        "counts": review_selectors.dashboard_counts(user=user, now=now, due=count, profile=profile, today=today),
+        "count": count,
+        "page": page,
+        "page_size": page_size,
+        "results": cards_public(rows, user=user, now=now, profile=profile),
+    }
+    return data, review_selectors.end_of_today(profile=profile, now=now)
+
+
+def question_reference(*, user: User, question: Question, now: dt.datetime | None = None) -> dict:
+    """A self-rated question's reference (shown after the learner answered in their own words) and rating preview."""
+    previews = review_selectors.rating_preview(user=user, question=question, now=now)
+    return {
+        "question_id": question.pk,
+        "kind": question.kind,
+        "reference_answer": question.reference_answer,
+        "reference_answer_html": str(render_markdown(question.reference_answer)),
+        "rubric": list(question.rubric or []),
+        "expected_lines": list(question.expected_lines or []),
+        "explanation": question.explanation,
+        "explanation_html": str(render_markdown(question.explanation)),
+        "rating_previews": [
+            {
+                "rating": p.rating,
+                "label": p.label,
+                "due": p.due,
+                "interval_seconds": int(p.interval.total_seconds()),
+                "counts": p.counts,
+            }
+            for p in previews
+        ],
+    }

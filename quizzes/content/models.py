@@ -1,0 +1,225 @@
+"""Content tables: lessons, their questions and options, and bulk generation jobs.
+
+The models hold the facts and the invariants that must survive concurrency (unique and check
+constraints in the database); the shared filters are QuerySet methods (quizzes.content.querysets),
+rules live in services (writes) and selectors (reads). Foreign keys from learner history (attempt
+items, review cards) PROTECT the content: a question with learner history is unpublished, never deleted.
+
+Dependency: this module calls quizzes.content.validation (per-kind rules); validation never imports
+the models (it reads a question through a Protocol), so the two form no cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.content.querysets import LessonQuerySet, QuestionQuerySet
+from quizzes.content.validation import newest_template_version, validate_question_fields
+
+
+class Lesson(models.Model):
+    key = models.SlugField(_("key"), max_length=100, unique=True, help_text=_("Stable identifier in content files."))
+    title = models.CharField(_("title"), max_length=200)
+    summary = models.TextField(_("summary"), blank=True)
+    order = models.PositiveIntegerField(_("order"), default=0)
+    published = models.BooleanField(_("published"), default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = LessonQuerySet.as_manager()
+    class Meta:
+        ordering = ("order", "key")
+        verbose_name = _("lesson")
+        verbose_name_plural = _("lessons")
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Question(models.Model):
+    class Kind(models.TextChoices):
+        CHOICE = "choice", _("Multiple choice")
+        NUMERIC = "numeric", _("Numeric (generated)")
+        PROMPT = "prompt", _("Interview prompt")
+        RECALL = "recall", _("Recall from memory")
+
+    class AnswerForm(models.TextChoices):
+        INPUT = "input", _("Type the value")
+        CHOICE = "choice", _("Choose among distractors")
+
+    #: Kinds graded by the server inside an attempt; the others are self-rated.
+    QUIZ_KINDS = (Kind.CHOICE, Kind.NUMERIC)
+    SELF_RATED_KINDS = (Kind.PROMPT, Kind.RECALL)
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="questions", verbose_name=_("lesson"))
+    key = models.SlugField(_("key"), max_length=100, unique=True, help_text=_("Stable identifier in content files."))
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    prompt = models.TextField(_("prompt"), help_text=_("Markdown with LaTeX in $…$ or $$…$$."))
+    explanation = models.TextField(_("explanation"), blank=True)
+    order = models.PositiveIntegerField(_("order"), default=0)
+    published = models.BooleanField(_("published"), default=True)
+    # numeric only
+    template = models.CharField(_("generator template"), max_length=64, blank=True)
+    template_version = models.PositiveSmallIntegerField(
+        _("template version"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Numeric only: which version of the template generates the numbers (empty: the newest). "
+            "Part of the question's identity: a newer version may generate different numbers."
+        ),
+    )
+    params = models.JSONField(_("template parameters"), default=dict, blank=True)
+    answer_form = models.CharField(_("answer form"), max_length=16, choices=AnswerForm.choices, blank=True)
+    fixed_seed = models.PositiveIntegerField(
+        _("fixed variant seed"),
+        null=True,
+        blank=True,
+        help_text=_("Numeric only: every learner gets this seed's variant instead of a fresh one."),
+    )
+    generated_from = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="generated_questions",
+        verbose_name=_("generated from"),
+        help_text=_("The numeric question whose template produced this standalone question."),
+    )
+    # prompt only
+    reference_answer = models.TextField(_("reference answer"), blank=True)
+    rubric = models.JSONField(_("rubric points"), default=list, blank=True)
+    # recall only
+    expected_lines = models.JSONField(_("expected lines"), default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = QuestionQuerySet.as_manager()
+    class Meta:
+        ordering = ("lesson__order", "order", "key")
+        verbose_name = _("question")
+        verbose_name_plural = _("questions")
+        constraints = (
+            models.CheckConstraint(
+                condition=Q(kind__in=["choice", "numeric", "prompt", "recall"]), name="question_kind_known"
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="numeric") & ~Q(template="") & Q(answer_form__in=["input", "choice"]))
+                | (~Q(kind="numeric") & Q(template="") & Q(answer_form="")),
+                name="question_numeric_fields_only_on_numeric",
+            ),
+            models.CheckConstraint(
+                condition=Q(fixed_seed__isnull=True) | Q(kind="numeric"), name="question_fixed_seed_only_on_numeric"
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="numeric") & Q(template_version__isnull=False, template_version__gte=1))
+                | (~Q(kind="numeric") & Q(template_version__isnull=True)),
+                name="question_template_version_iff_numeric",
+            ),
+            models.UniqueConstraint(
+                fields=["generated_from", "fixed_seed"], name="question_one_generated_per_source_seed"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return self.key
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.fill_template_version()
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        """Per-kind validation. The numeric check lives in quizzes.content.validation so the admin can reuse it."""
+        super().clean()
+        self.fill_template_version()
+        validate_question_fields(self)
+
+    def fill_template_version(self) -> None:
+        """A numeric question without a version gets its template's newest (the loader's and the admin's default).
+
+        Only ever fills an empty value: a question's version never changes by itself, so a generated
+        (fixed-seed) question keeps generating the numbers it was reviewed with.
+        """
+        if self.kind == self.Kind.NUMERIC and self.template_version is None:
+            self.template_version = newest_template_version(self.template)
+
+    @property
+    def is_quiz_kind(self) -> bool:
+        return self.kind in self.QUIZ_KINDS
+
+
+class Option(models.Model):
+    """One answer of a choice question.
+
+    An option a learner has been shown is never deleted (old attempts list it by id): it is
+    **retired** instead — hidden from new attempts and from content listings, kept for the history.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options", verbose_name=_("question"))
+    key = models.SlugField(_("key"), max_length=100)
+    text = models.TextField(_("text"))
+    is_correct = models.BooleanField(_("correct"), default=False)
+    feedback = models.TextField(_("feedback"), blank=True, help_text=_("Shown when this option is chosen."))
+    order = models.PositiveIntegerField(_("order"), default=0)
+    retired = models.BooleanField(
+        _("retired"),
+        default=False,
+        help_text=_("Hidden from new attempts; kept because earlier attempts showed it."),
+    )
+    class Meta:
+        ordering = ("question", "order", "key")
+        verbose_name = _("option")
+        verbose_name_plural = _("options")
+        constraints = (models.UniqueConstraint(fields=["question", "key"], name="option_key_unique_per_question"),)
+
+    def __str__(self) -> str:
+        return f"{self.question.key}/{self.key}"
+
+
+class GenerationJob(models.Model):
+    """An admin's request to turn a numeric question into N standalone fixed-seed questions."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        FAILED = "failed", _("Failed")
+
+    source = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="generation_jobs", verbose_name=_("source question")
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    first_seed = models.PositiveIntegerField(_("first seed"), default=0)
+    total = models.PositiveIntegerField(_("questions to generate"))
+    done = models.PositiveIntegerField(_("done"), default=0)
+    created = models.PositiveIntegerField(_("created"), default=0)
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.PENDING)
+    errors = models.JSONField(_("errors"), default=list, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        verbose_name = _("generation job")
+        verbose_name_plural = _("generation jobs")
+        constraints = (
+            models.CheckConstraint(condition=Q(total__gte=1, total__lte=1000), name="generation_job_total_range"),
+            models.CheckConstraint(condition=Q(done__lte=models.F("total")), name="generation_job_done_le_total"),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "running", "succeeded", "failed"]),
+                name="generation_job_status_known",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.source} ×{self.total} ({self.status})"

@@ -1,0 +1,408 @@
+"""Lesson import, phase 1: read the YAML files into a write plan, validating everything first.
+
+Every problem is collected with its file, lesson, question and option key (file syntax, schema,
+duplicate keys, ``full_clean()`` of every row including the numeric 50-seed check, the choice-option
+rules, the answer-cue rules of quizzes.content.cues, and history conflicts). Nothing is written here:
+quizzes.content.writer saves the plan only when no problem was found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypedDict
+
+import yaml
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from quizzes.content import cues
+from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.pruning import missing_options
+from quizzes.content.report import ContentProblem
+from quizzes.content.selectors import option_ids_shown_to_learners, questions_with_history
+from quizzes.content.validation import newest_template_version, validate_choice_options
+
+DEFAULT_LESSONS_DIR = Path(settings.BASE_DIR) / "fixtures" / "lessons"
+
+LESSON_KEYS = {"key", "title", "summary", "order", "published", "questions"}
+QUESTION_KEYS = {
+    "key",
+    "kind",
+    "prompt",
+    "explanation",
+    "published",
+    "options",
+    "template",
+    "template_version",
+    "params",
+    "answer_form",
+    "reference_answer",
+    "rubric",
+    "expected_lines",
+}
+KIND_KEYS = {
+    "choice": {"options"},
+    "numeric": {"template", "template_version", "params", "answer_form"},
+    "prompt": {"reference_answer", "rubric"},
+    "recall": {"expected_lines"},
+}
+OPTION_KEYS = {"key", "text", "correct", "feedback", "retired"}
+
+LESSON_FIELDS = ("title", "summary", "order", "published")
+QUESTION_FIELDS = (
+    "kind",
+    "prompt",
+    "explanation",
+    "order",
+    "published",
+    "template",
+    "template_version",
+    "params",
+    "answer_form",
+    "reference_answer",
+    "rubric",
+    "expected_lines",
+)
+OPTION_FIELDS = ("text", "is_correct", "feedback", "order", "retired")
+
+
+class Where(TypedDict, total=False):
+    """Where in the files a problem is: the lesson, question and option keys (ContentProblem's fields)."""
+
+    lesson: str
+    question: str
+    option: str
+
+
+@dataclass
+class Planned:
+    """A row to save (new or changed) or leave alone, with the problems context to report it."""
+
+    instance: Any
+    is_new: bool
+    changed: bool
+    retiring: bool = False  # an existing live option this load retires
+
+
+@dataclass
+class PlannedQuestion:
+    question: Planned
+    lesson_key: str
+    options: list[Planned]  # the options in the file, in file order (live or retired: true)
+    delete: list[Option]  # existing options missing from the file that no attempt showed
+    retire: list[Option]  # existing live options missing from the file that attempts showed
+
+
+@dataclass
+class Plan:
+    lessons: list[Planned] = field(default_factory=list)
+    questions: list[PlannedQuestion] = field(default_factory=list)
+    lesson_keys: set[str] = field(default_factory=set)
+    question_keys: set[str] = field(default_factory=set)
+    cues: cues.LongestCorrectSummary | None = None
+
+
+def _assign(instance: Any, values: dict[str, Any]) -> bool:
+    """Set fields; return whether any value differs from what the row holds now."""
+    changed = False
+    for name, value in values.items():
+        if getattr(instance, name) != value:
+            setattr(instance, name, value)
+            changed = True
+    return changed
+
+
+def _messages(error: ValidationError) -> list[str]:
+    if hasattr(error, "error_dict"):
+        return [f"{name}: {message}" for name, messages in error.message_dict.items() for message in messages]
+    return list(error.messages)
+
+
+class LessonReader:
+    """Reads one directory of lesson files into a write plan, collecting every problem."""
+
+    def __init__(self, paths: Sequence[Path]):
+        self.paths = paths
+        self.problems: list[ContentProblem] = []
+        self.lessons = {lesson.key: lesson for lesson in Lesson.objects.all()}
+        self.questions = {q.key: q for q in Question.objects.select_related("lesson").all()}
+        self.options: dict[int, dict[str, Option]] = {}
+        for option in Option.objects.all():
+            self.options.setdefault(option.question_id, {})[option.key] = option
+        self.history = questions_with_history()
+        self.shown_options: set[int] | None = None  # computed lazily: only needed when options disappear
+        self.seen_lessons: dict[str, str] = {}
+        self.seen_questions: dict[str, str] = {}
+        self.lesson_published: dict[str, bool] = {}
+        # published choice questions of published lessons → their options (cue rule b over the bank)
+        self.bank: dict[str, list[Option]] = {}
+
+    def problem(self, file: str, message: str, **where: str | None) -> None:
+        self.problems.append(ContentProblem(file=file, message=message, **where))
+
+    def options_shown_to_learners(self) -> set[int]:
+        if self.shown_options is None:
+            self.shown_options = option_ids_shown_to_learners()
+        return self.shown_options
+
+    # ---- helpers to check types, reporting instead of raising
+
+    def text(self, data: dict, name: str, file: str, *, required: bool = True, **where: str | None) -> str:
+        value = data.get(name)
+        if value is None:
+            if required:
+                self.problem(file, f"'{name}' is required", **where)
+            return ""
+        if not isinstance(value, str):
+            self.problem(
+                file, f"'{name}' must be text, got {type(value).__name__} {value!r} (quote it in YAML)", **where
+            )
+            return ""
+        return value.strip()
+
+    def text_list(self, data: dict, name: str, file: str, **where: str | None) -> list[str]:
+        value = data.get(name)
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            self.problem(file, f"'{name}' must be a list of texts", **where)
+            return []
+        return [item.rstrip() for item in value]
+
+    def flag(self, data: dict, name: str, file: str, default: bool, **where: str | None) -> bool:
+        value = data.get(name, default)
+        if not isinstance(value, bool):
+            self.problem(file, f"'{name}' must be true or false, got {value!r}", **where)
+            return default
+        return value
+
+    def unknown_keys(self, data: dict, allowed: set[str], file: str, **where: str | None) -> None:
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            self.problem(file, f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}", **where)
+
+    # ---- the files
+
+    def read(self) -> Plan:
+        plan = Plan()
+        for path in self.paths:
+            file = path.name
+            try:
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            except yaml.YAMLError as exc:
+                self.problem(file, f"not valid YAML: {exc}")
+                continue
+            except (OSError, UnicodeDecodeError) as exc:
+                self.problem(file, f"cannot read: {exc}")
+                continue
+            if not isinstance(data, dict):
+                self.problem(file, "must be a mapping with key, title, order and questions")
+                continue
+            self.read_lesson(file, data, plan)
+        plan.cues = cues.bank_longest_correct(self.bank)
+        problem = plan.cues.problem()
+        if problem:
+            files = sorted({self.seen_questions[key] for key in problem.questions})
+            self.problem(", ".join(files), problem.message)
+        return plan
+
+    def read_lesson(self, file: str, data: dict, plan: Plan) -> None:
+        key = data.get("key")
+        if not isinstance(key, str) or not key:
+            self.problem(file, "'key' (the lesson's stable key) is required")
+            return
+        where: Where = {"lesson": key}
+        if key in self.seen_lessons:
+            self.problem(file, f"duplicate lesson key, already defined in {self.seen_lessons[key]}", **where)
+            return
+        self.seen_lessons[key] = file
+        plan.lesson_keys.add(key)
+        self.unknown_keys(data, LESSON_KEYS, file, **where)
+        order = data.get("order")
+        if not isinstance(order, int) or isinstance(order, bool) or order < 0:
+            self.problem(file, f"'order' must be a non-negative integer, got {order!r}", **where)
+            order = 0
+        values: dict[str, Any] = {
+            "title": self.text(data, "title", file, **where),
+            "summary": self.text(data, "summary", file, required=False, **where),
+            "order": order,
+            "published": self.flag(data, "published", file, True, **where),
+        }
+        self.lesson_published[key] = values["published"]
+        existing = self.lessons.get(key)
+        lesson = existing or Lesson(key=key)
+        changed = _assign(lesson, values)
+        try:
+            lesson.full_clean()
+        except ValidationError as exc:
+            for message in _messages(exc):
+                self.problem(file, message, **where)
+        plan.lessons.append(Planned(lesson, existing is None, changed))
+
+        questions = data.get("questions")
+        if not isinstance(questions, list) or not questions:
+            self.problem(file, "'questions' must be a non-empty list", **where)
+            return
+        for position, item in enumerate(questions, start=1):
+            if not isinstance(item, dict):
+                self.problem(file, f"question #{position} must be a mapping", **where)
+                continue
+            self.read_question(file, key, position, item, plan)
+
+    def read_question(self, file: str, lesson_key: str, position: int, data: dict, plan: Plan) -> None:
+        identified = self.question_identity(file, lesson_key, position, data, plan)
+        if identified is None:
+            return
+        key, kind, where = identified
+        values = self.question_values(file, position, data, kind, where)
+        existing = self.questions.get(key)
+        question = existing or Question(key=key)
+        lesson_changed = existing is not None and existing.lesson.key != lesson_key
+        if existing is not None and existing.pk in self.history:
+            self.history_conflicts(file, existing, kind, lesson_changed, where)
+        changed = _assign(question, values) or lesson_changed
+        try:
+            question.full_clean(exclude=["lesson"])
+        except ValidationError as exc:
+            for message in _messages(exc):
+                self.problem(file, message, **where)
+
+        planned_options: list[Planned] = []
+        delete: list[Option] = []
+        retire: list[Option] = []
+        current = self.options.get(question.pk, {}) if existing is not None else {}
+        if kind == "choice":
+            planned_options = self.read_options(file, data.get("options"), current, where)
+            if values["published"] and self.lesson_published.get(lesson_key, True):
+                self.bank[key] = [p.instance for p in planned_options]
+        if current:
+            keep = {p.instance.key for p in planned_options}
+            delete, retire = missing_options(current=current, keep=keep, shown=self.options_shown_to_learners)
+        plan.questions.append(
+            PlannedQuestion(Planned(question, existing is None, changed), lesson_key, planned_options, delete, retire)
+        )
+
+    def question_identity(
+        self, file: str, lesson_key: str, position: int, data: dict, plan: Plan
+    ) -> tuple[str, str, Where] | None:
+        """The question's key, kind and location, or None (reported) when either is missing or wrong."""
+        key = data.get("key")
+        if not isinstance(key, str) or not key:
+            self.problem(file, f"question #{position}: 'key' is required", lesson=lesson_key)
+            return None
+        where: Where = {"lesson": lesson_key, "question": key}
+        if key in self.seen_questions:
+            self.problem(file, f"duplicate question key, already used in {self.seen_questions[key]}", **where)
+            return None
+        self.seen_questions[key] = file
+        plan.question_keys.add(key)
+        kind = data.get("kind")
+        if not isinstance(kind, str) or kind not in KIND_KEYS:
+            self.problem(file, f"'kind' must be one of {', '.join(KIND_KEYS)}, got {kind!r}", **where)
+            return None
+        self.unknown_keys(data, QUESTION_KEYS, file, **where)
+        foreign = sorted((set(data) & set().union(*KIND_KEYS.values())) - KIND_KEYS[kind])
+        if foreign:
+            self.problem(file, f"field(s) {', '.join(foreign)} do not apply to a {kind} question", **where)
+        return key, kind, where
+
+    def question_values(self, file: str, position: int, data: dict, kind: str, where: Where) -> dict[str, Any]:
+        """The question's fields as the file gives them (the other kinds' fields empty)."""
+        params = data.get("params", {}) if kind == "numeric" else {}
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            self.problem(file, f"'params' must be a mapping, got {params!r}", **where)
+            params = {}
+        numeric, prompt, recall = kind == "numeric", kind == "prompt", kind == "recall"
+        template = self.text(data, "template", file, **where) if numeric else ""
+        return {
+            "kind": kind,
+            "prompt": self.text(data, "prompt", file, **where),
+            "explanation": self.text(data, "explanation", file, required=False, **where),
+            "order": position,
+            "published": self.flag(data, "published", file, True, **where),
+            "template": template,
+            "template_version": self.template_version(data, template, file, **where) if numeric else None,
+            "params": params,
+            "answer_form": self.text(data, "answer_form", file, **where) if numeric else "",
+            "reference_answer": self.text(data, "reference_answer", file, **where) if prompt else "",
+            "rubric": self.text_list(data, "rubric", file, **where) if prompt else [],
+            "expected_lines": self.text_list(data, "expected_lines", file, **where) if recall else [],
+        }
+
+    def history_conflicts(
+        self, file: str, existing: Question, kind: str, lesson_changed: bool, where: Where
+    ) -> None:
+        """A question learners have history with keeps its kind and its lesson (old attempts describe it)."""
+        if existing.kind != kind:
+            self.problem(
+                file,
+                f"kind changed from {existing.kind} to {kind}, but learners have history with this question; "
+                "give the new question a new key (the old one will be unpublished)",
+                **where,
+            )
+        if lesson_changed:
+            self.problem(
+                file,
+                f"moved from lesson '{existing.lesson.key}', but learners have history with this question "
+                "in that lesson; give it a new key instead",
+                **where,
+            )
+
+    def template_version(self, data: dict, template: str, file: str, **where: str | None) -> int | None:
+        """The YAML's ``template_version``, default the template's newest (None for an unknown template)."""
+        value = data.get("template_version")
+        if value is None:
+            return newest_template_version(template)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            self.problem(file, f"'template_version' must be a positive whole number, got {value!r}", **where)
+            return newest_template_version(template)
+        return value
+
+    def read_options(self, file: str, items: Any, current: dict[str, Option], where: Where) -> list[Planned]:
+        if not isinstance(items, list):
+            self.problem(file, "'options' must be a list", **where)
+            return []
+        planned: list[Planned] = []
+        seen: set[str] = set()
+        for position, item in enumerate(items, start=1):
+            if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+                self.problem(file, f"option #{position} must be a mapping with a 'key'", **where)
+                continue
+            option_where: Where = {**where, "option": item["key"]}
+            if item["key"] in seen:
+                self.problem(file, "duplicate option key", **option_where)
+                continue
+            seen.add(item["key"])
+            self.unknown_keys(item, OPTION_KEYS, file, **option_where)
+            values: dict[str, Any] = {
+                "text": self.text(item, "text", file, **option_where),
+                "is_correct": self.flag(item, "correct", file, False, **option_where),
+                "feedback": self.text(item, "feedback", file, required=False, **option_where),
+                "order": position,
+                "retired": self.flag(item, "retired", file, False, **option_where),
+            }
+            existing = current.get(item["key"])
+            retiring = existing is not None and not existing.retired and values["retired"]
+            option = existing or Option(key=item["key"])
+            changed = _assign(option, values)
+            try:
+                option.full_clean(exclude=["question"], validate_unique=False, validate_constraints=False)
+            except ValidationError as exc:
+                for message in _messages(exc):
+                    self.problem(file, message, **option_where)
+            planned.append(Planned(option, existing is None, changed, retiring=retiring))
+        options = [p.instance for p in planned]
+        try:
+            validate_choice_options(options)
+        except ValidationError as exc:
+            for message in exc.messages:
+                self.problem(file, message, **where)
+        for problem in cues.question_cue_problems(options):  # rules (a) and (c), live options only
+            self.problem(file, problem.message, **where, option=problem.option)
+        return planned
+
+
+def lesson_files(directory: Path) -> list[Path]:
+    return sorted(p for p in Path(directory).iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())

@@ -1,0 +1,88 @@
+"""Every error code the app speaks, in one enum, and the domain exception that carries one.
+
+Services raise :class:`DomainError` with an :class:`ErrorCode`; the API puts the code in its error
+body (``{"error": {"code", "message", "fields"}}``), the pages branch on it, tests assert it. Nobody
+compares message strings or string literals: a code is a member of this enum.
+
+``DomainError`` is a Django ``ValidationError`` (so ``full_clean()`` errors, forms and the API's
+exception handler treat both alike); ``field`` names the input the refusal is about, when there is one.
+The values are part of the API's contract (openapi.yaml, mobile clients): never rename one.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from django.core.exceptions import ValidationError
+
+
+class ErrorCode(StrEnum):
+    # --- the API's request-level codes (quizzes.api.errors) ------------------------------------
+    VALIDATION_ERROR = "validation_error"
+    INVALID = "invalid"
+    NOT_FOUND = "not_found"
+    BAD_REQUEST = "bad_request"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    TOO_DEEP = "too_deep"
+    THROTTLED = "throttled"
+    INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key"
+    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+    REQUEST_IN_PROGRESS = "request_in_progress"
+
+    # --- accounts -------------------------------------------------------------------------------
+    INVALID_CREDENTIALS = "invalid_credentials"
+    USERNAME_TAKEN = "username_taken"
+    EMAIL_TAKEN = "email_taken"
+    TIME_ZONE = "time_zone"
+
+    # --- content --------------------------------------------------------------------------------
+    LESSON_UNPUBLISHED = "lesson_unpublished"
+    QUESTION_UNPUBLISHED = "question_unpublished"
+    UNKNOWN_VERSION = "unknown_version"
+    BAD_SEED = "bad_seed"
+    TOO_FEW_OPTIONS = "too_few_options"
+    CORRECT_COUNT = "correct_count"
+    NOT_NUMERIC = "not_numeric"
+    GENERATED_SOURCE = "generated_source"
+    TOTAL = "total"
+    FIRST_SEED = "first_seed"
+    # answer cues (quizzes.content.cues)
+    LENGTH_SPREAD = "length_spread"
+    CATCH_ALL = "catch_all"
+    LONGEST_CORRECT = "longest_correct"
+
+    # --- practice -------------------------------------------------------------------------------
+    UNKNOWN_MODE = "unknown_mode"
+    NO_QUESTIONS = "no_questions"
+    NOTHING_DUE = "nothing_due"
+    ATTEMPT_FINISHED = "attempt_finished"
+    NOT_ANSWERABLE = "not_answerable"
+    FOREIGN_OPTION = "foreign_option"
+    ANSWER_LOCKED = "answer_locked"
+    UNREADABLE_ANSWER = "unreadable_answer"
+
+    # --- reviews --------------------------------------------------------------------------------
+    NOT_SELF_RATED = "not_self_rated"
+    BAD_RATING = "bad_rating"
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    # a review time a client reported (API rating, offline entry), and the offline upload's reasons
+    NAIVE_TIME = "naive_time"
+    IN_FUTURE = "in_future"
+    BEFORE_CARD_EXISTED = "before_card_existed"
+    UNKNOWN_QUESTION = "unknown_question"
+    WRONG_OUTCOME = "wrong_outcome"
+
+
+class DomainError(ValidationError):
+    """A rule refused the request. ``error_code`` says which; ``field`` names the input it is about (or None).
+
+    Raised by services, never built from a message string: callers branch on ``error_code``.
+    """
+
+    def __init__(self, code: ErrorCode, message: str, *, field: str | None = None) -> None:
+        if field is None:
+            super().__init__(message, code=code)
+        else:
+            super().__init__({field: [ValidationError(message, code=code)]})
+        self.error_code = code
+        self.field = field

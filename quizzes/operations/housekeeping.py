@@ -1,0 +1,34 @@
+"""Periodic clean-up (the hourly task): abandoned attempts, expired API tokens, old idempotency keys.
+
+Each part is its domain's service; this module only runs them together and reports the counts.
+Abandoned attempts: an unfinished attempt started more than ATTEMPT_ABANDON_AFTER_HOURS ago is
+finished (``attempts_expire_abandoned``, the same as the learner pressing "finish"): answered items
+are never touched; unanswered items simply stay unanswered (they score 0, as ``attempt_finish`` documents).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from quizzes.accounts.idempotency import idempotency_keys_prune
+from quizzes.accounts.services import api_tokens_prune_expired
+from quizzes.practice.services import attempts_expire_abandoned
+
+
+@dataclass(frozen=True)
+class HousekeepingResult:
+    attempts_finished: int
+    tokens_deleted: int
+    idempotency_keys_deleted: int
+
+
+def housekeeping_run(*, now: dt.datetime | None = None) -> HousekeepingResult:
+    now = now or timezone.now()
+    return HousekeepingResult(
+        attempts_finished=attempts_expire_abandoned(now=now),
+        tokens_deleted=api_tokens_prune_expired(now=now),
+        idempotency_keys_deleted=idempotency_keys_prune(now=now),
+    )

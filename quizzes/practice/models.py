@@ -1,0 +1,114 @@
+"""Practice tables: attempts at a lesson's quiz and the items they show, each with its locked response."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.content.models import Lesson, Option, Question
+from quizzes.practice.querysets import AttemptItemQuerySet, AttemptQuerySet
+
+
+class Attempt(models.Model):
+    """One run by one user through a lesson's quiz questions, numbered 1, 2, … per (user, lesson)."""
+
+    class Mode(models.TextChoices):
+        STUDY = "study", _("Study")
+        REVIEW = "review", _("Review")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts")
+    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="attempts")
+    number = models.PositiveIntegerField(_("number"))
+    mode = models.CharField(_("mode"), max_length=8, choices=Mode.choices, default=Mode.STUDY)
+    seed = models.BigIntegerField(_("seed"), help_text=_("Drives this attempt's option orders and variant seeds."))
+    started_at = models.DateTimeField(_("started at"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    objects = AttemptQuerySet.as_manager()
+    class Meta:
+        ordering = ("user", "lesson", "number")
+        verbose_name = _("attempt")
+        verbose_name_plural = _("attempts")
+        constraints = (
+            models.UniqueConstraint(fields=["user", "lesson", "number"], name="attempt_number_unique_per_user_lesson"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="attempt_number_positive"),
+            models.CheckConstraint(condition=Q(seed__gte=0), name="attempt_seed_non_negative"),
+            models.CheckConstraint(condition=Q(mode__in=["study", "review"]), name="attempt_mode_known"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.lesson.key} #{self.number}"
+
+
+class AttemptItem(models.Model):
+    """A question as shown in one attempt, and its locked response.
+
+    Why the response lives on the item rather than in a separate row: the item is created when
+    the attempt starts, and (attempt, question) is UNIQUE, so there is exactly one slot per
+    question per attempt. Answering is a conditional ``UPDATE … WHERE answered_at IS NULL``
+    (``item_answer``): the database lets exactly one concurrent writer match that predicate
+    (PostgreSQL re-checks it after the row lock is released; SQLite serialises writers), so
+    the first response locks the item and every later submit sees the locked result. No
+    IntegrityError round-trips, no savepoints, and the constraint below keeps "answered"
+    all-or-nothing.
+
+    The numeric variant is stored whole (``Variant.to_dict()``: seed, params, numbers, answer,
+    choices, solution) so a numpy or template upgrade never changes what a learner saw.
+    """
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="items")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="attempt_items")
+    position = models.PositiveSmallIntegerField(_("position"))
+    option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
+    variant = models.JSONField(_("numeric variant"), null=True, blank=True)
+    variant_seed = models.BigIntegerField(_("variant seed"), null=True, blank=True)
+    template_version = models.PositiveSmallIntegerField(
+        _("template version"),
+        null=True,
+        blank=True,
+        help_text=_("Numeric items: the version that generated the variant."),
+    )
+    response = models.JSONField(_("response"), null=True, blank=True)
+    chosen_option = models.ForeignKey(
+        Option, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("chosen option")
+    )
+    is_correct = models.BooleanField(_("correct"), null=True, blank=True)
+    score = models.FloatField(_("score"), null=True, blank=True)
+    result = models.JSONField(_("revealed result"), null=True, blank=True)
+    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+
+    objects = AttemptItemQuerySet.as_manager()
+    class Meta:
+        ordering = ("attempt", "position")
+        verbose_name = _("attempt item")
+        verbose_name_plural = _("attempt items")
+        constraints = (
+            models.UniqueConstraint(fields=["attempt", "question"], name="attempt_item_one_per_question"),
+            models.UniqueConstraint(fields=["attempt", "position"], name="attempt_item_position_unique"),
+            models.CheckConstraint(
+                condition=(
+                    Q(answered_at__isnull=True, is_correct__isnull=True, score__isnull=True, result__isnull=True)
+                    | Q(answered_at__isnull=False, is_correct__isnull=False, score__isnull=False, result__isnull=False)
+                ),
+                name="attempt_item_answer_all_or_nothing",
+            ),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | Q(score__gte=0.0, score__lte=1.0), name="attempt_item_score_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(variant__isnull=True, template_version__isnull=True)
+                | Q(variant__isnull=False, template_version__isnull=False),
+                name="attempt_item_template_version_with_variant",
+            ),
+        )
+        indexes = (models.Index(fields=["question", "variant_seed"], name="attempt_item_question_seed"),)
+
+    def __str__(self) -> str:
+        return f"{self.attempt} · {self.position}: {self.question.key}"
+
+    @property
+    def is_answered(self) -> bool:
+        return self.answered_at is not None

@@ -1,0 +1,249 @@
+"""Reads about practice: attempts and their items, scores, the end screen, lesson progress.
+
+Read-only, keyword-only, scoped to the learner (another learner's attempt is simply not found).
+
+**An attempt's score** has one meaning everywhere (pages, API, progress; :func:`score_of`): before
+any item is answered an attempt has *no* score (None: the API's ``null``, the pages' "–"); once one
+is answered, the score is the mean over all its items, unanswered items counting 0.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
+
+from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.models import Lesson
+from quizzes.content.selectors import lesson_list_published
+from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.reviews import selectors as review_selectors
+
+
+def score_of(*, scores: Iterable[float | None]) -> float | None:
+    """An attempt's score from its items' scores (None = unanswered): None before any answer, else the mean
+    over all items with unanswered ones counting 0."""
+    scores = list(scores)
+    if not any(score is not None for score in scores):
+        return None
+    return sum(score or 0.0 for score in scores) / len(scores)
+
+
+def attempt_score(*, attempt: Attempt) -> float | None:
+    """The attempt's score (:func:`score_of`); reads prefetched items when the caller prefetched them."""
+    return score_of(scores=[item.score for item in attempt.items.all()])
+
+
+# --- attempts and items --------------------------------------------------------------------------
+
+
+def attempts_for(*, user: User) -> QuerySet[Attempt]:
+    """The learner's attempts, newest first, with everything an attempt's representation needs."""
+    items = AttemptItem.objects.select_related("question").prefetch_related("question__options").order_by("position")
+    return (
+        Attempt.objects.owned_by(user)
+        .select_related("lesson")
+        .prefetch_related(Prefetch("items", queryset=items))
+        .order_by("-started_at", "-id")
+    )
+
+
+def attempt_for(*, user: User, attempt_id: int) -> Attempt | None:
+    """One of the learner's attempts with its items (the API's representation)."""
+    return attempts_for(user=user).filter(pk=attempt_id).first()
+
+
+def item_for(*, user: User, item_id: int) -> AttemptItem | None:
+    return (
+        AttemptItem.objects.owned_by(user)
+        .filter(pk=item_id)
+        .select_related("attempt", "question")
+        .prefetch_related("question__options")
+        .order_by()  # one row by pk: the inherited ordering would only add joins (attempt → lesson) and a sort
+        .first()
+    )
+
+
+def user_attempt(*, user: User, attempt_id: int) -> Attempt | None:
+    """The learner's own attempt (another learner's id is simply not found)."""
+    return Attempt.objects.owned_by(user).filter(pk=attempt_id).select_related("lesson").first()
+
+
+def attempt_items(*, attempt: Attempt) -> list[AttemptItem]:
+    return list(
+        attempt.items.select_related("question", "chosen_option")
+        .prefetch_related("question__options")
+        .order_by("position")
+    )
+
+
+def attempt_item_at(*, attempt: Attempt, position: int) -> AttemptItem | None:
+    """The item at 0-based ``position``, with what the item page shows (question, options, chosen option)."""
+    return (
+        attempt.items.select_related("question", "chosen_option")
+        .prefetch_related("question__options")
+        .filter(position=position)
+        .first()
+    )
+
+
+def attempt_item_count(*, attempt: Attempt) -> int:
+    return attempt.items.count()
+
+
+def attempt_first_unanswered(*, attempt: Attempt) -> AttemptItem | None:
+    return attempt.items.unanswered().order_by("position").first()
+
+
+def review_attempt_open(*, user: User, lesson: Lesson, now: dt.datetime | None = None) -> Attempt | None:
+    """An unfinished review attempt of this lesson started today with an item left to answer."""
+    now = now or timezone.now()
+    start = review_selectors.start_of_today(profile=profile_for(user=user), now=now)
+    return (
+        Attempt.objects.owned_by(user)
+        .unfinished()
+        .filter(lesson=lesson, mode=Attempt.Mode.REVIEW, started_at__gte=start, items__answered_at__isnull=True)
+        .order_by("-started_at", "-pk")
+        .distinct()
+        .first()
+    )
+
+
+# --- the end screen and the lesson page -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttemptSummary:
+    """The end screen of an attempt: score, what was missed, when its questions come back."""
+
+    attempt: Attempt
+    items: list[AttemptItem]
+    correct: int
+    answered: int
+    score: float | None  # score_of: None when nothing was answered
+    missed: list[AttemptItem]  # wrong or unanswered, in position order
+    next_review: dt.datetime | None  # the earliest due date among this attempt's questions
+
+    @property
+    def total(self) -> int:
+        return len(self.items)
+
+
+def attempt_summary(*, user: User, attempt: Attempt) -> AttemptSummary:
+    """Score, what was missed and when the attempt's questions come back for review."""
+    items = attempt_items(attempt=attempt)
+    return AttemptSummary(
+        attempt=attempt,
+        items=items,
+        correct=sum(1 for item in items if item.is_correct),
+        answered=sum(1 for item in items if item.is_answered),
+        score=score_of(scores=[item.score for item in items]),
+        missed=[item for item in items if not item.is_correct],
+        next_review=review_selectors.next_review_of(user=user, question_ids=[item.question_id for item in items]),
+    )
+
+
+@dataclass(frozen=True)
+class AttemptLine:
+    """One row of a lesson page's "your attempts" table."""
+
+    attempt: Attempt
+    answered: int
+    total: int
+    correct: int
+    score: float | None  # score_of
+
+    @property
+    def finished(self) -> bool:
+        return self.attempt.finished_at is not None
+
+
+_SCORE_FIELDS = ("id", "attempt_id", "score", "is_correct", "answered_at")
+
+
+def lesson_attempts(*, user: User, lesson: Lesson) -> list[AttemptLine]:
+    """The learner's attempts at one lesson, newest first, with their scores (two queries)."""
+    attempts = (
+        Attempt.objects.owned_by(user)
+        .filter(lesson=lesson)
+        .prefetch_related(Prefetch("items", queryset=AttemptItem.objects.only(*_SCORE_FIELDS)))
+        .order_by("-number")
+    )
+    lines = []
+    for attempt in attempts:
+        items = list(attempt.items.all())
+        lines.append(
+            AttemptLine(
+                attempt=attempt,
+                answered=sum(1 for i in items if i.answered_at is not None),
+                total=len(items),
+                correct=sum(1 for i in items if i.is_correct),
+                score=score_of(scores=[i.score for i in items]),
+            )
+        )
+    return lines
+
+
+# --- progress per lesson (the dashboard and the lesson list) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    lesson: Lesson
+    total: int  # published questions
+    studied: int  # with a review card
+    due: int  # due today (not suspended)
+    mastered: int  # stability ≥ MASTERY_STABILITY_DAYS
+    best_score: float | None  # best attempt score (finished or not), 0..1; None before any answer
+
+    @property
+    def mastery(self) -> float:
+        return self.mastered / self.total if self.total else 0.0
+
+    @property
+    def studied_fraction(self) -> float:
+        return self.studied / self.total if self.total else 0.0
+
+
+def best_scores(*, user: User) -> dict[int, float]:
+    """Per lesson id, the learner's best attempt score (attempts without an answer have none)."""
+    # from the item scores alone (narrow rows, one query, no JSON columns)
+    item_scores: dict[int, list[float | None]] = defaultdict(list)
+    attempt_lesson: dict[int, int] = {}
+    rows = AttemptItem.objects.owned_by(user).values_list("attempt_id", "attempt__lesson_id", "score")
+    for attempt_id, lesson_id, score in rows:
+        item_scores[attempt_id].append(score)
+        attempt_lesson[attempt_id] = lesson_id
+    best: dict[int, float] = {}
+    for attempt_id, scores in item_scores.items():
+        score = score_of(scores=scores)
+        if score is not None:
+            lesson_id = attempt_lesson[attempt_id]
+            best[lesson_id] = max(best.get(lesson_id, 0.0), score)
+    return best
+
+
+def lesson_progress(
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[LessonProgress]:
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    counts = review_selectors.lesson_card_counts(user=user, now=now, profile=profile)
+    best = best_scores(user=user)
+    return [
+        LessonProgress(
+            lesson=lesson,
+            total=lesson.question_count,  # type: ignore[attr-defined]  # annotated by with_question_count()
+            studied=counts[lesson.pk]["studied"],
+            due=counts[lesson.pk]["due"],
+            mastered=counts[lesson.pk]["mastered"],
+            best_score=best.get(lesson.pk),
+        )
+        for lesson in lesson_list_published()
+    ]

@@ -1,0 +1,260 @@
+"""Answering an attempt item: server-side grading, the first-response lock, the reveal."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+from typing import Any
+
+import numpy as np
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from attention_engine import misconceptions
+from quizzes.content.models import Option, Question
+from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.reviews.models import ReviewLog
+from quizzes.reviews.services import card_record_answer
+
+MAX_NUMERIC_RESPONSE_CHARS = 2000
+
+
+@dataclasses.dataclass(frozen=True)
+class AnswerOutcome:
+    """What ``item_answer`` returns.
+
+    ``result`` is the reveal stored on the item when it locked (identical on every replay).
+    ``replayed``: the item was already answered and nothing was stored now.
+    ``conflicting``: a replay whose response differs from the locked one (the API answers 409).
+    """
+
+    item: AttemptItem
+    result: dict[str, Any]
+    replayed: bool
+    conflicting: bool
+
+    @property
+    def correct(self) -> bool:
+        return bool(self.result["correct"])
+
+
+def _jsonable(value: Any) -> Any:
+    """Numbers, tuples and numpy arrays → plain JSON (lists, floats, ints, bools)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray | np.generic):
+        return value.tolist()
+    return value
+
+
+def _solution(variant: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": step.name, "formula": step.formula, "value": _jsonable(step.value), "shape": list(step.shape)}
+        for step in variant.solution
+    ]
+
+
+def _grade_choice(item: AttemptItem, option_id: Any) -> tuple[dict[str, Any], Any, Option]:
+    if option_id is None or isinstance(option_id, bool):
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("Choose an option."), field="option_id")
+    try:
+        option_id = int(option_id)
+    except (TypeError, ValueError) as exc:
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("An option id is a whole number."), field="option_id") from exc
+    options = {option.pk: option for option in item.question.options.all()}
+    option = options.get(option_id)
+    if option is None or option_id not in item.option_order:
+        raise DomainError(
+            ErrorCode.FOREIGN_OPTION,
+            _("Option %(option)s is not one of the options of question %(question)s.")
+            % {"option": option_id, "question": item.question.key},
+            field="option_id",
+        )
+    # The correct option among those this item showed: after a retirement the question may hold two
+    # correct options (the retired one this attempt shows, and the live one new attempts show).
+    shown = [options[pk] for pk in item.option_order if pk in options]
+    correct_option = next((o for o in shown if o.is_correct), None)
+    result = {
+        "kind": Question.Kind.CHOICE,
+        "correct": option.is_correct,
+        "score": 1.0 if option.is_correct else 0.0,
+        "chosen_option_id": option.pk,
+        "correct_option_id": correct_option.pk if correct_option else None,
+        "feedback": option.feedback,
+        "explanation": item.question.explanation,
+    }
+    return result, option_id, option
+
+
+def _grade_numeric_choice(item: AttemptItem, variant: Any, choice_index: Any) -> tuple[dict[str, Any], Any]:
+    if not isinstance(choice_index, int) or isinstance(choice_index, bool):
+        raise DomainError(
+            ErrorCode.UNREADABLE_ANSWER, _("Choose one of the values (a whole-number index)."), field="choice_index"
+        )
+    if not 0 <= choice_index < len(variant.choices):
+        raise DomainError(
+            ErrorCode.UNREADABLE_ANSWER,
+            _("Choice %(index)d does not exist: this item has %(count)d choices.")
+            % {"index": choice_index, "count": len(variant.choices)},
+            field="choice_index",
+        )
+    chosen = variant.choices[choice_index]
+    correct = choice_index == variant.correct_choice_index
+    return {
+        "correct": correct,
+        "score": 1.0 if correct else 0.0,
+        "elements": None,
+        "message": "",
+        "chosen_choice_index": choice_index,
+        "correct_choice_index": variant.correct_choice_index,
+        "misconception": misconceptions.describe(chosen.misconception),
+    }, choice_index
+
+
+def _matching_distractor(variant: Any, value: Any) -> str | None:
+    """A wrong typed answer that equals a distractor reveals the misconception behind it."""
+    from attention_engine import generators
+
+    for choice in variant.choices:
+        if choice.misconception is None:
+            continue
+        try:
+            if generators.grade(dataclasses.replace(variant, answer=choice.value), value).correct:
+                return choice.misconception
+        except (ValueError, TypeError):
+            continue
+    return None
+
+
+def _unstorable(value: Any) -> str | None:
+    """Why ``value`` can't be kept in the JSON column (NUL, an unpaired surrogate, NaN/inf), or None. Iterative."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, list | tuple):
+            stack.extend(current)
+        elif isinstance(current, str) and ("\x00" in current or any("\ud800" <= c <= "\udfff" for c in current)):
+            return _("The answer contains a character that cannot be stored (NUL or an unpaired surrogate).")
+        elif isinstance(current, float) and not math.isfinite(current):
+            return _("The answer contains a value that is not a finite number.")
+    return None
+
+
+def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[dict[str, Any], Any]:
+    from attention_engine import generators
+
+    if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("Type a number, a vector or a matrix."), field="value")
+    if isinstance(value, str) and len(value) > MAX_NUMERIC_RESPONSE_CHARS:
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("That answer is too long."), field="value")
+    if not isinstance(value, str | int | float | list):
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("Type a number, a vector or a matrix."), field="value")
+    problem = _unstorable(value)  # rejected before the grader or the database sees it (no DataError)
+    if problem:
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, problem, field="value")
+    try:
+        graded = generators.grade(variant, value)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise DomainError(
+            ErrorCode.UNREADABLE_ANSWER, _("Could not read that answer: %(error)s") % {"error": exc}, field="value"
+        ) from exc
+    misconception = None if graded.correct else _matching_distractor(variant, value)
+    return {
+        "correct": bool(graded.correct),
+        "score": float(graded.score),
+        "elements": _jsonable(graded.elements),
+        # English, as before; pages and the API word message_code + message_params in the learner's
+        # language at display time (quizzes.practice.grade_messages).
+        "message": graded.message,
+        "message_code": graded.code,
+        "message_params": _jsonable(graded.params),
+        "misconception": misconceptions.describe(misconception),
+    }, value
+
+
+def _grade(item: AttemptItem, *, option_id: Any, value: Any, choice_index: Any) -> tuple[dict, Any, Option | None]:
+    """Grade on the server; returns (the reveal, the normalised response, the chosen option)."""
+    question = item.question
+    if question.kind == Question.Kind.CHOICE:
+        return _grade_choice(item, option_id)
+    if question.kind != Question.Kind.NUMERIC or not item.variant:
+        raise DomainError(ErrorCode.NOT_ANSWERABLE, _("This item cannot be answered in an attempt."))
+    from attention_engine.generators import Variant
+
+    variant = Variant.from_dict(item.variant)
+    if question.answer_form == Question.AnswerForm.CHOICE:
+        graded, response = _grade_numeric_choice(item, variant, choice_index)
+    else:
+        graded, response = _grade_numeric_input(item, variant, value)
+    result = {
+        "kind": Question.Kind.NUMERIC,
+        "answer_form": question.answer_form,
+        **graded,
+        "correct_value": _jsonable(variant.answer),
+        "answer_shape": list(variant.answer_shape),
+        "solution": _solution(variant),
+        "explanation": question.explanation,
+    }
+    return result, response, None
+
+
+def item_answer(
+    *,
+    user: User,
+    item: AttemptItem,
+    option_id: int | None = None,
+    value: str | float | list | None = None,
+    choice_index: int | None = None,
+    duration_ms: int | None = None,
+    source: str = ReviewLog.Source.WEB,
+    now: dt.datetime | None = None,
+) -> AnswerOutcome:
+    """Answer one item; the first response locks it.
+
+    Pass ``option_id`` for a choice question, ``value`` (number, list, nested list or text
+    like "0.54, 0.46") for a typed numeric answer, ``choice_index`` for a numeric question
+    answered by choosing. Invalid input raises DomainError (UNREADABLE_ANSWER, FOREIGN_OPTION) naming the field.
+
+    The lock is a conditional UPDATE … WHERE answered_at IS NULL on the item (one row per
+    (attempt, question), see AttemptItem): of concurrent submits exactly one matches, and
+    only that one records the review. The others — and any later submit — get the stored
+    result back unchanged, marked ``replayed``.
+    """
+    now = now or timezone.now()
+    if item.attempt.user_id != user.pk:
+        raise PermissionDenied(_("This attempt belongs to another learner."))
+    result, response, chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index)
+    result = _jsonable(result)
+    with transaction.atomic():
+        if Attempt.objects.filter(pk=item.attempt_id, finished_at__isnull=False).exists() and not (
+            AttemptItem.objects.answered().filter(pk=item.pk).exists()
+        ):
+            raise DomainError(ErrorCode.ATTEMPT_FINISHED, _("This attempt is finished."))
+        answer = {
+            "response": response,
+            "chosen_option": chosen,
+            "is_correct": result["correct"],
+            "score": result["score"],
+            "result": result,
+            "answered_at": now,
+        }
+        # No joins in this UPDATE: PostgreSQL re-checks a plain WHERE on the row after waiting for its lock.
+        won = AttemptItem.objects.filter(pk=item.pk, answered_at__isnull=True).update(**answer)
+        if won:
+            for field, stored in answer.items():  # what the row now holds; no reload needed
+                setattr(item, field, stored)
+            card_record_answer(
+                user=user, item=item, correct=result["correct"], reviewed_at=now, duration_ms=duration_ms, source=source
+            )
+            return AnswerOutcome(item=item, result=result, replayed=False, conflicting=False)
+    item.refresh_from_db(fields=list(answer))  # the first answer's; the item keeps its question and attempt
+    stored = item.result
+    assert isinstance(stored, dict)  # a locked item holds its result (attempt_item_answer_all_or_nothing)
+    return AnswerOutcome(item=item, result=stored, replayed=True, conflicting=item.response != response)

@@ -1,0 +1,106 @@
+"""Per-learner cached reads, made stale by version stamps rather than by deleting keys.
+
+Why: clients fetch the due queue over and over (opening the app, pull-to-refresh, coming back
+from a card), and each build costs about ten queries; between two of the learner's own writes
+the answer cannot change, except when their study day ends. So a read is cached under the
+learner, and carries three checks:
+
+* the learner's **stamp**, renewed by every write to their cards, logs or profile
+  (``quizzes.reviews.signals``: at the write, and again when its transaction commits, so a read that
+  raced the commit cannot keep its pre-commit copy);
+* the **content stamp**, renewed by every change to a lesson, question or option;
+* **valid until**: the end of the learner's study day, after which the value is rebuilt (and
+  never before the moment it was built, should a clock go back).
+
+The stamps and the value come back in one cache round trip. Stamps are random, never counters:
+a stamp lost to eviction comes back as a new value and can never match an old entry.
+Only a cache shared by every process (Redis) may hold these: with a per-process cache one
+worker's write could not reach another worker's copy, so ``LEARNER_CACHE_SECONDS`` is 0 (off)
+without ``REDIS_URL``. The same setting bounds how long a copy can outlive a write the cache
+never saw (Redis down at that moment: django-redis drops the write and logs it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+CONTENT_STAMP = "stamp:content"
+
+
+def _learner_stamp_key(user_id: int) -> str:
+    return f"stamp:learner:{user_id}"
+
+
+def _new_stamp() -> str:
+    return secrets.token_hex(8)
+
+
+def enabled() -> bool:
+    return settings.LEARNER_CACHE_SECONDS > 0
+
+
+def _renew(key: str) -> None:
+    cache.set(key, _new_stamp(), timeout=None)
+
+
+def _renew_now_and_on_commit(key: str) -> None:
+    _renew(key)
+    transaction.on_commit(lambda: _renew(key))
+
+
+def learner_changed(user_id: int) -> None:
+    """Every cached read of this learner is stale from now on (and again once the transaction commits)."""
+    if enabled():
+        _renew_now_and_on_commit(_learner_stamp_key(user_id))
+
+
+def content_changed() -> None:
+    """Every learner's cached reads are stale: lessons, questions or options changed."""
+    if enabled():
+        _renew_now_and_on_commit(CONTENT_STAMP)
+
+
+def _stamps(found: dict[str, Any], keys: list[str]) -> list[str]:
+    """The current stamps; a missing one is created (``add``: of racing readers, the first one wins)."""
+    missing = [key for key in keys if key not in found]
+    for key in missing:
+        cache.add(key, _new_stamp(), timeout=None)
+    if missing:
+        found = {**found, **cache.get_many(missing)}
+    return [found.get(key, "") for key in keys]  # "" only when the cache is down: never matches a stored stamp
+
+
+def learner_read(
+    *,
+    user_id: int,
+    name: str,
+    params: Sequence[object],
+    now: dt.datetime,
+    build: Callable[[], tuple[Any, dt.datetime]],
+) -> Any:
+    """``build()``'s value, from the cache while the learner, the content and the study day are unchanged.
+
+    ``build`` returns (value, valid_until); the value must pickle. ``params`` tells apart reads
+    of the same name (a page number, say).
+    """
+    if not enabled():
+        return build()[0]
+    stamp_keys = [_learner_stamp_key(user_id), CONTENT_STAMP]
+    value_key = ":".join(["learner", str(user_id), name, *map(str, params)])
+    found = cache.get_many([*stamp_keys, value_key])
+    stamps = _stamps(found, stamp_keys)
+    entry = found.get(value_key)
+    if entry is not None and entry["stamps"] == stamps and entry["built_at"] <= now < entry["valid_until"]:
+        return entry["value"]
+    value, valid_until = build()
+    if all(stamps):
+        entry = {"stamps": stamps, "built_at": now, "valid_until": valid_until, "value": value}
+        cache.set(value_key, entry, timeout=settings.LEARNER_CACHE_SECONDS)
+    return value

@@ -1,0 +1,222 @@
+"""Merging reviews recorded offline (mobile clients) into the learner's schedule.
+
+The merge is idempotent and order-independent, because it never applies a review "on top of"
+the current card: it appends the new logs and replays the card's *whole* log list through FSRS in
+reviewed-at order (``card_replay``, the one code path that turns logs into card state). So a batch
+uploaded twice, split in two, or with its entries shuffled or duplicated ends in the same cards and
+logs. A client UUID already stored for this learner is skipped (the database's unique
+(user, client_uuid) constraint settles concurrent uploads).
+
+Entries are judged one by one (the rules are quizzes.reviews.rules, shared with ``card_rate``); a bad
+entry is rejected with a reason (an ErrorCode) and the rest are applied:
+
+* ``unknown_question`` — no published question with that id/key;
+* ``wrong_outcome`` — a quiz question needs ``correct`` (true/false), a prompt/recall card ``rating`` 1–4;
+* ``naive_time`` — a review time without a time zone;
+* ``in_future`` — reviewed more than ``MAX_CLOCK_SKEW`` after the server's now;
+* ``before_card_existed`` — reviewed before the question existed or before the learner signed up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import uuid
+from collections import defaultdict
+from enum import StrEnum
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.models import Question
+from quizzes.core.errors import ErrorCode
+from quizzes.reviews import scheduling
+from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.rules import Refusal, review_time_refusal, stored_client_uuids
+from quizzes.reviews.services import card_replay
+
+
+@dataclasses.dataclass(frozen=True)
+class OfflineEntry:
+    """One review as the client recorded it. Exactly one of ``correct`` (quiz kinds) and ``rating`` applies."""
+
+    client_uuid: uuid.UUID
+    reviewed_at: dt.datetime
+    question_id: int | None = None
+    question_key: str | None = None
+    correct: bool | None = None
+    rating: int | None = None
+    duration_ms: int | None = None
+
+
+class EntryStatus(StrEnum):
+    APPLIED = "applied"
+    ALREADY_STORED = "already_stored"  # uploaded before (this or an earlier batch): skipped
+    DUPLICATE = "duplicate"  # the same UUID earlier in this batch: skipped
+    REJECTED = "rejected"
+
+
+@dataclasses.dataclass
+class EntryOutcome:
+    client_uuid: uuid.UUID
+    status: EntryStatus
+    reason: ErrorCode | None = None
+    message: str = ""
+    question_id: int | None = None
+    card_id: int | None = None
+
+
+@dataclasses.dataclass
+class OfflineMergeResult:
+    entries: list[EntryOutcome]
+    cards: list[ReviewCard]
+
+
+def _resolve_questions(entries: list[OfflineEntry]) -> tuple[dict[int, Question], dict[str, Question]]:
+    ids = {e.question_id for e in entries if e.question_id is not None}
+    keys = {e.question_key for e in entries if e.question_id is None and e.question_key}
+    found = Question.objects.published()
+    by_id = {q.pk: q for q in found.filter(pk__in=ids)} if ids else {}
+    by_key = {q.key: q for q in found.filter(key__in=keys)} if keys else {}
+    return by_id, by_key
+
+
+def _rating(entry: OfflineEntry, question: Question) -> int | None:
+    if question.kind in Question.QUIZ_KINDS:
+        if entry.correct is None or entry.rating is not None:
+            return None
+        return int(scheduling.rating_for_result(entry.correct))
+    if entry.rating is None or entry.correct is not None or entry.rating not in ReviewLog.Rating.values:
+        return None
+    return entry.rating
+
+
+def _judge(
+    entry: OfflineEntry, question: Question | None, *, user: User, now: dt.datetime
+) -> Refusal | int:
+    """The rating to log, or the Refusal when the entry is rejected."""
+    if question is None:
+        return Refusal(ErrorCode.UNKNOWN_QUESTION, _("There is no published question with that id or key."))
+    rating = _rating(entry, question)
+    if rating is None:
+        if question.kind in Question.QUIZ_KINDS:
+            return Refusal(
+                ErrorCode.WRONG_OUTCOME, _("A quiz question is recorded as correct: true or false (no rating).")
+            )
+        return Refusal(
+            ErrorCode.WRONG_OUTCOME, _("A prompt or recall card is recorded as a rating from 1 to 4 (no correct).")
+        )
+    refused = review_time_refusal(reviewed_at=entry.reviewed_at, now=now, question=question, user=user)
+    return refused if refused is not None else rating
+
+
+def offline_reviews_merge(
+    *, user: User, entries: list[OfflineEntry], now: dt.datetime | None = None
+) -> OfflineMergeResult:
+    """Merge a batch of offline reviews; see the module docstring for the rules."""
+    now = now or timezone.now()
+    by_id, by_key = _resolve_questions(entries)
+    stored = stored_client_uuids(user=user, uuids=[e.client_uuid for e in entries])
+    outcomes: list[EntryOutcome] = []
+    seen: set[uuid.UUID] = set()
+    to_apply: dict[int, list[tuple[OfflineEntry, int, EntryOutcome]]] = defaultdict(list)
+    questions: dict[int, Question] = {}
+    for entry in entries:
+        if entry.question_id is not None:
+            question = by_id.get(entry.question_id)
+        else:
+            question = by_key.get(entry.question_key or "")
+        outcome = EntryOutcome(client_uuid=entry.client_uuid, status=EntryStatus.APPLIED)
+        outcome.question_id = question.pk if question else None
+        outcomes.append(outcome)
+        if entry.client_uuid in seen:
+            outcome.status = EntryStatus.DUPLICATE
+            continue
+        seen.add(entry.client_uuid)
+        if entry.client_uuid in stored:
+            outcome.status = EntryStatus.ALREADY_STORED
+            continue
+        judged = _judge(entry, question, user=user, now=now)
+        if isinstance(judged, Refusal):
+            outcome.status, outcome.reason, outcome.message = EntryStatus.REJECTED, judged.code, judged.message
+            continue
+        assert question is not None
+        questions[question.pk] = question
+        to_apply[question.pk].append((entry, judged, outcome))
+
+    profile = profile_for(user=user)  # once for the batch: every card replays in the learner's study days
+    for question_id, group in to_apply.items():
+        _apply_group(user=user, question=questions[question_id], group=group, profile=profile)
+
+    touched = {o.question_id for o in outcomes if o.status != EntryStatus.REJECTED and o.question_id is not None}
+    cards = list(
+        ReviewCard.objects.filter(user=user, question_id__in=touched)
+        .select_related("question", "question__lesson")
+        .order_by("question_id")
+    )
+    card_ids = {card.question_id: card.pk for card in cards}
+    for outcome in outcomes:
+        if outcome.status != EntryStatus.REJECTED and outcome.question_id in card_ids:
+            outcome.card_id = card_ids[outcome.question_id]
+    return OfflineMergeResult(entries=outcomes, cards=cards)
+
+
+def _apply_group(
+    *,
+    user: User,
+    question: Question,
+    group: list[tuple[OfflineEntry, int, EntryOutcome]],
+    profile: LearnerProfile,
+) -> None:
+    """Append one card's new logs and replay it, under the card's row lock."""
+    with transaction.atomic():
+        earliest = min(entry.reviewed_at for entry, _rating, _outcome in group)
+        card, _created = ReviewCard.objects.select_for_update().get_or_create(
+            user=user, question=question, defaults={"due": earliest}
+        )
+        # Re-check under the lock: a concurrent upload of the same entries may have committed meanwhile.
+        stored = stored_client_uuids(user=user, uuids=[e.client_uuid for e, _r, _o in group])
+        added = 0
+        for entry, rating, outcome in group:
+            if entry.client_uuid in stored:
+                outcome.status = EntryStatus.ALREADY_STORED
+                continue
+            log = ReviewLog(
+                user=user,
+                card=card,
+                rating=rating,
+                reviewed_at=entry.reviewed_at,
+                duration_ms=entry.duration_ms,
+                source=ReviewLog.Source.OFFLINE,
+                client_uuid=entry.client_uuid,
+            )
+            log.full_clean(exclude=["user", "card"], validate_constraints=False)  # FKs: the database checks them
+            try:
+                with transaction.atomic():
+                    log.save()
+            except IntegrityError:  # the same UUID stored for another card by a concurrent upload
+                outcome.status = EntryStatus.ALREADY_STORED
+                continue
+            added += 1
+        if added:
+            card_replay(card=card, profile=profile)
+        elif _created:
+            card.delete()
+
+
+def offline_entry_from_dict(*, data: dict[str, Any]) -> OfflineEntry:
+    """An entry from the API's validated data (the fields it does not give are None)."""
+    return OfflineEntry(
+        client_uuid=data["client_uuid"],
+        reviewed_at=data["reviewed_at"],
+        question_id=data.get("question_id"),
+        question_key=data.get("question_key"),
+        correct=data.get("correct"),
+        rating=data.get("rating"),
+        duration_ms=data.get("duration_ms"),
+    )

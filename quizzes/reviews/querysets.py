@@ -1,0 +1,53 @@
+"""The shared review filters, written once: "live cards" (what a learner can review), due, newest log.
+
+A card is **live** for its learner when it is not suspended and its question and lesson are
+published (``live_for``): the due queue, the review session, the dashboard, the forecast, the
+reminders and the end screen's "next review" all start from it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from django.db import models
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from quizzes.reviews.models import ReviewCard, ReviewLog  # noqa: F401 (named in the QuerySet[...] strings)
+
+
+class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
+    def of_published_questions(self) -> ReviewCardQuerySet:
+        """Cards whose question and lesson learners can see (suspended or not)."""
+        return self.filter(question__published=True, question__lesson__published=True)
+
+    def live_for(self, user: User) -> ReviewCardQuerySet:
+        """The learner's cards they can review: not suspended, question and lesson published."""
+        return self.filter(user=user, suspended=False).of_published_questions()
+
+    def due_before(self, moment: dt.datetime) -> ReviewCardQuerySet:
+        return self.filter(due__lt=moment)
+
+    def due_from(self, moment: dt.datetime) -> ReviewCardQuerySet:
+        return self.filter(due__gte=moment)
+
+
+class ReviewLogQuerySet(models.QuerySet["ReviewLog"]):
+    def newest_first(self) -> ReviewLogQuerySet:
+        """Newest rating first (ties: the later row), the order undo reads."""
+        return self.order_by("-reviewed_at", "-id")
+
+    def oldest_first(self) -> ReviewLogQuerySet:
+        """The replay order (quizzes.reviews.scheduling.replay)."""
+        return self.order_by("reviewed_at", "id")
+
+    def with_client_uuids(self, *, user: User, uuids: Iterable[uuid.UUID]) -> ReviewLogQuerySet:
+        """The learner's logs stored under any of these client UUIDs (re-sent ratings are no-ops)."""
+        return self.filter(user=user, client_uuid__in=list(uuids))
+
+    def between(self, start: dt.datetime, end: dt.datetime) -> ReviewLogQuerySet:
+        return self.filter(reviewed_at__gte=start, reviewed_at__lt=end)

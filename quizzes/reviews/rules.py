@@ -1,0 +1,75 @@
+"""The rules a rating must pass, written once for every way a rating arrives.
+
+A self-rating through the pages or the API (``card_rate``) and an entry of an offline upload
+(``offline_reviews_merge``) are checked by the same functions, so they can never disagree again:
+
+* the rating is 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy);
+* a review time carries a time zone and is not in the future beyond ``MAX_CLOCK_SKEW``;
+* a time a *client's* clock reported (an API rating with ``reviewed_at``, an offline entry) is not
+  before the question existed or before the learner's account did;
+* a client UUID already stored for the learner names that stored rating: sending it again is a
+  no-op, checked before anything else (``stored_client_uuids``), so a retry never fails.
+
+Each check returns a :class:`Refusal` (an ErrorCode and a message) or None; the service decides
+whether that is an error (``card_rate``) or a rejected entry (the offline upload).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from quizzes.content.models import Question
+from quizzes.core.errors import ErrorCode
+from quizzes.reviews.models import ReviewLog
+
+#: Ratings stamped further in the future than this (client clock skew) are refused.
+MAX_CLOCK_SKEW = dt.timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: ErrorCode
+    message: str
+
+
+def rating_refusal(*, rating: Any) -> Refusal | None:
+    if not isinstance(rating, int) or isinstance(rating, bool) or rating not in ReviewLog.Rating.values:
+        return Refusal(ErrorCode.BAD_RATING, _("Rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)."))
+    return None
+
+
+def review_time_refusal(
+    *,
+    reviewed_at: dt.datetime,
+    now: dt.datetime,
+    question: Question | None = None,
+    user: User | None = None,
+) -> Refusal | None:
+    """Why ``reviewed_at`` cannot be a review time, or None.
+
+    Pass ``question`` and ``user`` for a time a client's clock reported: it may not precede them.
+    """
+    if timezone.is_naive(reviewed_at):
+        return Refusal(ErrorCode.NAIVE_TIME, _("The review time needs a time zone."))
+    if reviewed_at > now + MAX_CLOCK_SKEW:
+        return Refusal(ErrorCode.IN_FUTURE, _("The review time is in the future (beyond the allowed clock skew)."))
+    if question is not None and reviewed_at < question.created_at:
+        return Refusal(ErrorCode.BEFORE_CARD_EXISTED, _("The review time is before this question existed."))
+    joined = getattr(user, "date_joined", None)
+    if joined is not None and reviewed_at < joined:
+        return Refusal(ErrorCode.BEFORE_CARD_EXISTED, _("The review time is before your account existed."))
+    return None
+
+
+def stored_client_uuids(*, user: User, uuids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
+    """The client UUIDs among ``uuids`` already stored for this learner (those ratings are not stored again)."""
+    stored = ReviewLog.objects.with_client_uuids(user=user, uuids=uuids).values_list("client_uuid", flat=True)
+    return {client_uuid for client_uuid in stored if client_uuid is not None}

@@ -1,0 +1,503 @@
+"""Reads about reviews: the learner's study day, the due queue, new questions, the review session,
+rating previews, forecast, heatmap, streak and progress counts. Nothing here writes.
+
+"Today" is always the learner's study day: their time zone, starting at their rollover hour.
+"Due today" means due before the end of that day, so a card due at 23:00 shows up in the
+morning session, as in Anki. Every card query starts from ``ReviewCard.objects.live_for(user)``
+(not suspended, question and lesson published) unless it says otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import BooleanField, Count, ExpressionWrapper, Min, Q, QuerySet
+from django.db.models.functions import ExtractHour, TruncDate
+from django.utils import timezone
+
+from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.models import Lesson, Question
+from quizzes.reviews import scheduling
+from quizzes.reviews.models import ReviewCard, ReviewLog
+
+#: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
+MASTERY_STABILITY_DAYS = 21.0
+
+#: review_streak reads this many days of logs first, more only if the streak is longer.
+STREAK_WINDOW_DAYS = 40
+
+
+def today_for(*, profile: LearnerProfile, now: dt.datetime | None = None) -> dt.date:
+    """The learner's current study day."""
+    return scheduling.local_day(now or timezone.now(), profile.zone, profile.day_rollover_hour)
+
+
+def start_of_today(*, profile: LearnerProfile, now: dt.datetime | None = None) -> dt.datetime:
+    return scheduling.day_start(today_for(profile=profile, now=now), profile.zone, profile.day_rollover_hour)
+
+
+def end_of_today(*, profile: LearnerProfile, now: dt.datetime | None = None) -> dt.datetime:
+    return scheduling.day_end(today_for(profile=profile, now=now), profile.zone, profile.day_rollover_hour)
+
+
+def local_day_of(*, profile: LearnerProfile, moment: dt.datetime) -> dt.date:
+    """The study day ``moment`` falls on, for this learner."""
+    return scheduling.local_day(moment, profile.zone, profile.day_rollover_hour)
+
+
+# --- cards and reviews -------------------------------------------------------------------------
+
+
+def _logs_today(user: User, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewLog]:
+    start, end = start_of_today(profile=profile, now=now), end_of_today(profile=profile, now=now)
+    return ReviewLog.objects.filter(user=user).between(start, end)
+
+
+@dataclass(frozen=True)
+class TodayLogs:
+    """The learner's ratings so far today: all of them, the counted reviews, the first studies."""
+
+    total: int
+    reviews: int
+    first: int
+
+
+def today_logs(*, user: User, profile: LearnerProfile, now: dt.datetime) -> TodayLogs:
+    """One query for the three counts the daily caps and the dashboard need."""
+    counts = _logs_today(user, profile, now).aggregate(
+        total=Count("id"),
+        reviews=Count("id", filter=Q(role=ReviewLog.Role.REVIEW)),
+        first=Count("id", filter=Q(role=ReviewLog.Role.FIRST)),
+    )
+    return TodayLogs(**counts)
+
+
+def _due_today(user: User, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewCard]:
+    return ReviewCard.objects.live_for(user).due_before(end_of_today(profile=profile, now=now)).order_by("due", "id")
+
+
+def due_queue(
+    *,
+    user: User,
+    now: dt.datetime,
+    profile: LearnerProfile,
+    today: TodayLogs | None = None,
+    only: Sequence[str] | None = None,
+) -> QuerySet[ReviewCard]:
+    """``due_cards`` as a capped queryset, for a COUNT or a page in SQL (slicing it again keeps the cap)."""
+    return _due_rows(user, profile, now, only)[: _reviews_left(user, profile, now, today)]
+
+
+def _due_rows(
+    user: User, profile: LearnerProfile, now: dt.datetime, only: Sequence[str] | None
+) -> QuerySet[ReviewCard]:
+    cards = _due_today(user, profile, now).select_related("question", "question__lesson")
+    return cards.only(*only) if only is not None else cards
+
+
+def due_cards(
+    *,
+    user: User,
+    now: dt.datetime | None = None,
+    capped: bool = True,
+    profile: LearnerProfile | None = None,
+    only: Sequence[str] | None = None,
+    today: TodayLogs | None = None,
+) -> list[ReviewCard]:
+    """Cards due today, most overdue first; excludes suspended and unpublished.
+
+    Capped by the profile's ``reviews_per_day`` minus reviews already done today.
+    ``profile``, ``today``: the learner's profile and ``today_logs`` when the caller already has them
+    (each saves a query); ``only``: load just these columns (``QuerySet.only`` paths) when the caller
+    knows what it reads.
+    """
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    if not capped:
+        return list(_due_rows(user, profile, now, only))
+    return list(due_queue(user=user, now=now, profile=profile, today=today, only=only))
+
+
+def _reviews_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
+    today = today if today is not None else today_logs(user=user, profile=profile, now=now)
+    return max(0, profile.reviews_per_day - today.reviews)
+
+
+def due_count(
+    *,
+    user: User,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+    today: TodayLogs | None = None,
+) -> int:
+    """``len(due_cards(...))`` as one COUNT."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    return due_queue(user=user, now=now, profile=profile, today=today).count()
+
+
+def _unseen_questions(user: User) -> QuerySet[Question]:
+    return Question.objects.published().unseen_by(user)
+
+
+def _new_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
+    today = today if today is not None else today_logs(user=user, profile=profile, now=now)
+    return max(0, profile.new_per_day - today.first)
+
+
+def new_questions(
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[Question]:
+    """Published questions the learner has never answered, in lesson order.
+
+    Capped by ``new_per_day`` minus questions first studied today.
+    """
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    questions = _unseen_questions(user).select_related("lesson")
+    questions = questions.order_by("lesson__order", "lesson__key", "order", "key")
+    return list(questions[: _new_left(user, profile, now, None)])
+
+
+def new_count(
+    *,
+    user: User,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+    today: TodayLogs | None = None,
+) -> int:
+    """``len(new_questions(...))`` as one COUNT."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    return _unseen_questions(user)[: _new_left(user, profile, now, today)].count()
+
+
+@dataclass
+class ReviewSessionLesson:
+    """One lesson's part of a review session, in the seed's order: redo the quiz, then recall."""
+
+    lesson: Lesson
+    quiz_cards: list[ReviewCard] = field(default_factory=list)  # choice + numeric, reshuffled
+    prompt_cards: list[ReviewCard] = field(default_factory=list)  # interview prompts
+    recall_cards: list[ReviewCard] = field(default_factory=list)  # "write the lines from memory", last
+
+    @property
+    def cards(self) -> list[ReviewCard]:
+        return [*self.quiz_cards, *self.prompt_cards, *self.recall_cards]
+
+
+def review_session(
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[ReviewSessionLesson]:
+    """Today's due cards grouped by lesson (lesson order).
+
+    Within a lesson the quiz cards are reshuffled — stable for the day, so a reload shows the
+    same session — then prompts, and the recall card last (the seed: "come back in two days,
+    redo only the quiz, then write the three lines from memory"). Answering the quiz part goes
+    through ``attempt_start(mode="review")``, which also reshuffles every question's options.
+    """
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    groups: dict[int, ReviewSessionLesson] = {}
+    for card in due_cards(user=user, now=now, profile=profile):
+        lesson = card.question.lesson
+        group = groups.setdefault(lesson.pk, ReviewSessionLesson(lesson=lesson))
+        if card.question.kind in Question.QUIZ_KINDS:
+            group.quiz_cards.append(card)
+        elif card.question.kind == Question.Kind.PROMPT:
+            group.prompt_cards.append(card)
+        else:
+            group.recall_cards.append(card)
+    shuffle = random.Random(f"{user.pk}:{today_for(profile=profile, now=now).isoformat()}")
+    for group in groups.values():
+        group.quiz_cards.sort(key=lambda c: c.pk)
+        shuffle.shuffle(group.quiz_cards)
+        group.prompt_cards.sort(key=lambda c: (c.question.order, c.question.key))
+        group.recall_cards.sort(key=lambda c: (c.question.order, c.question.key))
+    return sorted(groups.values(), key=lambda g: (g.lesson.order, g.lesson.key))
+
+
+def lesson_due_questions(
+    *, user: User, lesson: Lesson, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[Question]:
+    """The lesson's quiz questions due today for this learner (uncapped; a review attempt)."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    cards = (
+        ReviewCard.objects.live_for(user)
+        .due_before(end_of_today(profile=profile, now=now))
+        .filter(question__lesson=lesson, question__kind__in=Question.QUIZ_KINDS)
+    )
+    return list(Question.objects.filter(review_cards__in=cards).prefetch_related("options").order_by("order", "key"))
+
+
+@dataclass(frozen=True)
+class RatingPreview:
+    rating: int
+    label: str
+    due: dt.datetime
+    interval: dt.timedelta
+    counts: bool  # False: a same-day repeat, logged but the schedule stays as it is
+
+
+def card_state(
+    *, card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog] | None = None
+) -> scheduling.Replay:
+    """Replay a card's logs (oldest first) into FSRS state, without saving anything."""
+    if logs is None:
+        logs = list(card.logs.oldest_first())
+    entries = [scheduling.LogEntry(rating=log.rating, reviewed_at=log.reviewed_at) for log in logs]
+    return scheduling.replay(
+        entries,
+        card_id=card.pk,
+        scheduler=scheduling.make_scheduler(profile.desired_retention),
+        zone=profile.zone,
+        rollover_hour=profile.day_rollover_hour,
+    )
+
+
+def rating_preview(
+    *, user: User, question: Question, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[RatingPreview]:
+    """The due date and interval each self-rating (Again/Hard/Good/Easy) would give right now."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    card = ReviewCard.objects.filter(user=user, question=question).first()
+    state = card_state(card=card, profile=profile) if card else scheduling.Replay(None, [], 0, 0, None)
+    outcomes = scheduling.preview(
+        state,
+        now=now,
+        scheduler=scheduling.make_scheduler(profile.desired_retention),
+        zone=profile.zone,
+        rollover_hour=profile.day_rollover_hour,
+    )
+    return [
+        RatingPreview(
+            rating=int(rating),
+            label=str(ReviewLog.Rating(int(rating)).label),
+            due=due,
+            interval=due - now,
+            counts=counts,
+        )
+        for rating, (due, counts) in outcomes.items()
+    ]
+
+
+# --- progress and statistics -------------------------------------------------------------------
+
+
+def lesson_card_counts(
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> dict[int, Counter]:
+    """Per lesson id: cards ``studied`` (of published questions), ``mastered`` (stability ≥ MASTERY_STABILITY_DAYS)
+    and ``due`` today (live cards). Two narrow queries."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    per_lesson: dict[int, Counter] = defaultdict(Counter)
+    studied = ReviewCard.objects.filter(user=user).of_published_questions()
+    for lesson_id, stability in studied.values_list("question__lesson_id", "stability"):
+        per_lesson[lesson_id]["studied"] += 1
+        if stability is not None and stability >= MASTERY_STABILITY_DAYS:
+            per_lesson[lesson_id]["mastered"] += 1
+    due = ReviewCard.objects.live_for(user).due_before(end_of_today(profile=profile, now=now))
+    for lesson_id in due.values_list("question__lesson_id", flat=True):
+        per_lesson[lesson_id]["due"] += 1
+    return per_lesson
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: dt.date
+    count: int
+
+
+def due_forecast(
+    *, user: User, days: int = 14, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[DayCount]:
+    """Due cards per study day for the next ``days`` days; today includes everything overdue."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    today = today_for(profile=profile, now=now)
+    horizon = scheduling.day_end(today + dt.timedelta(days=days - 1), profile.zone, profile.day_rollover_hour)
+    counts: Counter = Counter()
+    for due in ReviewCard.objects.live_for(user).due_before(horizon).values_list("due", flat=True):
+        counts[max(today, scheduling.local_day(due, profile.zone, profile.day_rollover_hour))] += 1
+    return [DayCount(today + dt.timedelta(days=i), counts[today + dt.timedelta(days=i)]) for i in range(days)]
+
+
+def _log_days(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
+    """Ratings per study day since ``since``.
+
+    The database counts per local calendar day, split at the rollover hour (before it, the
+    rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
+    per day instead of every log.
+    """
+    zone, rollover = profile.zone, profile.day_rollover_hour
+    groups = (
+        ReviewLog.objects.filter(user=user, reviewed_at__gte=since)
+        .annotate(date=TruncDate("reviewed_at", tzinfo=zone), hour=ExtractHour("reviewed_at", tzinfo=zone))
+        .annotate(before_rollover=ExpressionWrapper(Q(hour__lt=rollover), output_field=BooleanField()))
+        .values("date", "before_rollover")
+        .annotate(ratings=Count("id"))
+        .values_list("date", "before_rollover", "ratings")
+    )
+    days: Counter = Counter()
+    for date, before_rollover, ratings in groups:
+        days[date - dt.timedelta(days=1) if before_rollover else date] += ratings
+    return days
+
+
+def review_heatmap(
+    *, user: User, days: int = 365, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> list[DayCount]:
+    """Ratings per study day (every log, including same-day repeats), oldest first, ending today."""
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    today = today_for(profile=profile, now=now)
+    first = today - dt.timedelta(days=days - 1)
+    counts = _log_days(user, profile, scheduling.day_start(first, profile.zone, profile.day_rollover_hour))
+    return [DayCount(first + dt.timedelta(days=i), counts[first + dt.timedelta(days=i)]) for i in range(days)]
+
+
+def _streak_in(days_seen: set[dt.date] | Counter, today: dt.date) -> tuple[int, dt.date]:
+    """The streak ending today (or yesterday) within ``days_seen``, and the first day without a rating before it."""
+    day = today if today in days_seen else today - dt.timedelta(days=1)
+    streak = 0
+    while day in days_seen:
+        streak += 1
+        day -= dt.timedelta(days=1)
+    return streak, day
+
+
+def review_streak(
+    *,
+    user: User,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+    recent: Sequence[DayCount] | None = None,
+) -> int:
+    """Consecutive study days with at least one rating, ending today (or yesterday if none yet today).
+
+    Reads only the logs of the last few weeks; the window grows while the streak reaches its start.
+    ``recent``: ``review_heatmap``'s days ending today when the caller has them — no query then,
+    unless the streak is as long as the heatmap.
+    """
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    today = today_for(profile=profile, now=now)
+    if recent and recent[-1].day == today:
+        streak, gap = _streak_in({d.day for d in recent if d.count}, today)
+        if gap >= recent[0].day:
+            return streak
+    window = STREAK_WINDOW_DAYS
+    while True:
+        first = today - dt.timedelta(days=window)
+        since = scheduling.day_start(first, profile.zone, profile.day_rollover_hour)
+        streak, day = _streak_in(_log_days(user, profile, since), today)
+        if day >= first:  # the streak ended inside the window
+            return streak
+        if not ReviewLog.objects.filter(user=user, reviewed_at__lt=since).exists():
+            return streak
+        window *= 4
+
+
+# --- cards, next reviews, the review session's progress -------------------------------------------
+
+
+def cards_for(*, user: User) -> QuerySet[ReviewCard]:
+    """All the learner's cards (suspended and unpublished too), by due date, with question and lesson."""
+    return ReviewCard.objects.filter(user=user).select_related("question", "question__lesson").order_by("due", "id")
+
+
+def card_for(*, user: User, card_id: int) -> ReviewCard | None:
+    """One of the learner's cards with its question and lesson (another learner's is simply not found)."""
+    return cards_for(user=user).filter(pk=card_id).first()
+
+
+
+def card_due(*, user: User, question: Question) -> dt.datetime | None:
+    card = ReviewCard.objects.filter(user=user, question=question).only("due").first()
+    return card.due if card else None
+
+
+def next_review_at(*, user: User) -> dt.datetime | None:
+    """When the learner's next live card falls due (None when nothing is scheduled)."""
+    return ReviewCard.objects.live_for(user).order_by("due").values_list("due", flat=True).first()
+
+
+def next_review_after_today(
+    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+) -> dt.datetime | None:
+    """When the next live card falls due once today's are done (the review session's empty state, the counts)."""
+    profile = profile if profile is not None else profile_for(user=user)
+    horizon = end_of_today(profile=profile, now=now or timezone.now())
+    return ReviewCard.objects.live_for(user).due_from(horizon).aggregate(due=Min("due"))["due"]
+
+
+def next_review_of(*, user: User, question_ids: list[int]) -> dt.datetime | None:
+    """The earliest due date among the learner's live cards of these questions (an attempt's end screen)."""
+    return ReviewCard.objects.live_for(user).filter(question_id__in=question_ids).aggregate(due=Min("due"))["due"]
+
+
+@dataclass(frozen=True)
+class ReviewProgress:
+    done: int  # reviews that counted today
+    remaining: int  # cards still due today
+
+    @property
+    def total(self) -> int:
+        return self.done + self.remaining
+
+
+def review_progress(*, user: User, now: dt.datetime | None = None) -> ReviewProgress:
+    """Today's counted reviews against what is still due: the review session's progress bar."""
+    now = now or timezone.now()
+    profile = profile_for(user=user)
+    done = (
+        _logs_today(user, profile, now)
+        .filter(role=ReviewLog.Role.REVIEW)
+        .values("card_id")
+        .distinct()
+        .count()
+    )
+    return ReviewProgress(done=done, remaining=due_count(user=user, now=now))
+
+
+def dashboard_counts(
+    *,
+    user: User,
+    now: dt.datetime | None = None,
+    due: int | None = None,
+    profile: LearnerProfile | None = None,
+    today: TodayLogs | None = None,
+) -> dict[str, Any]:
+    """The numbers the dashboard shows: due today, new available, rated today, streak, next due.
+
+    ``due``: today's due count when the caller already has it (the due queue), saving the same query twice;
+    ``profile``, ``today``: the learner's profile and ``today_logs`` when the caller already has them.
+    """
+    now = now or timezone.now()
+    profile = profile if profile is not None else profile_for(user=user)
+    today = today if today is not None else today_logs(user=user, profile=profile, now=now)
+    next_due = (
+        ReviewCard.objects.live_for(user)
+        .due_from(end_of_today(profile=profile, now=now))
+        .order_by("due")
+        .values_list("due", flat=True)
+        .first()
+    )
+    return {
+        "due": due_count(user=user, now=now, profile=profile, today=today) if due is None else due,
+        "new": new_count(user=user, now=now, profile=profile, today=today),
+        "reviewed_today": today.total,
+        "streak": review_streak(user=user, now=now, profile=profile),
+        "next_due_after_today": next_due,
+        "study_day": today_for(profile=profile, now=now),
+    }

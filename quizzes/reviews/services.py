@@ -1,0 +1,250 @@
+"""Review writes: recording ratings, replaying, undo, suspend (offline uploads: quizzes.reviews.offline).
+
+Every change to a card's schedule goes: append/remove a ReviewLog → ``card_replay``, which
+rebuilds the FSRS state from the full log list (quizzes.reviews.scheduling.replay). One code path for
+new ratings, undo and offline uploads merged out of order.
+Callers that touch the same card serialise on the card row (SELECT … FOR UPDATE).
+A rating's checks are quizzes.reviews.rules, shared with the offline upload.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.models import Question
+from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.reviews import scheduling
+from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.rules import rating_refusal, review_time_refusal, stored_client_uuids
+from quizzes.reviews.selectors import card_state
+
+if TYPE_CHECKING:  # reviews sit below practice: the attempt item is only a type here
+    from quizzes.practice.models import AttemptItem
+
+#: The source whose ``reviewed_at`` a client's clock reported: the API's rate endpoint. Such a time may not
+#: precede the question or the account, as for an offline upload (whose entries offline_reviews_merge checks).
+CLIENT_CLOCK_SOURCES = (ReviewLog.Source.API,)
+
+
+def _check_owner(card: ReviewCard, user: User) -> None:
+    if card.user_id != user.pk:
+        raise PermissionDenied(_("This review card belongs to another learner."))
+
+
+def _lock_card(*, user: User, question: Question, at: dt.datetime) -> ReviewCard:
+    card, _created = ReviewCard.objects.select_for_update().get_or_create(
+        user=user, question=question, defaults={"due": at}
+    )
+    return card
+
+
+def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> ReviewCard | None:
+    """Rebuild a card's FSRS state and denormalised columns from all its logs.
+
+    Call inside a transaction holding the card's row lock. The first log gets the two-day
+    rule, later logs count only as their study day's first; each log's ``role`` is rewritten
+    to match. A card left without logs is deleted (the question is new again) → None.
+    """
+    if profile is None:
+        profile = profile_for(user=card.user)
+    logs = list(card.logs.oldest_first())
+    if not logs:
+        card.delete()
+        return None
+    state = card_state(card=card, profile=profile, logs=logs)
+    changed = []
+    for log, role in zip(logs, state.roles, strict=True):
+        if log.role != role:
+            log.role = role
+            changed.append(log)
+    ReviewLog.objects.bulk_update(changed, ["role"])
+    fsrs_card = state.card
+    assert fsrs_card is not None  # there is at least one log
+    card.fsrs_card = fsrs_card.to_dict()
+    card.state = int(fsrs_card.state)
+    card.due = fsrs_card.due
+    card.last_review = fsrs_card.last_review
+    card.stability = fsrs_card.stability
+    card.difficulty = fsrs_card.difficulty
+    card.reps = state.reps
+    card.lapses = state.lapses
+    card.is_leech = state.is_leech  # flag only; suspending is the learner's call (see card_suspend)
+    card.full_clean(exclude=["user", "question"], validate_constraints=False)  # FKs: the database checks them
+    card.save()
+    return card
+
+
+def _add_log(
+    *,
+    user: User,
+    question: Question,
+    rating: int,
+    reviewed_at: dt.datetime,
+    duration_ms: int | None,
+    source: str,
+    client_uuid: uuid.UUID | None = None,
+    attempt_item: AttemptItem | None = None,
+) -> ReviewLog:
+    card = _lock_card(user=user, question=question, at=reviewed_at)
+    log = ReviewLog(
+        user=user,
+        card=card,
+        rating=rating,
+        reviewed_at=reviewed_at,
+        duration_ms=duration_ms,
+        source=source,
+        client_uuid=client_uuid,
+        attempt_item=attempt_item,
+    )
+    # Uniqueness (see card_rate) and the foreign keys are the database's job: one query fewer each.
+    log.full_clean(exclude=["user", "card", "attempt_item"], validate_constraints=False)
+    log.save()
+    card_replay(card=card, profile=profile_for(user=user))  # the card is the user's: no card.user query
+    log.refresh_from_db(fields=["role"])
+    return log
+
+
+def card_record_answer(
+    *,
+    user: User,
+    item: AttemptItem,
+    correct: bool,
+    reviewed_at: dt.datetime,
+    duration_ms: int | None = None,
+    source: str = ReviewLog.Source.WEB,
+) -> ReviewLog:
+    """Log a server-graded answer (wrong → Again, right → Good) and reschedule. Called by item_answer.
+
+    No savepoint: a failure here must undo the caller's lock of the item too, so nothing is gained by one.
+    """
+    with transaction.atomic(savepoint=False):
+        return _add_log(
+            user=user,
+            question=item.question,
+            rating=int(scheduling.rating_for_result(correct)),
+            reviewed_at=reviewed_at,
+            duration_ms=duration_ms,
+            source=source,
+            attempt_item=item,
+        )
+
+
+def card_rate(
+    *,
+    user: User,
+    question: Question,
+    rating: int,
+    reviewed_at: dt.datetime | None = None,
+    duration_ms: int | None = None,
+    source: str = ReviewLog.Source.WEB,
+    client_uuid: uuid.UUID | None = None,
+) -> ReviewCard:
+    """A self-rating (Again/Hard/Good/Easy) of an interview prompt or recall card.
+
+    Idempotent per ``client_uuid``: re-sending a rating that was already stored returns the
+    card unchanged — checked first, so a retry succeeds even if the question was unpublished
+    meanwhile (the unique constraint on (user, client_uuid) settles races). Then the rules of
+    quizzes.reviews.rules: a published self-rated question, a rating 1–4, a review time with a
+    time zone and not in the future; a time a client reported (``source`` API) may not precede the
+    question or the account. A refusal raises DomainError naming the field.
+    """
+    now = timezone.now()
+    if client_uuid is not None and stored_client_uuids(user=user, uuids=[client_uuid]):
+        return ReviewLog.objects.select_related("card").get(user=user, client_uuid=client_uuid).card
+    if question.kind not in Question.SELF_RATED_KINDS:
+        raise DomainError(
+            ErrorCode.NOT_SELF_RATED,
+            _("Only interview prompts and recall cards are self-rated; quiz items are graded."),
+            field="question",
+        )
+    if not Question.objects.rateable().filter(pk=question.pk).exists():
+        raise DomainError(ErrorCode.QUESTION_UNPUBLISHED, _("This question is not published."), field="question")
+    refused = rating_refusal(rating=rating)
+    if refused:
+        raise DomainError(refused.code, refused.message, field="rating")
+    client_clock = reviewed_at is not None and source in CLIENT_CLOCK_SOURCES
+    reviewed_at = reviewed_at or now
+    refused = review_time_refusal(
+        reviewed_at=reviewed_at,
+        now=now,
+        question=question if client_clock else None,
+        user=user if client_clock else None,
+    )
+    if refused:
+        raise DomainError(refused.code, refused.message, field="reviewed_at")
+    try:
+        with transaction.atomic():
+            log = _add_log(
+                user=user,
+                question=question,
+                rating=rating,
+                reviewed_at=reviewed_at,
+                duration_ms=duration_ms,
+                source=source,
+                client_uuid=client_uuid,
+            )
+    except IntegrityError:
+        if client_uuid is None:
+            raise
+        return ReviewLog.objects.select_related("card").get(user=user, client_uuid=client_uuid).card
+    return ReviewCard.objects.get(pk=log.card_id)
+
+
+@dataclass(frozen=True)
+class UndoOutcome:
+    """What ``card_undo_last`` removed: the rating's question, and its card as it is now (None: new again)."""
+
+    question_id: int
+    card: ReviewCard | None
+
+
+@transaction.atomic
+def card_undo_last(*, user: User, card: ReviewCard | None = None) -> UndoOutcome:
+    """Remove the newest rating (of ``card``, or the learner's newest overall) and replay.
+
+    The newest rating is found inside this transaction, under the card's row lock, so what is
+    reported is what was removed. The outcome's card is as it was before that rating, or None when
+    it was the card's only rating (the question is new again). An attempt item stays locked: only
+    its effect on the schedule is undone.
+    """
+    logs = ReviewLog.objects.filter(user=user)
+    if card is not None:
+        _check_owner(card, user)
+        logs = logs.filter(card=card)
+    last = logs.newest_first().first()
+    if last is None:
+        raise DomainError(ErrorCode.NOTHING_TO_UNDO, _("There is no rating to undo."))
+    locked = ReviewCard.objects.select_for_update().get(pk=last.card_id)
+    last.delete()
+    return UndoOutcome(question_id=locked.question_id, card=card_replay(card=locked))
+
+
+def _set_suspended(*, user: User, card: ReviewCard, suspended: bool) -> ReviewCard:
+    _check_owner(card, user)
+    with transaction.atomic():
+        locked = ReviewCard.objects.select_for_update().get(pk=card.pk)
+        locked.suspended = suspended
+        locked.full_clean(validate_constraints=False)
+        locked.save(update_fields=["suspended", "updated_at"])
+    return locked
+
+
+def card_suspend(*, user: User, card: ReviewCard) -> ReviewCard:
+    """Take a card out of the review queue (its history and schedule are kept)."""
+    return _set_suspended(user=user, card=card, suspended=True)
+
+
+def card_unsuspend(*, user: User, card: ReviewCard) -> ReviewCard:
+    """Put a suspended card back; if its due date has passed it is due now."""
+    return _set_suspended(user=user, card=card, suspended=False)

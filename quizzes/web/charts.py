@@ -1,0 +1,169 @@
+"""Server-rendered SVG charts for the dashboard: no JavaScript, no CDN, readable without colour.
+
+Every bar and cell carries its number as text or a ``<title>`` (hover / screen reader), the
+``<svg>`` has a one-sentence ``aria-label`` summary, and the templates add a data table as the
+fallback. Functions take the selectors' ``DayCount`` lists and return safe markup.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import math
+from collections.abc import Sequence
+
+from django.utils import dateformat, formats
+from django.utils.dates import WEEKDAYS_ABBR
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
+from django.utils.translation import gettext as _
+
+from quizzes.reviews.selectors import DayCount
+
+HEAT_COLOURS = ("#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127")
+
+
+def day_label(day: dt.date) -> str:
+    """A month-day label in the active language ("December 1" / "12月1日")."""
+    return formats.date_format(day, "MONTH_DAY_FORMAT")
+
+
+def axis_label(day: dt.date) -> str:
+    """The tightest month-day label, under a bar ("Dec 1" / "12/1"); the msgid is a date format."""
+    return formats.date_format(day, _("M j"))
+
+
+def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -> SafeString:
+    return mark_safe(
+        f'<svg class="chart {css_class}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'role="img" aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
+        f"<title>{escape(label)}</title>{''.join(body)}</svg>"
+    )
+
+
+def forecast_summary(days: Sequence[DayCount]) -> str:
+    total = sum(d.count for d in days)
+    if not total:
+        return _("No reviews due in the next %(days)s days.") % {"days": len(days)}
+    busiest = max(days, key=lambda d: d.count)
+    return ngettext(
+        "%(total)s review due in the next %(days)s days; busiest day %(day)s with %(count)s.",
+        "%(total)s reviews due in the next %(days)s days; busiest day %(day)s with %(count)s.",
+        total,
+    ) % {"total": total, "days": len(days), "day": day_label(busiest.day), "count": busiest.count}
+
+
+def forecast_svg(days: Sequence[DayCount]) -> SafeString:
+    """A bar per day; the count is printed above each bar and the date below it (first bar: "Today")."""
+    bar_w, gap, left, top, plot_h, bottom = 36, 12, 8, 24, 120, 40
+    width = left * 2 + len(days) * (bar_w + gap) - gap
+    height = top + plot_h + bottom
+    peak = max((d.count for d in days), default=0) or 1
+    body = [f'<line x1="{left}" y1="{top + plot_h}" x2="{width - left}" y2="{top + plot_h}" stroke="#9aa2ad"/>']
+    for i, d in enumerate(days):
+        x = left + i * (bar_w + gap)
+        h = round(plot_h * d.count / peak) if d.count else 0
+        y = top + plot_h - h
+        cx = x + bar_w / 2
+        label = _("Today") if i == 0 else axis_label(d.day)
+        title = ngettext("%(day)s: %(count)s review due", "%(day)s: %(count)s reviews due", d.count) % {
+            "day": day_label(d.day) if i else f"{label} ({day_label(d.day)})",
+            "count": d.count,
+        }
+        body.append(
+            f'<g class="bar"><title>{escape(title)}</title>'
+            f'<rect x="{x}" y="{y}" width="{bar_w}" height="{max(h, 1)}" rx="3" '
+            f'fill="{"#1f5fbf" if d.count else "#d9dce1"}"/>'
+            f'<text x="{cx}" y="{y - 6}" text-anchor="middle" font-size="13" font-weight="600">{d.count}</text>'
+            f'<text x="{cx}" y="{top + plot_h + 18}" text-anchor="middle" font-size="11">{escape(label)}</text>'
+            f"</g>"
+        )
+    return _svg(width, height, forecast_summary(days), body, "chart--forecast")
+
+
+def heatmap_summary(days: Sequence[DayCount]) -> str:
+    total = sum(d.count for d in days)
+    active = sum(1 for d in days if d.count)
+    return ngettext(
+        "%(total)s rating on %(active)s of the last %(days)s days.",
+        "%(total)s ratings on %(active)s of the last %(days)s days.",
+        total,
+    ) % {"total": total, "active": active, "days": len(days)}
+
+
+def heat_level(count: int, peak: int) -> int:
+    """0 for no reviews, else 1..4 by the share of the busiest day."""
+    if count <= 0 or peak <= 0:
+        return 0
+    return max(1, min(4, math.ceil(4 * count / peak)))
+
+
+def heat_legend(peak: int) -> list[tuple[int, str]]:
+    """(level, "low–high") for every shade in use, so the legend states the counts each shade means."""
+    spans: dict[int, list[int]] = {0: [0, 0]}
+    for count in range(1, peak + 1):
+        low_high = spans.setdefault(heat_level(count, peak), [count, count])
+        low_high[1] = count
+    return [(level, f"{lo}" if lo == hi else f"{lo}–{hi}") for level, (lo, hi) in sorted(spans.items())]
+
+
+@functools.lru_cache(maxsize=4096)
+def _format_day(day: dt.date, date_format: str, language: str | None) -> str:
+    """``formats.date_format(day)`` memoised: the heatmap formats the same 365 days on every dashboard."""
+    return dateformat.format(day, date_format)
+
+
+def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
+    """A year of daily ratings as week columns (Monday on top), GitHub style, with month and weekday labels."""
+    if not days:
+        return _svg(10, 10, heatmap_summary(days), [], "chart--heatmap")
+    cell, gap, left, top = 12, 3, 34, 20
+    step = cell + gap
+    first = days[0].day
+    offset = first.weekday()  # rows are weekdays, Monday = 0
+    columns = (offset + len(days) + 6) // 7
+    width = left + columns * step + 4
+    height = top + 7 * step + 34
+    peak = max(d.count for d in days)
+    body = []
+    for row in (0, 2, 4):
+        body.append(
+            f'<text x="{left - 6}" y="{top + row * step + cell - 2}" text-anchor="end" font-size="10">'
+            f"{escape(str(WEEKDAYS_ABBR[row]))}</text>"
+        )
+    for i, d in enumerate(days):
+        col, row = divmod(offset + i, 7)
+        if d.day.day == 1 or (i == 0 and d.day.day <= 10):
+            body.append(
+                f'<text x="{left + col * step}" y="{top - 6}" font-size="10">'
+                f"{escape(formats.date_format(d.day, 'M'))}</text>"
+            )
+    # 365 cells: look the date format and the plural forms up once, not per cell
+    date_format = formats.get_format("DATE_FORMAT")
+    plurals: dict[int, str] = {}
+    for i, d in enumerate(days):
+        col, row = divmod(offset + i, 7)
+        x, y = left + col * step, top + row * step
+        if d.count not in plurals:
+            plurals[d.count] = ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", d.count)
+        title = plurals[d.count] % {"day": _format_day(d.day, date_format, get_language()), "count": d.count}
+        level = heat_level(d.count, peak)
+        body.append(
+            f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" rx="2" fill="{HEAT_COLOURS[level]}" '
+            f'data-count="{d.count}" data-level="{level}"><title>{escape(title)}</title></rect>'
+        )
+    # legend: shade plus the count range it stands for, so the shades can be read without colour
+    legend_y = top + 7 * step + 14
+    less, more = escape(_("Less")), escape(_("More"))
+    body.append(f'<text x="{left}" y="{legend_y + 9}" font-size="10">{less}</text>')
+    x = left + 30
+    for level, span in heat_legend(peak):
+        body.append(
+            f'<rect x="{x}" y="{legend_y}" width="{cell}" height="{cell}" rx="2" fill="{HEAT_COLOURS[level]}">'
+            f"<title>{escape(span)}</title></rect>"
+            f'<text x="{x + cell + 3}" y="{legend_y + 10}" font-size="10">{escape(span)}</text>'
+        )
+        x += cell + 14 + 7 * len(span)
+    body.append(f'<text x="{x}" y="{legend_y + 9}" font-size="10">{more}</text>')
+    return _svg(width, height, heatmap_summary(days), body, "chart--heatmap")

@@ -1,0 +1,82 @@
+"""Presentation helpers shared by the practice pages: due dates in the learner's words, intervals, safe ``next``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest
+from django.utils import formats, timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.models import Lesson, Question
+from quizzes.content.selectors import lesson_published_get
+from quizzes.reviews.models import ReviewLog
+from quizzes.reviews.selectors import local_day_of, rating_preview, today_for
+
+
+def published_lesson_or_404(key: str) -> Lesson:
+    try:
+        return lesson_published_get(key=key)
+    except Lesson.DoesNotExist:
+        raise Http404(_("No published lesson with this key.")) from None
+
+
+def describe_due(user: User, due: dt.datetime | None) -> dict[str, Any] | None:
+    """A due moment in the learner's words: local date (locale format) and days from their today."""
+    if due is None:
+        return None
+    profile = profile_for(user=user)
+    local = timezone.localtime(due, profile.zone)
+    days = (local_day_of(profile=profile, moment=due) - today_for(profile=profile)).days
+    if days <= 0:
+        relative = _("today")
+    elif days == 1:
+        relative = _("tomorrow")
+    else:
+        relative = ngettext("%(count)d day from now", "%(count)d days from now", days) % {"count": days}
+    return {
+        "moment": due,
+        "days": days,
+        "relative": relative,
+        "date": formats.date_format(local, "MONTH_DAY_FORMAT"),
+        "iso": local.date().isoformat(),
+    }
+
+
+def interval_label(interval: dt.timedelta) -> str:
+    days = max(0, round(interval.total_seconds() / 86400))
+    if days < 1:
+        return _("< 1 day")
+    if days < 31:
+        return ngettext("%(count)d day", "%(count)d days", days) % {"count": days}
+    if days < 365:
+        months = round(days / 30)
+        return ngettext("%(count)d month", "%(count)d months", months) % {"count": months}
+    return _("%(count).1f years") % {"count": days / 365}
+
+
+def safe_next(request: HttpRequest, candidate: str | None) -> str | None:
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return None
+
+
+def rating_choices(user: User, question: Question) -> list[dict[str, Any]]:
+    """The four rating buttons, each with the interval and date it would give (rating preview)."""
+    return [
+        {
+            "rating": preview.rating,
+            "label": ReviewLog.Rating(preview.rating).label,
+            "interval": interval_label(preview.interval) if preview.counts else _("no change"),
+            "due": describe_due(user, preview.due),
+            "counts": preview.counts,
+        }
+        for preview in rating_preview(user=user, question=question)
+    ]

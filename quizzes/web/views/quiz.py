@@ -1,0 +1,213 @@
+"""The quiz: start or retake a lesson's attempt, one item per page, the first answer locks it, finish, end screen.
+
+What an item shows — before and after the lock — is the item presenter's (quizzes.practice.presenter),
+the same one the API and the admin preview use: before the lock its view is built from a whitelist,
+so the page cannot leak what it was never given. Choice answers are sent as the option's displayed
+position (never its id); numeric answers are read by quizzes.web.views.numeric.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
+
+from quizzes.content.models import Question
+from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.core.rendering import render_markdown
+from quizzes.practice.grade_messages import grade_message
+from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.presenter import option_at_position, present_item
+from quizzes.practice.selectors import (
+    attempt_first_unanswered,
+    attempt_item_at,
+    attempt_item_count,
+    user_attempt,
+)
+from quizzes.practice.selectors import (
+    attempt_summary as attempt_summary_of,
+)
+from quizzes.practice.services import attempt_finish as finish_attempt
+from quizzes.practice.services import attempt_start as start_attempt
+from quizzes.practice.services import item_answer
+from quizzes.web.practice_forms import NumericAnswerForm
+from quizzes.web.types import LearnerRequest
+from quizzes.web.views.common import describe_due, published_lesson_or_404
+from quizzes.web.views.numeric import answer_grid, numeric_answer
+
+
+def _own_attempt(request: LearnerRequest, attempt_id: int) -> Attempt:
+    attempt = user_attempt(user=request.user, attempt_id=attempt_id)
+    if attempt is None:
+        raise Http404(_("No such attempt."))
+    return attempt
+
+
+def _get_item(request: LearnerRequest, attempt_id: int, position: int) -> tuple[Attempt, AttemptItem, int]:
+    """The learner's own attempt item by its 1-based position in the URL; 404 for anyone else's."""
+    attempt = _own_attempt(request, attempt_id)
+    item = attempt_item_at(attempt=attempt, position=position - 1)
+    if item is None:
+        raise Http404(_("This attempt has no item %(position)d.") % {"position": position})
+    return attempt, item, attempt_item_count(attempt=attempt)
+
+
+def _item_url(attempt: Attempt, position: int) -> str:
+    return reverse("web:attempt_item", args=[attempt.pk, position])
+
+
+def _item_context(
+    attempt: Attempt, item: AttemptItem, total: int, *, form: NumericAnswerForm | None = None, error: str = ""
+) -> dict[str, Any]:
+    """The item region: the presenter's view of the item, plus where the page's buttons go."""
+    view = present_item(item=item, reveal=True)
+    position = view["number"]
+    numeric = view["numeric"] or {}
+    return {
+        "attempt": attempt,
+        "item": item,
+        "question": item.question,
+        "view": view,
+        "numeric": numeric,
+        "reveal": view.get("reveal") or {},
+        "result": view["result"],
+        "locked": view["answered"],
+        "options": view["options"],
+        "choices": numeric.get("choices", []),
+        "form": answer_grid(item, form),
+        "position": position,
+        "total": total,
+        "progress_percent": round(100 * position / total) if total else 0,
+        "error": error,
+        "answer_url": reverse("web:attempt_answer", args=[attempt.pk, position]),
+        "next_url": _item_url(attempt, position + 1) if position < total else None,
+        "finish_url": reverse("web:attempt_finish", args=[attempt.pk]),
+        "is_last": position >= total,
+    }
+
+
+def _render_item(request: LearnerRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
+    template = "web/practice/_item.html" if request.htmx else "web/practice/attempt_item.html"
+    return render(request, template, context, status=status)
+
+
+@login_required
+@require_POST
+def attempt_start(request: LearnerRequest, lesson_key: str) -> HttpResponse:
+    """Start (or retake) a lesson's quiz: a new attempt with freshly shuffled options and new numbers."""
+    lesson = published_lesson_or_404(lesson_key)
+    try:
+        attempt = start_attempt(user=request.user, lesson=lesson)
+    except ValidationError as exc:  # a DomainError (no questions) or a row that did not validate
+        messages.error(request, " ".join(exc.messages))
+        return redirect("web:lesson_detail", key=lesson.key)
+    return redirect(_item_url(attempt, 1))
+
+
+@login_required
+@require_safe
+def attempt_resume(request: LearnerRequest, attempt_id: int) -> HttpResponse:
+    """Where an attempt continues: its first unanswered item, or the end screen."""
+    attempt = _own_attempt(request, attempt_id)
+    item = attempt_first_unanswered(attempt=attempt)
+    if item is None or attempt.finished_at is not None:
+        return redirect("web:attempt_summary", attempt_id=attempt.pk)
+    return redirect(_item_url(attempt, item.position + 1))
+
+
+@login_required
+@require_safe
+def attempt_item(request: LearnerRequest, attempt_id: int, position: int) -> HttpResponse:
+    attempt, item, total = _get_item(request, attempt_id, position)
+    return _render_item(request, _item_context(attempt, item, total))
+
+
+@login_required
+@require_POST
+def attempt_answer(request: LearnerRequest, attempt_id: int, position: int) -> HttpResponse:
+    """The first answer locks the item (service); a repeat shows the locked result unchanged."""
+    attempt, item, total = _get_item(request, attempt_id, position)
+    if item.is_answered:
+        return _after_answer(request, attempt, item, total)
+    form = None
+    if item.question.kind == Question.Kind.CHOICE:
+        # The form sends the option's displayed position, never its database id: ids follow authoring
+        # order, which would hint at the correct option before the lock.
+        option_id = option_at_position(item=item, position=request.POST.get("option", ""))
+        if option_id is None:
+            context = _item_context(attempt, item, total, error=_("Choose one of the options."))
+            return _render_item(request, context, status=400)
+        kwargs: dict[str, Any] = {"option_id": option_id}
+    else:
+        read = numeric_answer(request, item)
+        if read.error:
+            return _render_item(request, _item_context(attempt, item, total, form=read.form, error=read.error), 400)
+        kwargs, form = read.kwargs, read.form
+    try:
+        outcome = item_answer(user=request.user, item=item, **kwargs)
+    except ValidationError as exc:
+        if isinstance(exc, DomainError) and exc.error_code is ErrorCode.ATTEMPT_FINISHED:
+            messages.error(request, _("This attempt is finished; start a retake to answer again."))
+            return redirect("web:attempt_summary", attempt_id=attempt.pk)
+        message = " ".join(exc.messages)
+        return _render_item(request, _item_context(attempt, item, total, form=form, error=message), status=400)
+    return _after_answer(request, attempt, outcome.item, total)
+
+
+def _after_answer(request: LearnerRequest, attempt: Attempt, item: AttemptItem, total: int) -> HttpResponse:
+    if request.htmx:
+        return _render_item(request, _item_context(attempt, item, total))
+    return redirect(_item_url(attempt, item.position + 1))
+
+
+@login_required
+@require_POST
+def attempt_finish(request: LearnerRequest, attempt_id: int) -> HttpResponse:
+    attempt = finish_attempt(user=request.user, attempt=_own_attempt(request, attempt_id))
+    if attempt.mode == Attempt.Mode.REVIEW:
+        summary = attempt_summary_of(user=request.user, attempt=attempt)
+        messages.success(
+            request,
+            _("%(lesson)s: %(correct)d of %(total)d correct in this review.")
+            % {"lesson": attempt.lesson.title, "correct": summary.correct, "total": summary.total},
+        )
+        return redirect("web:review_session")
+    return redirect("web:attempt_summary", attempt_id=attempt.pk)
+
+
+@login_required
+@require_safe
+def attempt_summary(request: LearnerRequest, attempt_id: int) -> HttpResponse:
+    """The end screen: score, what was missed (with links back) and the next review date."""
+    attempt = _own_attempt(request, attempt_id)
+    if attempt.finished_at is None:
+        return redirect("web:attempt_resume", attempt_id=attempt.pk)
+    summary = attempt_summary_of(user=request.user, attempt=attempt)
+    missed = [
+        {
+            "position": item.position + 1,
+            "url": _item_url(attempt, item.position + 1),
+            "prompt": render_markdown(item.question.prompt),
+            "answered": item.is_answered,
+            "message": grade_message(item.result) if item.is_answered else "",
+        }
+        for item in summary.missed
+    ]
+    return render(
+        request,
+        "web/practice/attempt_summary.html",
+        {
+            "attempt": attempt,
+            "summary": summary,
+            "score_percent": None if summary.score is None else round(100 * summary.score),
+            "missed": missed,
+            "next_review": describe_due(request.user, summary.next_review),
+        },
+    )

@@ -1,0 +1,175 @@
+"""Tokens per device, expiry, logout, login throttling, and 401 for anonymous requests."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import time_machine
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+from knox.models import AuthToken
+from rest_framework.test import APIClient
+
+from tests import factories
+from tests.quizzes.api.helpers import assert_error
+
+pytestmark = pytest.mark.django_db
+LOGIN = "/api/v1/auth/login/"
+
+
+def login(client, username, password=factories.PASSWORD, device="Pixel 8", **extra):
+    return client.post(
+        LOGIN, {"username": username, "password": password, "device_name": device}, format="json", **extra
+    )
+
+
+def authed(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+def test_login_gives_a_token_per_device_that_expires_after_the_ttl(anon, user, settings):
+    phone = login(anon, user.username).json()
+    tablet = login(anon, user.username, device="iPad").json()
+    assert phone["token"] != tablet["token"] and phone["device_name"] == "Pixel 8"
+    assert phone["user"] == {"id": user.pk, "username": user.username, "is_staff": False}
+    expiry = dt.datetime.fromisoformat(phone["expiry"])
+    ttl = settings.REST_KNOX["TOKEN_TTL"]
+    assert abs(expiry - (timezone.now() + ttl)) < dt.timedelta(minutes=1)
+    assert authed(phone["token"]).get("/api/v1/profile/").status_code == 200
+    listed = authed(phone["token"]).get("/api/v1/auth/tokens/").json()["tokens"]
+    assert len(listed) == 2 and [t["current"] for t in listed].count(True) == 1
+    assert {t["device_name"] for t in listed} == {"Pixel 8", "iPad"}  # the learner can tell devices apart
+    assert next(t for t in listed if t["current"])["device_name"] == "Pixel 8"
+    with time_machine.travel(timezone.now() + ttl + dt.timedelta(minutes=1)):
+        assert_error(authed(phone["token"]).get("/api/v1/profile/"), 401, "authentication_failed")
+
+
+def test_wrong_password(anon, user):
+    assert_error(login(anon, user.username, password="nope"), 400, "invalid_credentials")
+    body = assert_error(anon.post(LOGIN, {"username": user.username}, format="json"), 400, "validation_error")
+    assert "password" in body["error"]["fields"]
+    assert not AuthToken.objects.exists()
+
+
+def test_logout_this_device_keeps_the_others(anon, user):
+    phone, tablet = login(anon, user.username).json()["token"], login(anon, user.username).json()["token"]
+    assert authed(phone).post("/api/v1/auth/logout/").status_code == 204
+    assert_error(authed(phone).get("/api/v1/profile/"), 401)
+    assert authed(tablet).get("/api/v1/profile/").status_code == 200
+
+
+def test_logout_everywhere(anon, user, other_user):
+    phone, tablet = login(anon, user.username).json()["token"], login(anon, user.username).json()["token"]
+    theirs = login(anon, other_user.username).json()["token"]
+    assert authed(phone).post("/api/v1/auth/logout-all/").status_code == 204
+    assert_error(authed(phone).get("/api/v1/profile/"), 401)
+    assert_error(authed(tablet).get("/api/v1/profile/"), 401)
+    assert authed(theirs).get("/api/v1/profile/").status_code == 200
+
+
+def test_login_with_a_stale_token_header_still_works(anon, user):
+    anon.credentials(HTTP_AUTHORIZATION="Token expired-or-garbage")
+    assert login(anon, user.username).status_code == 200
+
+
+def test_session_auth_is_accepted(user):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(user)
+    assert client.get("/api/v1/profile/").json()["username"] == user.username
+    # unsafe methods with a session need the CSRF token, as in the browser
+    assert_error(client.patch("/api/v1/profile/", {"reminder_opt_in": True}, format="json"), 403)
+
+
+def test_login_is_throttled_per_username(user):
+    """5 failed log-ins per account (any IPs) in 15 minutes; the 6th try is refused, even with the right password."""
+    for index in range(5):
+        client = APIClient(REMOTE_ADDR=f"10.0.0.{index}")
+        assert login(client, user.username, password="wrong").status_code == 400
+    response = login(APIClient(REMOTE_ADDR="10.0.0.99"), user.username)
+    body = assert_error(response, 429, "throttled")
+    assert 0 < int(response.headers["Retry-After"]) <= 15 * 60
+    assert body["error"]["message"] == "Too many attempts; try again in 15 minutes."
+    assert not AuthToken.objects.exists()
+
+
+def test_login_is_throttled_per_ip(db, settings):
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "login": {"username": "5/15m", "ip": "3/15m"}}
+    client = APIClient(REMOTE_ADDR="10.1.1.1")
+    for index in range(3):
+        assert login(client, f"nobody{index}", password="wrong").status_code == 400
+    response = login(client, "somebody-else", password="wrong")
+    assert_error(response, 429, "throttled")
+    assert "Retry-After" in response.headers
+    assert login(APIClient(REMOTE_ADDR="10.1.1.2"), "somebody-else", password="wrong").status_code == 400
+
+
+def test_throttle_window_passes(user):
+    client = APIClient(REMOTE_ADDR="10.2.2.2")
+    start = timezone.now()
+    with time_machine.travel(start, tick=False):
+        for _ in range(5):
+            login(client, user.username, password="wrong")
+        assert login(client, user.username).status_code == 429
+    with time_machine.travel(start + dt.timedelta(minutes=14), tick=False):
+        assert login(client, user.username).status_code == 429
+    with time_machine.travel(start + dt.timedelta(minutes=15, seconds=1), tick=False):
+        assert login(client, user.username).status_code == 200
+
+
+def _v1_routes():
+    from quizzes.api.urls import v1
+
+    for pattern in v1:
+        assert isinstance(pattern, URLPattern)
+        route = str(pattern.pattern).replace("<int:", "{").replace(">", "}")
+        for name in ("lesson_id", "attempt_id", "item_id", "card_id", "question_id"):
+            route = route.replace("{" + name + "}", "1")
+        methods = [m for m in ("get", "post", "patch") if hasattr(pattern.callback.cls, m)]
+        yield "/api/v1/" + route, methods
+
+
+def test_anonymous_requests_get_401_everywhere_but_login_and_docs(anon, lesson):
+    checked = 0
+    for url, methods in _v1_routes():
+        for method in methods:
+            response = getattr(anon, method)(url, {}, format="json")
+            if url == LOGIN:
+                assert response.status_code == 400
+                continue
+            assert_error(response, 401, "not_authenticated")
+            assert response.headers["WWW-Authenticate"] == "Token"
+            checked += 1
+    assert checked >= 25
+    for url in ("/api/schema/", "/api/docs/", "/api/redoc/"):
+        assert anon.get(url).status_code == 200
+
+
+def test_docs_are_served_offline(anon):
+    for url in ("/api/docs/", "/api/redoc/"):
+        html = anon.get(url).content.decode()
+        assert "/static/drf_spectacular_sidecar/" in html
+        assert "cdn" not in html.lower() and "https://" not in html.replace("https://github.com", "")
+
+
+def test_every_route_is_in_the_api_namespace():
+    resolver = get_resolver()
+    api = next(p for p in resolver.url_patterns if isinstance(p, URLResolver) and str(p.pattern) == "api/")
+    assert api.namespace == "api"
+
+
+def test_login_creates_the_token_and_its_device_row_together(anon, user, monkeypatch):
+    """One transaction: if the device row cannot be written, no token is left behind."""
+    from django.db import DatabaseError
+
+    from quizzes.models import TokenDevice
+
+    def disk_full(*args, **kwargs):
+        raise DatabaseError("disk full")
+
+    monkeypatch.setattr(TokenDevice, "save", disk_full)
+    with pytest.raises(DatabaseError):
+        login(anon, user.username)
+    assert not AuthToken.objects.filter(user=user).exists()

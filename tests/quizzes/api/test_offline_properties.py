@@ -1,0 +1,148 @@
+"""Property: however an offline batch is split, duplicated or reordered, the final cards and logs are the same.
+
+Every example runs the merge service twice inside savepoints that are rolled back (one database, no
+per-example setup): once with the batch as recorded, once as a random mix of chunks, repeats and
+shuffles. The states must be identical field by field (card ids aside), and each entry must end up
+stored exactly once or rejected for the same reason in both runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import pytest
+import time_machine
+from django.db import transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from quizzes.models import ReviewCard, ReviewLog
+from quizzes.reviews.offline import EntryStatus, OfflineEntry, offline_reviews_merge
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+DAY = 86400
+HISTORY_DAYS = 60
+
+
+@pytest.fixture
+def world(db):
+    """A learner and three questions (two self-rated, one quiz) created HISTORY_DAYS ago."""
+    now = timezone.now().replace(microsecond=0)
+    start = now - dt.timedelta(days=HISTORY_DAYS)
+    with time_machine.travel(start, tick=False):
+        user = factories.UserFactory()
+        lesson = factories.LessonFactory()
+        questions = [
+            factories.PromptQuestionFactory(lesson=lesson),
+            factories.RecallQuestionFactory(lesson=lesson),
+            factories.ChoiceQuestionFactory(lesson=lesson, options=2),
+        ]
+    return user, questions, start, now
+
+
+# An entry: (question index, seconds after the start, outcome, duration). Offsets are unique so no
+# two reviews share a timestamp; some land before the start or in the future and must be rejected.
+entries_strategy = st.lists(
+    st.tuples(
+        st.integers(0, 2),
+        st.integers(-2 * DAY, (HISTORY_DAYS + 1) * DAY),
+        st.integers(0, 4),
+        st.none() | st.integers(0, 600_000),
+    ),
+    min_size=1,
+    max_size=10,
+    unique_by=lambda e: e[1],
+)
+
+
+def _build(world, raw) -> list[OfflineEntry]:
+    _user, questions, start, _now = world
+    built = []
+    for index, offset, outcome, duration in raw:
+        question = questions[index]
+        quiz = question.is_quiz_kind
+        built.append(
+            OfflineEntry(
+                client_uuid=uuid.uuid4(),
+                reviewed_at=start + dt.timedelta(seconds=offset),
+                question_id=question.pk if offset % 2 else None,
+                question_key=None if offset % 2 else question.key,
+                correct=bool(outcome % 2) if quiz else None,
+                rating=None if quiz else max(1, outcome),
+                duration_ms=duration,
+            )
+        )
+    return built
+
+
+def _state(user) -> tuple:
+    cards = sorted(
+        (
+            card.question_id,
+            card.state,
+            card.due,
+            card.last_review,
+            card.stability,
+            card.difficulty,
+            card.reps,
+            card.lapses,
+            card.is_leech,
+            {k: v for k, v in card.fsrs_card.items() if k != "card_id"},
+        )
+        for card in ReviewCard.objects.filter(user=user)
+    )
+    logs = sorted(
+        ReviewLog.objects.filter(user=user).values_list(
+            "card__question_id", "client_uuid", "rating", "reviewed_at", "duration_ms", "source", "role"
+        )
+    )
+    return cards, logs
+
+
+def _run(world, batches: list[list[OfflineEntry]]) -> tuple[tuple, dict]:
+    """Merge the batches in order, inside a savepoint rolled back afterwards; (final state, outcome per UUID)."""
+    user, _questions, _start, now = world
+    outcomes: dict[uuid.UUID, list[tuple[str, str | None]]] = {}
+    with transaction.atomic():
+        for batch in batches:
+            for outcome in offline_reviews_merge(user=user, entries=batch, now=now).entries:
+                outcomes.setdefault(outcome.client_uuid, []).append((outcome.status, outcome.reason))
+        state = _state(user)
+        transaction.set_rollback(True)
+    return state, outcomes
+
+
+@settings(
+    max_examples=500,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(raw=entries_strategy, data=st.data())
+def test_split_duplicated_reordered_batches_give_identical_cards_and_logs(world, raw, data):
+    entries = _build(world, raw)
+    expected_state, expected = _run(world, [entries])
+
+    repeated = entries + data.draw(st.lists(st.sampled_from(entries), max_size=5), label="repeats")
+    shuffled = data.draw(st.permutations(repeated), label="order")
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(shuffled) - 1)), max_size=3), label="cuts"))
+    batches = [shuffled[a:b] for a, b in zip([0, *cuts], [*cuts, len(shuffled)], strict=True) if shuffled[a:b]]
+    again = data.draw(st.booleans(), label="upload everything twice")
+    if again:
+        batches.append(list(entries))
+    state, outcomes = _run(world, batches)
+
+    assert state == expected_state
+    for entry in entries:
+        (first_status, reason), *_ = expected[entry.client_uuid]
+        statuses = [status for status, _reason in outcomes[entry.client_uuid]]
+        if first_status == EntryStatus.REJECTED:
+            assert (EntryStatus.REJECTED, reason) in outcomes[entry.client_uuid]
+            assert set(outcomes[entry.client_uuid]) <= {(EntryStatus.REJECTED, reason), (EntryStatus.DUPLICATE, None)}
+        else:
+            assert statuses.count(EntryStatus.APPLIED) == 1
+            assert set(statuses) <= {EntryStatus.APPLIED, EntryStatus.ALREADY_STORED, EntryStatus.DUPLICATE}

@@ -1,0 +1,387 @@
+"""The lesson files say true things, and their choice questions can only be passed by knowing the material.
+
+Each correction made to fixtures/lessons/*.yaml has a test here: where the claim is about numpy,
+PyTorch or arithmetic it is checked by running it, and the fixture text is checked for the right
+claim being present and the wrong one gone. The last block enforces the item-writing rules of
+fixtures/lessons/README.md ("How to write a question"): option widths, where the correct option
+sits among them, no all/none-of-the-above, conventions for indexing and spelling.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from attention_engine.blockwise import blockwise_attention
+from attention_engine.core import scaled_dot_product_attention, softmax
+from attention_engine.misconceptions import get as misconception
+from quizzes.content import cues
+
+LESSONS_DIR = Path(__file__).resolve().parents[3] / "fixtures" / "lessons"
+FILES = sorted(LESSONS_DIR.glob("*.yaml"))
+
+
+def _load() -> dict[str, dict]:
+    lessons = {}
+    for path in FILES:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        lessons[data["key"]] = data
+    return lessons
+
+
+LESSONS = _load()
+QUESTIONS = {q["key"]: q for lesson in LESSONS.values() for q in lesson["questions"]}
+CHOICE = [q for q in QUESTIONS.values() if q["kind"] == "choice" and q.get("published", True)]
+
+
+def q(key: str) -> dict:
+    return QUESTIONS[key]
+
+
+def text_of(question: dict) -> str:
+    """Every learner-visible text of a question, joined."""
+    parts = [question.get(name) or "" for name in ("prompt", "explanation", "reference_answer")]
+    parts += question.get("rubric", []) + question.get("expected_lines", [])
+    for option in question.get("options", []):
+        parts += [option["text"], option.get("feedback") or ""]
+    return "\n".join(parts)
+
+
+def lesson_text(key: str) -> str:
+    lesson = LESSONS[key]
+    return "\n".join([lesson["title"], lesson.get("summary", "")] + [text_of(x) for x in lesson["questions"]])
+
+
+def correct_option(question: dict) -> dict:
+    return next(o for o in question["options"] if o.get("correct"))
+
+
+def option(question: dict, key: str) -> dict:
+    return next(o for o in question["options"] if o["key"] == key)
+
+
+@pytest.fixture(scope="module")
+def torch():
+    """PyTorch as the reference for its own conventions (same policy as tests/attention_engine/conftest.py)."""
+    try:
+        import torch
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("PyTorch is required in CI but is not importable")
+        pytest.skip("PyTorch not installed: `pip install torch==2.13.0` to run the convention checks")
+    return torch
+
+
+# --------------------------------------------------------------------------- lesson 1
+
+
+def test_dot_T_reverses_all_axes_and_only_swapaxes_swaps_the_last_two():
+    a = np.zeros((2, 4, 16))
+    assert a.T.shape == (16, 4, 2)
+    assert a.swapaxes(-2, -1).shape == (2, 16, 4)
+    m = np.arange(6.0).reshape(2, 3)
+    assert np.array_equal(m.T, m.swapaxes(-2, -1))  # the same on a 2-D array
+    explanation = q("l1-recall-three-lines")["explanation"]
+    assert "只转置最后两维" not in explanation and "（或 `.T`）" not in explanation
+    assert "(16, 4, 2)" in explanation and "(2, 16, 4)" in explanation
+
+
+def test_a_token_is_not_always_most_similar_to_itself():
+    x1, x2 = np.array([1.0, 0.0]), np.array([2.0, 0.0])
+    assert x1 @ x2 == 2 > x1 @ x1 == 1
+    scores = np.stack([x1, x2]) @ np.stack([x1, x2]).T  # Q = K = X
+    assert scores[0].argmax() == 1  # row 1 attends most to token 2, not to itself
+    text = text_of(q("l1-qkv-source"))
+    assert "最像的永远是自己" not in text
+    assert "$x_1=[1,0]$" in option(q("l1-qkv-source"), "b")["feedback"]
+
+
+def test_recall_card_prompt_and_expected_lines_agree_on_the_softmax_axis():
+    card = q("l1-recall-three-lines")
+    assert card["expected_lines"][2] == "weights = softmax(scores)"
+    assert "axis=-1" in card["prompt"] and "沿正确的轴" not in card["prompt"]
+
+    def seed_softmax(x):  # seed 000's helper, verbatim in behaviour
+        x = x - x.max(axis=-1, keepdims=True)
+        e = np.exp(x)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    scores = np.random.default_rng(0).standard_normal((4, 4))
+    assert np.allclose(seed_softmax(scores).sum(axis=-1), 1)  # each query row sums to 1
+    assert not np.allclose(seed_softmax(scores).sum(axis=0), 1)
+
+
+FIVE_STEPS = ("投影", "打分", "缩放", "softmax", "加权求和")
+
+
+def _in_order(text: str, words) -> bool:
+    position = 0
+    for word in words:
+        found = text.find(word, position)
+        if found < 0:
+            return False
+        position = found + len(word)
+    return True
+
+
+@pytest.mark.parametrize("key, field", [
+    ("l1-num-five-step-shapes", "prompt"),
+    ("l1-num-five-step-shapes", "explanation"),
+    ("l1-interview-formula", "reference_answer"),
+    ("l1-interview-formula", "explanation"),
+])
+def test_the_five_steps_have_one_name_everywhere(key, field):
+    text = q(key)[field]
+    assert _in_order(text, FIVE_STEPS), (key, field)
+    assert "掩码 → softmax" not in text
+    numbered = re.findall(r"(?<![\w.])([1-5])[ .]\s*\**(投影|打分|缩放|softmax|加权求和)", text)
+    assert [name for _, name in numbered] == list(FIVE_STEPS), numbered  # each step numbered once, in order
+    assert all(FIVE_STEPS[int(n) - 1] == name for n, name in numbered), numbered
+
+
+def test_the_max_subtraction_prevents_overflow_and_changes_nothing():
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isfinite(np.exp(709.0)) and np.isinf(np.exp(710.0))                      # float64
+        assert np.isfinite(np.exp(np.float32(88.0))) and np.isinf(np.exp(np.float32(89.0)))  # float32
+        x = np.array([1000.0, 999.0])
+        naive = np.exp(x) / np.exp(x).sum()
+    assert np.isnan(naive).all()  # inf / inf
+    shifted = np.exp(x - x.max()) / np.exp(x - x.max()).sum()
+    assert np.allclose(shifted, [1 / (1 + math.e**-1), 1 - 1 / (1 + math.e**-1)])
+    small = np.array([0.3, -1.2, 2.0])
+    assert np.allclose(softmax(small), np.exp(small) / np.exp(small).sum())  # shift-invariant: same result
+    assert misconception("no_max_subtraction").id == "no_max_subtraction"
+    question = q("l1-softmax-max-shift")
+    assert "709" in question["explanation"] and "88" in question["explanation"]
+    assert "不会再溢出" in correct_option(question)["text"]
+
+
+def test_self_attention_is_permutation_equivariant_until_a_causal_mask_is_added():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 8))
+    W_q, W_k, W_v = rng.standard_normal((3, 8, 4))
+    perm = rng.permutation(5)
+
+    def attend(x, **kw):
+        return scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v, **kw)
+
+    assert np.allclose(attend(X[perm]), attend(X)[perm])
+    assert not np.allclose(attend(X[perm], is_causal=True), attend(X, is_causal=True)[perm])
+    assert "重新排列" in correct_option(q("l1-permutation-equivariance"))["text"]
+    assert "位置编码" in q("l1-permutation-equivariance")["explanation"]
+
+
+def test_hide_masks_combine_by_or_and_additive_masks_by_sum():
+    T = 4
+    causal_hide = np.triu(np.ones((T, T), dtype=bool), k=1)   # seed 000: True = future
+    pad_hide = np.array([True, False, False, False])[None, :]  # left padding: key 1 is padding
+    combined = causal_hide | pad_hide
+    additive = np.where(causal_hide, -np.inf, 0.0) + np.where(pad_hide, -np.inf, 0.0)
+    assert np.array_equal(np.isneginf(additive), combined)
+    assert not np.array_equal(causal_hide & pad_hide, combined)  # AND lets the padding through
+    scores = np.random.default_rng(1).standard_normal((T, T))
+    weights = softmax(np.where(combined, -np.inf, scores)[1:])  # row 1 (padding query) sees nothing
+    assert np.all(weights[:, 0] == 0)                           # no real token draws from the padding
+    assert "逻辑或" in correct_option(q("l1-mask-combine"))["text"]
+    assert "列" in correct_option(q("l1-padding-mask"))["text"]
+
+
+def test_the_variance_argument_is_about_initialisation():
+    rubric = " ".join(q("l1-interview-formula")["rubric"])
+    assert "初始化" in rubric
+    assert "初始化" in q("l1-interview-formula")["reference_answer"]
+
+
+# --------------------------------------------------------------------------- lesson 2
+
+
+def test_the_wo_chi_worked_example():
+    q_wo = np.array([0.6, 0.2])
+    K = np.array([[0.4, 0.7], [0.1, 0.5]])
+    V = np.array([[0.8, 0.3], [0.6, 0.2]])
+    dots = K @ q_wo
+    assert np.allclose(dots, [0.38, 0.16])
+    scaled = dots / np.sqrt(2)
+    assert np.allclose(scaled.round(2), [0.27, 0.11])
+    w = softmax(scaled)
+    assert np.allclose(w.round(2), [0.54, 0.46])
+    assert np.allclose((w.round(2) @ V).round(2), [0.71, 0.25])
+    # the numbers the distractors' feedback quotes
+    assert np.allclose((dots / 2).round(2), [0.19, 0.08])               # divided by d_k
+    assert np.allclose(softmax(dots).round(2), [0.55, 0.45])            # scale skipped
+    assert np.allclose((np.array([0.54, 0.46]) @ K).round(2), [0.26, 0.61])  # keys summed
+    assert np.allclose((np.array([0.27, 0.11]) @ V).round(2), [0.28, 0.10])  # scores as weights
+    assert "\\sqrt{2}" in correct_option(q("l2-two-word-scaled-scores"))["text"]
+    assert "[0.26,0.61]" in option(q("l2-two-word-output"), "c")["feedback"]
+
+
+def test_the_wo_ai_ni_zero_fill_row():
+    s = 0.5  # a first-row score that reproduces the seed's [0.45, 0.27, 0.27]
+    assert np.allclose(softmax(np.array([s, 0.0, 0.0])).round(2), [0.45, 0.27, 0.27])
+    assert softmax(np.array([s, -np.inf, -np.inf])).tolist() == [1.0, 0.0, 0.0]
+    assert "[0.45, 0.27, 0.27]" in q("l2-num-zero-fill-example")["explanation"]
+
+
+def test_the_last_gpt_position_is_the_one_without_a_target():
+    n = 40
+    tokens = list(range(n))
+    targets = {i: tokens[i + 1] for i in range(n - 1)}  # position i predicts token i+1
+    assert len(targets) == n - 1 and n - 1 not in targets  # the last position has no next token
+    assert tokens[0] not in targets.values()               # the first token is never a target
+    engine = misconception("gpt_all_positions").explanation_zh
+    assert "N − 1" in engine
+    for key in ("l2-num-bert-gpt-positions", "l2-interview-bert-gpt"):
+        text = text_of(q(key))
+        assert "除第一个词外" not in text and "除第一个 token 外" not in text
+        assert "最后一个位置" in text, key
+        assert "第 1 个 token 从不是预测目标" in text, key
+
+
+def test_the_mask_question_asks_about_the_parallel_computation():
+    question = q("l2-mask-where")
+    assert "并行" in question["prompt"]
+    assert "这样做结果没错" not in text_of(question)
+    assert "并行" in option(question, "b")["feedback"]
+
+
+def test_kv_cache_memory_formula():
+    n_layer, n_kv_head, hs, T, B, nbytes = 32, 32, 128, 4096, 1, 2
+    assert 2 * n_layer * n_kv_head * hs * T * B * nbytes == 2 * 2**30  # the 2 GiB of the reference answer
+    gqa = 2 * n_layer * 8 * hs * T * B * nbytes
+    assert gqa * 4 == 2 * n_layer * n_kv_head * hs * T * B * nbytes   # 8 K/V heads: a quarter
+    rubric = " ".join(q("l2-interview-kv-cache")["rubric"])
+    assert "2 × n_layer × n_kv_head × head_size × T × B" in rubric
+    assert "2 × n_layer × n_kv_head × head_size × T × B" in " ".join(q("l2-interview-kv-memory")["rubric"])
+    assert "共用" in correct_option(q("l2-kv-cache-gqa"))["text"]
+
+
+# --------------------------------------------------------------------------- lesson 3
+
+
+def test_block_size_is_the_context_and_the_tile_has_its_own_name():
+    text = lesson_text("nanogpt-attention")
+    assert "tile_size" in q("l3-num-att-memory")["explanation"]
+    assert "(B, nh, T, block_size)" not in text
+    assert "block_size" in q("l3-num-att-memory")["explanation"]  # named once, to say it is something else
+    assert "最大上下文" in q("l3-num-att-memory")["explanation"]
+
+
+def test_sdpa_may_use_the_math_backend_which_builds_the_table(torch):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    g = torch.Generator().manual_seed(0)
+    q_, k_, v_ = torch.randn(3, 2, 4, 6, 8, generator=g).unbind(0)
+    manual = torch.softmax(
+        (q_ @ k_.transpose(-2, -1) / math.sqrt(8)).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf),
+        dim=-1,
+    ) @ v_
+    with sdpa_kernel(SDPBackend.MATH):
+        math_backend = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True)
+    assert torch.allclose(math_backend, manual, atol=1e-6)
+    for key in ("l3-flash-equivalence", "l3-interview-walkthrough", "l3-interview-design"):
+        assert "math" in text_of(q(key)), key
+    assert not correct_option(q("l3-flash-equivalence"))["text"].startswith("在任何设备上")
+    assert "会造出" in option(q("l3-flash-equivalence"), "e")["feedback"]
+
+
+def test_the_bias_buffer_exists_only_without_flash():
+    for key, field in (("l3-tril-fill", "prompt"), ("l3-bias-slice", "explanation"),
+                       ("l3-interview-walkthrough", "reference_answer")):
+        assert "self.flash" in q(key)[field], key
+
+
+def test_sdpa_boolean_mask_true_means_may_attend(torch):
+    g = torch.Generator().manual_seed(1)
+    T = 5
+    q_, k_, v_ = torch.randn(3, 1, 2, T, 4, generator=g).unbind(0)
+    causal = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True)
+    b = torch.tril(torch.ones(T, T)).view(1, 1, T, T)  # nanoGPT's buffer, sliced to T
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    assert torch.allclose(sdpa(q_, k_, v_, attn_mask=b == 1), causal, atol=1e-6)   # True = may attend
+    assert not torch.allclose(sdpa(q_, k_, v_, attn_mask=b == 0), causal, atol=1e-3)
+    assert not torch.allclose(sdpa(q_, k_, v_, attn_mask=b), causal, atol=1e-3)    # float: added, hides nothing
+    # nanoGPT's manual path hides where the buffer is 0; seed 000 hides where its triu mask is True
+    scores = q_ @ k_.transpose(-2, -1) / 2.0
+    nano = torch.softmax(scores.masked_fill(b == 0, float("-inf")), dim=-1) @ v_
+    seed_mask = torch.from_numpy(np.triu(np.ones((T, T), dtype=bool), k=1))
+    seed = torch.softmax(torch.where(seed_mask, float("-inf"), scores), dim=-1) @ v_
+    assert torch.allclose(nano, causal, atol=1e-6) and torch.allclose(seed, causal, atol=1e-6)
+    assert correct_option(q("l3-bias-to-sdpa"))["text"] == "`b == 1`"
+    assert "可以关注" in correct_option(q("l3-sdpa-bool-mask"))["text"]
+
+
+def test_online_softmax_rescales_the_old_sum():
+    s = np.random.default_rng(2).standard_normal(10) * 4
+    m, ell, wrong = -np.inf, 0.0, 0.0
+    m_wrong = -np.inf
+    for block in np.split(s, [3, 7]):
+        m_new = max(m, block.max())
+        ell = ell * np.exp(m - m_new) + np.exp(block - m_new).sum()
+        m = m_new
+        m_wrong = max(m_wrong, block.max())
+        wrong = wrong + np.exp(block - m_wrong).sum()  # the old sum kept as it was
+    assert np.allclose(np.exp(s - m) / ell, softmax(s))
+    assert not np.allclose(np.exp(s - m_wrong) / wrong, softmax(s))
+    rng = np.random.default_rng(3)
+    qkv = rng.standard_normal((3, 7, 4))
+    assert np.allclose(blockwise_attention(*qkv, block_size=3), scaled_dot_product_attention(*qkv))
+    assert "m_{old}-m_{new}" in correct_option(q("l3-online-softmax-rescale"))["text"]
+
+
+# --------------------------------------------------------------------------- conventions
+
+
+def test_one_spelling_for_kv_cache_and_flashattention():
+    for key in LESSONS:
+        text = lesson_text(key)
+        assert "KV Cache" not in text, key
+        assert not re.search(r"flash attention", text, re.IGNORECASE), key
+        if "Flash 版" in text:
+            assert "FlashAttention" in text, key
+
+
+def test_tokens_rows_and_positions_are_counted_from_one():
+    for key in LESSONS:
+        text = lesson_text(key)
+        assert not re.search(r"第\s*0\s*(?:行|列|个|位)", text), key
+        assert not re.search(r"位置\s*\$?0\s*\.\.", text), key
+
+
+NUMERIC_TYPING = ("写出", "保留两位小数", "分号")
+ELIMINATION_ADVICE = ("排除", "和是不是 1", "和是否为 1")
+
+
+def test_choice_form_numeric_questions_teach_the_computation_not_the_format():
+    numeric_choice = [x for x in QUESTIONS.values() if x["kind"] == "numeric" and x.get("answer_form") == "choice"]
+    assert numeric_choice
+    for question in numeric_choice:
+        for field in ("prompt", "explanation"):
+            for phrase in NUMERIC_TYPING:
+                assert phrase not in (question.get(field) or ""), (question["key"], field, phrase)
+    for question in numeric_choice + CHOICE:
+        for phrase in ELIMINATION_ADVICE:
+            assert phrase not in (question.get("explanation") or ""), (question["key"], phrase)
+
+
+# --------------------------------------------------------------------------- item-writing rules (README)
+
+
+def _live_options(question: dict) -> list[dict]:
+    return [o for o in question["options"] if not o.get("retired")]
+
+
+@pytest.mark.parametrize("question", CHOICE, ids=[x["key"] for x in CHOICE])
+def test_choice_question_shape(question):
+    options = _live_options(question)
+    assert 3 <= len(options) <= 4, question["key"]
+    assert sum(bool(o.get("correct")) for o in options) == 1
+    assert all((o.get("feedback") or "").strip() for o in options)
+    assert (question.get("explanation") or "").strip()
+    problems = cues.question_cue_problems([{**o, "is_correct": bool(o.get("correct"))} for o in options])
+    assert not problems, (question["key"], [p.message for p in problems])   # rules (a) and (c), quizzes/content/cues.py

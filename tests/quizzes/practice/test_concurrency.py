@@ -1,0 +1,97 @@
+"""Concurrency on PostgreSQL: the lock and the numbering hold with real parallel transactions."""
+
+import threading
+import uuid
+from collections.abc import Callable
+
+import pytest
+from django.db import connection, connections
+
+from quizzes.models import Attempt, AttemptItem, ReviewCard, ReviewLog
+from quizzes.practice.services import attempt_start, item_answer
+from quizzes.reviews.services import card_rate
+from tests import factories
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def run_together(count: int, work: Callable[[int], object]) -> list:
+    """Start ``count`` threads at once (barrier), each with its own DB connection; collect results."""
+    barrier = threading.Barrier(count)
+    results: list = [None] * count
+    errors: list[BaseException] = []
+
+    def worker(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            results[index] = work(index)
+        except BaseException as exc:  # re-raised below in the main thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    return results
+
+
+def test_twenty_concurrent_submits_store_exactly_one_response():
+    assert connection.vendor == "postgresql"
+    user = factories.UserFactory()
+    question = factories.ChoiceQuestionFactory(options=4)
+    item = attempt_start(user=user, lesson=question.lesson).items.get()
+    option_ids = item.option_order
+
+    def submit(index: int):
+        fresh = AttemptItem.objects.select_related("attempt", "question").get(pk=item.pk)
+        return item_answer(user=user, item=fresh, option_id=option_ids[index % len(option_ids)])
+
+    outcomes = run_together(20, submit)
+
+    stored = AttemptItem.objects.get(pk=item.pk)
+    assert stored.answered_at is not None
+    assert sum(not o.replayed for o in outcomes) == 1
+    assert all(o.result == stored.result for o in outcomes)
+    winner = next(o for o in outcomes if not o.replayed)
+    assert stored.response == winner.item.response
+    assert ReviewLog.objects.filter(attempt_item=item).count() == 1
+    assert ReviewCard.objects.filter(user=user).count() == 1
+    conflicting = [o for o in outcomes if o.conflicting]
+    assert all(o.replayed for o in conflicting)
+    assert len(conflicting) == sum(1 for i in range(20) if option_ids[i % 4] != stored.response)
+
+
+def test_concurrent_starts_get_distinct_consecutive_numbers():
+    user = factories.UserFactory()
+    lesson = factories.ChoiceQuestionFactory().lesson
+    attempts = run_together(10, lambda _i: attempt_start(user=user, lesson=lesson))
+    assert sorted(a.number for a in attempts) == list(range(1, 11))
+    assert Attempt.objects.filter(user=user, lesson=lesson).count() == 10
+
+
+def test_concurrent_uploads_of_one_rating_store_it_once():
+    user = factories.UserFactory()
+    prompt = factories.PromptQuestionFactory()
+    token = uuid.uuid4()
+    cards = run_together(8, lambda _i: card_rate(user=user, question=prompt, rating=3, client_uuid=token))
+    assert len({card.pk for card in cards}) == 1
+    assert ReviewLog.objects.filter(user=user).count() == 1
+
+
+def test_concurrent_first_answers_to_one_question_in_different_attempts_share_one_card():
+    user = factories.UserFactory()
+    question = factories.ChoiceQuestionFactory()
+    items = [attempt_start(user=user, lesson=question.lesson).items.get() for _ in range(6)]
+
+    def submit(index: int):
+        fresh = AttemptItem.objects.select_related("attempt", "question").get(pk=items[index].pk)
+        return item_answer(user=user, item=fresh, option_id=fresh.option_order[0])
+
+    run_together(6, submit)
+    card = ReviewCard.objects.get(user=user, question=question)
+    assert card.logs.count() == 6
+    assert sorted(card.logs.values_list("role", flat=True)) == ["first"] + ["repeat"] * 5
