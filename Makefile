@@ -21,18 +21,16 @@ venv: $(BIN)/.installed
 torch: venv
 	$(BIN)/python -m pip install -q torch==2.13.0
 
-# Static checks: the pre-commit hooks (.pre-commit-config.yaml) minus lint-imports, which joins here once the
-# [tool.importlinter] contracts land. No database or other service is needed.
-# ruff format checks FORMATTED only: the rest of the code joins after the quizzes/ restructure lands (widen the
-# ruff-format hook's `files` with it). mypy checks the `files` of [tool.mypy] in pyproject.toml; the Django plugin
-# imports quizsite.settings, which wants a SECRET_KEY outside DEBUG (any value does for a type check).
-FORMATTED := attention_engine bench
-
+# Static checks, the same as the pre-commit hooks (.pre-commit-config.yaml). No database or other service is
+# needed. mypy checks the `files` of [tool.mypy] in pyproject.toml; the Django plugin imports quizsite.settings,
+# which wants a SECRET_KEY outside DEBUG (any value does for a type check). lint-imports checks the layering
+# contracts of [tool.importlinter] (quizzes/README.md).
 lint: venv
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check $(FORMATTED)
+	$(BIN)/ruff format --check .
 	$(BIN)/djlint quizzes/templates --lint
 	SECRET_KEY=typecheck-only $(BIN)/mypy
+	$(BIN)/lint-imports
 
 # PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not postgres"' or PYTEST_ARGS=tests/attention_engine
 test: venv lint

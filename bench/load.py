@@ -193,9 +193,7 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
             headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
             answer_rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", headers, body))
 
-    questions = list(
-        Question.objects.published().values_list("pk", "kind", "created_at")
-    )
+    questions = list(Question.objects.published().values_list("pk", "kind", "created_at"))
     newest = max(created for _, _, created in questions)
     reviewed_at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1))
     connection.close()

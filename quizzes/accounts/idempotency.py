@@ -33,9 +33,7 @@ class Claim:
 
 
 @contextmanager
-def idempotency_key_claim(
-    *, user: User, key: str, method: str, path: str, request_hash: str
-) -> Iterator[Claim]:
+def idempotency_key_claim(*, user: User, key: str, method: str, path: str, request_hash: str) -> Iterator[Claim]:
     """Claim ``key`` for this request inside a transaction that lasts as long as the ``with`` block.
 
     An expired record of the key is deleted first. Run the work inside the block, then call

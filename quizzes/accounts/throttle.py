@@ -92,9 +92,7 @@ def parse_rate(text: str) -> Rate:
 
 
 def rates() -> dict[tuple[str, str], Rate]:
-    return {
-        (scope, kind): parse_rate(settings.THROTTLE_RATES[scope][kind]) for scope in SCOPES for kind in KINDS
-    }
+    return {(scope, kind): parse_rate(settings.THROTTLE_RATES[scope][kind]) for scope in SCOPES for kind in KINDS}
 
 
 class Throttled(Exception):

@@ -66,8 +66,11 @@ class AccountAdmin(UserAdmin):
                 cleared += throttle.unlock(username=user.email)
         self.message_user(
             request,
-            ngettext("Unlocked %(users)d user (%(cleared)d counter cleared).",
-                     "Unlocked %(users)d users (%(cleared)d counters cleared).", queryset.count())
+            ngettext(
+                "Unlocked %(users)d user (%(cleared)d counter cleared).",
+                "Unlocked %(users)d users (%(cleared)d counters cleared).",
+                queryset.count(),
+            )
             % {"users": queryset.count(), "cleared": cleared},
             messages.SUCCESS,
         )

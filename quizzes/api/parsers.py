@@ -146,9 +146,7 @@ def parse_json_text(text: str) -> Any:
 
 
 class LimitedJSONParser(JSONParser):
-    def parse(
-        self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
-    ) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         from quizzes.api.errors import PayloadTooLarge
 
         limit = settings.API_MAX_BODY_BYTES

@@ -33,6 +33,7 @@ class Lesson(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = LessonQuerySet.as_manager()
+
     class Meta:
         ordering = ("order", "key")
         verbose_name = _("lesson")
@@ -101,6 +102,7 @@ class Question(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = QuestionQuerySet.as_manager()
+
     class Meta:
         ordering = ("lesson__order", "order", "key")
         verbose_name = _("question")
@@ -172,6 +174,7 @@ class Option(models.Model):
         default=False,
         help_text=_("Hidden from new attempts; kept because earlier attempts showed it."),
     )
+
     class Meta:
         ordering = ("question", "order", "key")
         verbose_name = _("option")

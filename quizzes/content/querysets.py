@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from quizzes.content.models import Lesson, Question  # noqa: F401 (named in the QuerySet[...] strings)
 
+
 class LessonQuerySet(models.QuerySet["Lesson"]):
     def published(self) -> LessonQuerySet:
         """Lessons learners can see."""

@@ -331,9 +331,7 @@ class LessonReader:
             "expected_lines": self.text_list(data, "expected_lines", file, **where) if recall else [],
         }
 
-    def history_conflicts(
-        self, file: str, existing: Question, kind: str, lesson_changed: bool, where: Where
-    ) -> None:
+    def history_conflicts(self, file: str, existing: Question, kind: str, lesson_changed: bool, where: Where) -> None:
         """A question learners have history with keeps its kind and its lesson (old attempts describe it)."""
         if existing.kind != kind:
             self.problem(

@@ -20,9 +20,7 @@ class ReminderDelivery(models.Model):
     class Meta:
         verbose_name = _("reminder delivery")
         verbose_name_plural = _("reminder deliveries")
-        constraints = (
-            models.UniqueConstraint(fields=["user", "local_date"], name="reminder_once_per_user_local_day"),
-        )
+        constraints = (models.UniqueConstraint(fields=["user", "local_date"], name="reminder_once_per_user_local_day"),)
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.local_date}"

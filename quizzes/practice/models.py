@@ -28,6 +28,7 @@ class Attempt(models.Model):
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     objects = AttemptQuerySet.as_manager()
+
     class Meta:
         ordering = ("user", "lesson", "number")
         verbose_name = _("attempt")
@@ -81,6 +82,7 @@ class AttemptItem(models.Model):
     answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
 
     objects = AttemptItemQuerySet.as_manager()
+
     class Meta:
         ordering = ("attempt", "position")
         verbose_name = _("attempt item")

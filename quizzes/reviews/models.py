@@ -48,6 +48,7 @@ class ReviewCard(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = ReviewCardQuerySet.as_manager()
+
     class Meta:
         ordering = ("user", "due")
         verbose_name = _("review card")
@@ -100,6 +101,7 @@ class ReviewLog(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ReviewLogQuerySet.as_manager()
+
     class Meta:
         ordering = ("reviewed_at", "id")
         verbose_name = _("review log")

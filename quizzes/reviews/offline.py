@@ -96,9 +96,7 @@ def _rating(entry: OfflineEntry, question: Question) -> int | None:
     return entry.rating
 
 
-def _judge(
-    entry: OfflineEntry, question: Question | None, *, user: User, now: dt.datetime
-) -> Refusal | int:
+def _judge(entry: OfflineEntry, question: Question | None, *, user: User, now: dt.datetime) -> Refusal | int:
     """The rating to log, or the Refusal when the entry is rejected."""
     if question is None:
         return Refusal(ErrorCode.UNKNOWN_QUESTION, _("There is no published question with that id or key."))

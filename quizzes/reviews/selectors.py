@@ -247,9 +247,7 @@ class RatingPreview:
     counts: bool  # False: a same-day repeat, logged but the schedule stays as it is
 
 
-def card_state(
-    *, card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog] | None = None
-) -> scheduling.Replay:
+def card_state(*, card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog] | None = None) -> scheduling.Replay:
     """Replay a card's logs (oldest first) into FSRS state, without saving anything."""
     if logs is None:
         logs = list(card.logs.oldest_first())
@@ -421,7 +419,6 @@ def card_for(*, user: User, card_id: int) -> ReviewCard | None:
     return cards_for(user=user).filter(pk=card_id).first()
 
 
-
 def card_due(*, user: User, question: Question) -> dt.datetime | None:
     card = ReviewCard.objects.filter(user=user, question=question).only("due").first()
     return card.due if card else None
@@ -460,13 +457,7 @@ def review_progress(*, user: User, now: dt.datetime | None = None) -> ReviewProg
     """Today's counted reviews against what is still due: the review session's progress bar."""
     now = now or timezone.now()
     profile = profile_for(user=user)
-    done = (
-        _logs_today(user, profile, now)
-        .filter(role=ReviewLog.Role.REVIEW)
-        .values("card_id")
-        .distinct()
-        .count()
-    )
+    done = _logs_today(user, profile, now).filter(role=ReviewLog.Role.REVIEW).values("card_id").distinct().count()
     return ReviewProgress(done=done, remaining=due_count(user=user, now=now))
 
 

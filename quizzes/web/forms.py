@@ -83,8 +83,7 @@ class LearnerSettingsForm(forms.Form):
         step_size=0.01,
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
         help_text=_(
-            "The chance you still remember an item when it comes due (0.70–0.99). "
-            "Higher means more frequent reviews."
+            "The chance you still remember an item when it comes due (0.70–0.99). Higher means more frequent reviews."
         ),
     )
     new_per_day = forms.IntegerField(

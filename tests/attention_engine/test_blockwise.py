@@ -10,12 +10,17 @@ from attention_engine import blockwise_attention, scaled_dot_product_attention
 
 @settings(max_examples=60, deadline=None)
 @given(
-    L=st.integers(1, 20), S=st.integers(1, 40), E=st.integers(1, 8), Ev=st.integers(1, 8),
-    block_size=st.integers(1, 50), is_causal=st.booleans(), seed=st.integers(0, 2**32 - 1),
+    L=st.integers(1, 20),
+    S=st.integers(1, 40),
+    E=st.integers(1, 8),
+    Ev=st.integers(1, 8),
+    block_size=st.integers(1, 50),
+    is_causal=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
 )
 def test_blockwise_equals_naive_for_random_block_sizes(L, S, E, Ev, block_size, is_causal, seed):
     rng = np.random.default_rng(seed)
-    q = rng.standard_normal((2, 3, L, E)) * 3                 # (B, nh, L, E), larger scores stress the rescale
+    q = rng.standard_normal((2, 3, L, E)) * 3  # (B, nh, L, E), larger scores stress the rescale
     k = rng.standard_normal((2, 3, S, E)) * 3
     v = rng.standard_normal((2, 3, S, Ev))
     naive = scaled_dot_product_attention(q, k, v, is_causal=is_causal)

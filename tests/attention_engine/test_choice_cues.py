@@ -80,11 +80,14 @@ def test_version_1_options_did_fail_the_checks():
     assert only > 90
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("attention_row_weights", [0.5, 0.6]),                 # does not sum to 1
-    ("causal_masked_weights", [[1, 0], [0.6, 0.4], [0, 1]]),
-    ("kv_cache_savings", [15, 5, 50]),                     # 50% does not match 1 - 5/15
-])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("attention_row_weights", [0.5, 0.6]),  # does not sum to 1
+        ("causal_masked_weights", [[1, 0], [0.6, 0.4], [0, 1]]),
+        ("kv_cache_savings", [15, 5, 50]),  # 50% does not match 1 - 5/15
+    ],
+)
 def test_sane_rejects_what_a_learner_would_rule_out(name, value):
     v = generators.generate(name, 0, **({"T": 2} if name != "kv_cache_savings" else {"n_steps": 5}))
     assert not generators.get(name).sane(v.given, value)

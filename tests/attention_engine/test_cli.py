@@ -11,8 +11,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "attention_engine", *args],
-                          capture_output=True, text=True, cwd=REPO, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "attention_engine", *args], capture_output=True, text=True, cwd=REPO, check=False
+    )
 
 
 def test_variant_prints_json_that_round_trips_to_the_same_variant():
@@ -54,8 +55,18 @@ def test_list_shows_every_version():
 
 
 def test_variant_at_a_version():
-    result = cli("variant", "attention_matrix_memory", "--seed", "2", "--version", "1", "--param", "block_size=64",
-                 "--param", "T=512")
+    result = cli(
+        "variant",
+        "attention_matrix_memory",
+        "--seed",
+        "2",
+        "--version",
+        "1",
+        "--param",
+        "block_size=64",
+        "--param",
+        "T=512",
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["version"] == 1 and data["given"]["block_size"] == 64

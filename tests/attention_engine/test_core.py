@@ -22,10 +22,12 @@ def test_softmax_rows_sum_to_one_and_ignore_a_constant_shift(x, c):
     assert np.allclose(softmax(x + c), w, atol=1e-12)
 
 
-@given(arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 8)), elements=finite),
-       st.lists(finite, min_size=1, max_size=5))
+@given(
+    arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 8)), elements=finite),
+    st.lists(finite, min_size=1, max_size=5),
+)
 def test_softmax_is_invariant_to_a_different_constant_per_row(x, shifts):
-    shift = np.resize(np.array(shifts), x.shape[0])[:, None]   # (rows, 1), one constant per row
+    shift = np.resize(np.array(shifts), x.shape[0])[:, None]  # (rows, 1), one constant per row
     assert np.allclose(softmax(x + shift), softmax(x), atol=1e-12)
 
 
@@ -63,7 +65,7 @@ def test_causal_mask_allows_the_past_and_the_present_only():
 @given(st.integers(1, 7), st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_causal_weights_are_zero_above_the_diagonal(T, E, seed):
     rng = np.random.default_rng(seed)
-    q, k, v = rng.standard_normal((3, 2, T, E))               # 3 x (B=2, T, E)
+    q, k, v = rng.standard_normal((3, 2, T, E))  # 3 x (B=2, T, E)
     _, w = scaled_dot_product_attention(q, k, v, is_causal=True, return_weights=True)
     assert np.all(w[..., np.triu_indices(T, 1)[0], np.triu_indices(T, 1)[1]] == 0.0)
     assert np.allclose(w.sum(-1), 1.0)
@@ -73,7 +75,7 @@ def test_boolean_and_additive_masks_agree():
     rng = np.random.default_rng(7)
     q, k, v = rng.standard_normal((3, 3, 5, 4))
     allowed = rng.random((5, 5)) > 0.4
-    allowed[:, 0] = True                                       # every query sees something
+    allowed[:, 0] = True  # every query sees something
     additive = np.where(allowed, 0.0, -np.inf)
     a = scaled_dot_product_attention(q, k, v, attn_mask=allowed)
     b = scaled_dot_product_attention(q, k, v, attn_mask=additive)
@@ -102,8 +104,9 @@ def test_shape_errors_name_the_dims():
     with pytest.raises(ValueError, match="share the sequence dim S"):
         scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((5, 3)))
     with pytest.raises(ValueError, match="not both"):
-        scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)),
-                                     attn_mask=np.ones((2, 2), bool), is_causal=True)
+        scaled_dot_product_attention(
+            np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), attn_mask=np.ones((2, 2), bool), is_causal=True
+        )
 
 
 @given(

@@ -43,6 +43,11 @@ def test_other_seeds_give_other_numbers_but_the_same_shape_lines():
 
 
 def test_command_line_prints_the_same_text():
-    result = subprocess.run([sys.executable, "-m", "attention_engine", "exercise", "--seed", "0"],
-                            capture_output=True, text=True, cwd=REPO, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "attention_engine", "exercise", "--seed", "0"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    )
     assert result.stdout.splitlines() == expected_output().splitlines()

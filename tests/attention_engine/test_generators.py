@@ -20,14 +20,26 @@ from attention_engine.generators.display import fmt_value
 from attention_engine.misconceptions import MISCONCEPTIONS
 
 CONTRACT_NAMES = [
-    "attention_row_weights", "attention_output", "causal_masked_weights", "mask_fill_zero_contrast",
-    "five_step_shapes", "dot_product_variance", "softmax_sharpness", "nanogpt_shapes", "nanogpt_param_count",
-    "kv_cache_savings", "rnn_gradient_decay", "bert_gpt_positions", "head_dimension", "attention_matrix_memory",
-    "kv_cache_memory", "online_softmax", "stable_softmax",
+    "attention_row_weights",
+    "attention_output",
+    "causal_masked_weights",
+    "mask_fill_zero_contrast",
+    "five_step_shapes",
+    "dot_product_variance",
+    "softmax_sharpness",
+    "nanogpt_shapes",
+    "nanogpt_param_count",
+    "kv_cache_savings",
+    "rnn_gradient_decay",
+    "bert_gpt_positions",
+    "head_dimension",
+    "attention_matrix_memory",
+    "kv_cache_memory",
+    "online_softmax",
+    "stable_softmax",
 ]
 # Every template of issue 11's retrieval work has a version 2; the templates added with it start at 1.
-NEWEST = {name: 1 if name in ("kv_cache_memory", "online_softmax", "stable_softmax") else 2
-          for name in CONTRACT_NAMES}
+NEWEST = {name: 1 if name in ("kv_cache_memory", "online_softmax", "stable_softmax") else 2 for name in CONTRACT_NAMES}
 VERSIONS = [(name, v) for name in CONTRACT_NAMES for v in range(1, NEWEST[name] + 1)]
 VERSION_IDS = [f"{name}-v{v}" for name, v in VERSIONS]
 SEEDS = range(200)
@@ -90,7 +102,7 @@ def test_template_metadata(name, version):
 def test_deterministic_for_200_seeds(name, version):
     again = tuple(generators.generate(name, seed, version=version) for seed in SEEDS)
     assert again == variants(name, version)
-    assert len({v.prompt for v in again}) > 1                        # and the seed does change the question
+    assert len({v.prompt for v in again}) > 1  # and the seed does change the question
 
 
 @pytest.mark.parametrize(("name", "version"), VERSIONS, ids=VERSION_IDS)
@@ -116,7 +128,7 @@ def test_choices_are_the_answer_and_distinct_named_distractors(name, version):
         assert all(isinstance(c, Choice) and c.label_zh and c.label_en for c in v.choices)
         assert all(c.misconception in MISCONCEPTIONS for c in v.choices if c is not correct[0])
         for i, a in enumerate(v.choices):
-            for b in v.choices[i + 1:]:
+            for b in v.choices[i + 1 :]:
                 assert apart(a.value, b.value, v), (v.seed, a, b)
 
 
@@ -147,7 +159,7 @@ def test_any_seed_gives_a_deterministic_gradable_variant(name_version, seed):
     assert grade(v, v.answer).correct
     wrong = [c for c in v.choices if c.misconception is not None]
     assert len(wrong) >= 2 and not any(grade(v, c.value).correct for c in wrong)
-    assert all(apart(a.value, b.value, v) for i, a in enumerate(v.choices) for b in v.choices[i + 1:])
+    assert all(apart(a.value, b.value, v) for i, a in enumerate(v.choices) for b in v.choices[i + 1 :])
 
 
 @pytest.mark.parametrize(("name", "version"), VERSIONS, ids=VERSION_IDS)
@@ -165,8 +177,11 @@ def test_stored_params_regenerate_the_variant(name, version):
         assert generators.generate(v.template, v.seed, version=v.version, **v.params) == v
 
 
-@pytest.mark.parametrize(("name", "version"), [nv for nv in VERSIONS if not generators.get(*nv).hidden],
-                         ids=[i for i, nv in zip(VERSION_IDS, VERSIONS, strict=True) if not generators.get(*nv).hidden])
+@pytest.mark.parametrize(
+    ("name", "version"),
+    [nv for nv in VERSIONS if not generators.get(*nv).hidden],
+    ids=[i for i, nv in zip(VERSION_IDS, VERSIONS, strict=True) if not generators.get(*nv).hidden],
+)
 def test_solve_is_a_pure_function_of_the_given_numbers(name, version):
     """The answer depends only on what the prompt shows (Monte Carlo templates also on their samples)."""
     t = generators.get(name, version)
@@ -175,8 +190,8 @@ def test_solve_is_a_pure_function_of_the_given_numbers(name, version):
 
 
 def test_generation_never_touches_the_global_numpy_rng():
-    np.random.seed(12345)                                    # noqa: NPY002 -- the legacy global state is the point
-    before = np.random.get_state()[1].copy()                 # noqa: NPY002
+    np.random.seed(12345)  # noqa: NPY002 -- the legacy global state is the point
+    before = np.random.get_state()[1].copy()  # noqa: NPY002
     for name, version in VERSIONS:
         generators.generate(name, 7, version=version)
     assert np.array_equal(np.random.get_state()[1], before)  # noqa: NPY002
@@ -204,26 +219,29 @@ def test_version_1_keeps_the_typing_instructions_in_its_prompt(name):
 # --- params --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "params", "message"), [
-    ("attention_row_weights", {"T": 9}, r"param 'T' must be an integer in \[2, 4\], got 9"),
-    ("attention_row_weights", {"d_k": 1}, r"param 'd_k' must be an integer in \[2, 4\], got 1"),
-    ("attention_row_weights", {"T": 2.5}, r"param 'T' must be an integer in \[2, 4\]"),
-    ("attention_row_weights", {"T": "three"}, r"param 'T' must be an integer"),
-    ("attention_row_weights", {"is_causal": "maybe"}, r"param 'is_causal' must be true or false"),
-    ("attention_row_weights", {"nope": 1}, r"unknown param 'nope'.*known params: T, d_k, is_causal, example"),
-    ("rnn_gradient_decay", {"factor": 1.5}, r"param 'factor' must be a number in \[0.5, 0.99\], got 1.5"),
-    ("attention_matrix_memory", {"dtype": "int8"}, r"param 'dtype' must be one of float16, bfloat16"),
-    ("nanogpt_shapes", {"C": 100, "n_head": 12}, r"param 'C' \(100\) must be divisible by param 'n_head' \(12\)"),
-    ("head_dimension", {"d_model": 500, "n_head": 8}, r"'d_model' \(500\) must be divisible by param 'n_head'"),
-    ("attention_matrix_memory", {"T": 64, "tile_size": 128}, r"'tile_size' \(128\) must be at most param 'T'"),
-    ("attention_matrix_memory", {"block_size": 64}, r"unknown param 'block_size'.*known params: .*tile_size"),
-    ("attention_row_weights", {"is_causal": True, "T": 2}, r"param 'T' \(2\) must be at least 3 when 'is_causal'"),
-    ("attention_output", {"example": "wo_chi", "T": 3}, r"param 'T' \(3\) contradicts param 'example'"),
-    ("attention_output", {"example": "wo_chi", "is_causal": True}, r"'is_causal' \(True\) contradicts"),
-    ("attention_output", {"example": "nope"}, r"param 'example' must be one of wo_chi"),
-    ("causal_masked_weights", {"example": "wo_ai_ni", "T": 4}, r"param 'T' \(4\) contradicts param 'example'"),
-    ("kv_cache_memory", {"n_head": 12, "n_kv_head": 5}, r"param 'n_kv_head' \(5\) must divide param 'n_head'"),
-])
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("attention_row_weights", {"T": 9}, r"param 'T' must be an integer in \[2, 4\], got 9"),
+        ("attention_row_weights", {"d_k": 1}, r"param 'd_k' must be an integer in \[2, 4\], got 1"),
+        ("attention_row_weights", {"T": 2.5}, r"param 'T' must be an integer in \[2, 4\]"),
+        ("attention_row_weights", {"T": "three"}, r"param 'T' must be an integer"),
+        ("attention_row_weights", {"is_causal": "maybe"}, r"param 'is_causal' must be true or false"),
+        ("attention_row_weights", {"nope": 1}, r"unknown param 'nope'.*known params: T, d_k, is_causal, example"),
+        ("rnn_gradient_decay", {"factor": 1.5}, r"param 'factor' must be a number in \[0.5, 0.99\], got 1.5"),
+        ("attention_matrix_memory", {"dtype": "int8"}, r"param 'dtype' must be one of float16, bfloat16"),
+        ("nanogpt_shapes", {"C": 100, "n_head": 12}, r"param 'C' \(100\) must be divisible by param 'n_head' \(12\)"),
+        ("head_dimension", {"d_model": 500, "n_head": 8}, r"'d_model' \(500\) must be divisible by param 'n_head'"),
+        ("attention_matrix_memory", {"T": 64, "tile_size": 128}, r"'tile_size' \(128\) must be at most param 'T'"),
+        ("attention_matrix_memory", {"block_size": 64}, r"unknown param 'block_size'.*known params: .*tile_size"),
+        ("attention_row_weights", {"is_causal": True, "T": 2}, r"param 'T' \(2\) must be at least 3 when 'is_causal'"),
+        ("attention_output", {"example": "wo_chi", "T": 3}, r"param 'T' \(3\) contradicts param 'example'"),
+        ("attention_output", {"example": "wo_chi", "is_causal": True}, r"'is_causal' \(True\) contradicts"),
+        ("attention_output", {"example": "nope"}, r"param 'example' must be one of wo_chi"),
+        ("causal_masked_weights", {"example": "wo_ai_ni", "T": 4}, r"param 'T' \(4\) contradicts param 'example'"),
+        ("kv_cache_memory", {"n_head": 12, "n_kv_head": 5}, r"param 'n_kv_head' \(5\) must divide param 'n_head'"),
+    ],
+)
 def test_bad_params_raise_value_error_naming_param_and_range(name, params, message):
     with pytest.raises(ValueError, match=message) as info:
         generators.generate(name, 0, **params)
@@ -246,8 +264,12 @@ def test_bad_seed(seed):
 
 def test_cli_strings_are_coerced():
     t = generators.get("attention_row_weights")
-    assert t.resolve_params({"T": "3", "d_k": "2", "is_causal": "true"}) == {"T": 3, "d_k": 2, "is_causal": True,
-                                                                             "example": None}
+    assert t.resolve_params({"T": "3", "d_k": "2", "is_causal": "true"}) == {
+        "T": 3,
+        "d_k": 2,
+        "is_causal": True,
+        "example": None,
+    }
     from_cli = generators.generate("attention_row_weights", 1, T="3")
     assert from_cli == generators.generate("attention_row_weights", 1, T=3)
 
@@ -264,12 +286,12 @@ def test_none_means_drawn_from_the_seed():
 @pytest.mark.parametrize("version", [1, 2])
 def test_every_hand_sized_configuration_generates(T, d_k, is_causal, version):
     if version == 2 and is_causal and T == 2:
-        return                                                         # refused: see the next test
+        return  # refused: see the next test
     for name in ("attention_row_weights", "attention_output"):
         v = generators.generate(name, 11, version=version, T=T, d_k=d_k, is_causal=is_causal)
         assert np.shape(v.given["Q"]) == (T, d_k) and v.given["is_causal"] is is_causal
         if is_causal:
-            assert v.given["query"] >= 2                               # row 1 would be the trivial [1, 0, ...]
+            assert v.given["query"] >= 2  # row 1 would be the trivial [1, 0, ...]
 
 
 @pytest.mark.parametrize("name", ["attention_row_weights", "attention_output"])
@@ -283,7 +305,7 @@ def test_a_causal_single_row_is_one_the_mask_shapes(name):
         seen.add((T, v.given["query"]))
     assert seen == {(3, 2), (4, 2), (4, 3)}
     drawn = {generators.generate(name, seed).given["query"] for seed in range(200)}
-    assert drawn >= {1, 2}                                             # not causal: any query, the first too
+    assert drawn >= {1, 2}  # not causal: any query, the first too
 
 
 @pytest.mark.parametrize("T", [2, 3, 4])
@@ -316,8 +338,13 @@ def test_nanogpt_shapes_match_the_numpy_module(ask, B, seed):
     v = generators.generate("nanogpt_shapes", seed, B=B, T=5, C=24, n_head=3, ask=ask)
     attn = CausalSelfAttention(24, 3, rng=np.random.default_rng(0))
     _, parts = attn(np.zeros((B, 5, 24)), return_intermediates=True)
-    actual = {"hs": 8, "q": parts.q.shape, "att": parts.att.shape, "y": parts.y_merged.shape,
-              "c_attn": parts.qkv.shape[-1]}[ask]
+    actual = {
+        "hs": 8,
+        "q": parts.q.shape,
+        "att": parts.att.shape,
+        "y": parts.y_merged.shape,
+        "c_attn": parts.qkv.shape[-1],
+    }[ask]
     assert v.answer == (list(actual) if isinstance(actual, tuple) else actual)
 
 

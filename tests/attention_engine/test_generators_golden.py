@@ -28,7 +28,8 @@ def test_version_1_digests_are_the_ones_published_before_version_2():
     v1 = load()["attention_output"]["versions"]["1"]
     assert v1["0"] == "d5b881d76e7d8f6f449ec18f9af81ba92fa10f19697636daf9e9b4bb3b945dbf"
     assert load()["attention_matrix_memory"]["versions"]["1"]["0"] == (
-        "128e812bfcf6f601eab15c42060aa204e5675dcb0ce2c1529dd81a03e929a0c0")
+        "128e812bfcf6f601eab15c42060aa204e5675dcb0ce2c1529dd81a03e929a0c0"
+    )
 
 
 def test_a_drift_is_reported_with_the_fix():
@@ -51,11 +52,11 @@ def test_a_drift_is_reported_with_the_fix():
 def test_write_adds_what_is_missing_and_never_rewrites_a_published_digest(tmp_path):
     path = tmp_path / "variants.json"
     recorded = json.loads(json.dumps(load()))
-    recorded["head_dimension"]["versions"]["1"]["0"] = "0" * 64       # a drift of a published version
-    del recorded["kv_cache_savings"]["versions"]["2"]                  # a version not recorded yet
+    recorded["head_dimension"]["versions"]["1"]["0"] = "0" * 64  # a drift of a published version
+    del recorded["kv_cache_savings"]["versions"]["2"]  # a version not recorded yet
     path.write_text(json.dumps(recorded), encoding="utf-8")
 
-    assert golden.main(["--write", "--path", str(path)]) == 1          # the drift is still reported
+    assert golden.main(["--write", "--path", str(path)]) == 1  # the drift is still reported
     written = json.loads(path.read_text(encoding="utf-8"))
     assert written["head_dimension"]["versions"]["1"]["0"] == "0" * 64
     assert written["kv_cache_savings"]["versions"]["2"] == load()["kv_cache_savings"]["versions"]["2"]

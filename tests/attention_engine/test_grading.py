@@ -11,8 +11,18 @@ from attention_engine.generators import GradeResult, Variant, grade
 
 
 def variant(answer, atol=0.01, rtol=0.0) -> Variant:
-    return Variant(template="t", version=1, seed=0, params={}, prompt="", given={}, answer=answer,
-                   answer_shape=np.shape(answer), atol=atol, rtol=rtol)
+    return Variant(
+        template="t",
+        version=1,
+        seed=0,
+        params={},
+        prompt="",
+        given={},
+        answer=answer,
+        answer_shape=np.shape(answer),
+        atol=atol,
+        rtol=rtol,
+    )
 
 
 SCALAR = variant(0.35, atol=0.0, rtol=0.05)
@@ -20,39 +30,58 @@ VECTOR = variant([0.54, 0.46])
 MATRIX = variant([[1.0, 0.0, 0.0], [0.4, 0.6, 0.0], [0.25, 0.3, 0.45]])
 
 
-@pytest.mark.parametrize(("v", "response", "message"), [
-    (MATRIX, "1, 0, 0", "expected a 3×3 matrix, got 3 values"),
-    (MATRIX, [1, 0, 0, 0.4, 0.6, 0, 0.25, 0.3, 0.45], "expected a 3×3 matrix, got 9 values"),
-    (MATRIX, "1, 0; 0.4, 0.6", "expected a 3×3 matrix, got a 2×2 matrix"),
-    (MATRIX, "1, 0, 0; 0.4, 0.6; 0.25, 0.3, 0.45", "expected a 3×3 matrix, got rows of lengths 3, 2, 3"),
-    (VECTOR, 0.54, "expected 2 values, got 1 value"),
-    (VECTOR, "0.54, 0.46, 0", "expected 2 values, got 3 values"),
-    (VECTOR, [[0.54, 0.46], [0.1, 0.2]], "expected 2 values, got a 2×2 matrix"),
-    (SCALAR, "0.35, 0.1", "expected a single number, got 2 values"),
-])
+@pytest.mark.parametrize(
+    ("v", "response", "message"),
+    [
+        (MATRIX, "1, 0, 0", "expected a 3×3 matrix, got 3 values"),
+        (MATRIX, [1, 0, 0, 0.4, 0.6, 0, 0.25, 0.3, 0.45], "expected a 3×3 matrix, got 9 values"),
+        (MATRIX, "1, 0; 0.4, 0.6", "expected a 3×3 matrix, got a 2×2 matrix"),
+        (MATRIX, "1, 0, 0; 0.4, 0.6; 0.25, 0.3, 0.45", "expected a 3×3 matrix, got rows of lengths 3, 2, 3"),
+        (VECTOR, 0.54, "expected 2 values, got 1 value"),
+        (VECTOR, "0.54, 0.46, 0", "expected 2 values, got 3 values"),
+        (VECTOR, [[0.54, 0.46], [0.1, 0.2]], "expected 2 values, got a 2×2 matrix"),
+        (SCALAR, "0.35, 0.1", "expected a single number, got 2 values"),
+    ],
+)
 def test_wrong_shapes_get_a_clear_message_and_no_credit(v, response, message):
     result = grade(v, response)
     assert (result.correct, result.score, result.elements, result.message) == (False, 0.0, None, message)
     assert result.code == "wrong_shape" and result.params["expected"] == list(v.answer_shape)
 
 
-@pytest.mark.parametrize("response", [
-    "0.54, 0.46", "0.54 0.46", "[0.54, 0.46]", "(0.54, 0.46)", "0.54，0.46", " 0.54 ,0.46\n",
-    [0.54, 0.46], (0.54, 0.46), np.array([0.54, 0.46]), ["0.54", "0.46"], [[0.54, 0.46]], "54%, 46%",
-])
+@pytest.mark.parametrize(
+    "response",
+    [
+        "0.54, 0.46",
+        "0.54 0.46",
+        "[0.54, 0.46]",
+        "(0.54, 0.46)",
+        "0.54，0.46",
+        " 0.54 ,0.46\n",
+        [0.54, 0.46],
+        (0.54, 0.46),
+        np.array([0.54, 0.46]),
+        ["0.54", "0.46"],
+        [[0.54, 0.46]],
+        "54%, 46%",
+    ],
+)
 def test_vector_forms_accepted(response):
     v = variant([54.0, 46.0], atol=0.5) if "%" in str(response) else VECTOR
     assert grade(v, response).correct
 
 
-@pytest.mark.parametrize("response", [
-    "1, 0, 0; 0.4, 0.6, 0; 0.25, 0.3, 0.45",
-    "1 0 0\n0.4 0.6 0\n0.25 0.3 0.45",
-    "[[1, 0, 0], [0.4, 0.6, 0], [0.25, 0.30, 0.45]]",
-    "1，0，0；0.4，0.6，0；0.25，0.3，0.45",
-    [[1, 0, 0], [0.4, 0.6, 0], [0.25, 0.3, 0.45]],
-    np.array([[1, 0, 0], [0.4, 0.6, 0], [0.25, 0.3, 0.45]]),
-])
+@pytest.mark.parametrize(
+    "response",
+    [
+        "1, 0, 0; 0.4, 0.6, 0; 0.25, 0.3, 0.45",
+        "1 0 0\n0.4 0.6 0\n0.25 0.3 0.45",
+        "[[1, 0, 0], [0.4, 0.6, 0], [0.25, 0.30, 0.45]]",
+        "1，0，0；0.4，0.6，0；0.25，0.3，0.45",
+        [[1, 0, 0], [0.4, 0.6, 0], [0.25, 0.3, 0.45]],
+        np.array([[1, 0, 0], [0.4, 0.6, 0], [0.25, 0.3, 0.45]]),
+    ],
+)
 def test_matrix_forms_accepted(response):
     result = grade(MATRIX, response)
     assert result.correct and result.score == 1.0 and result.message == "correct"
@@ -81,18 +110,40 @@ def test_partial_credit_per_row():
 
 def test_partial_credit_per_value_in_a_vector():
     result = grade(VECTOR, "0.54, 0.64")
-    assert (result.correct, result.score, result.elements, result.message) == (False, 0.5, [True, False],
-                                                                              "1 of 2 values correct")
+    assert (result.correct, result.score, result.elements, result.message) == (
+        False,
+        0.5,
+        [True, False],
+        "1 of 2 values correct",
+    )
 
 
 def test_tolerance_edges():
-    assert grade(VECTOR, "0.55, 0.45").correct                       # exactly atol away
+    assert grade(VECTOR, "0.55, 0.45").correct  # exactly atol away
     assert not grade(VECTOR, "0.56, 0.46").correct
-    assert not grade(SCALAR, "0.37").correct                         # 5.7% off with rtol 5%
+    assert not grade(SCALAR, "0.37").correct  # 5.7% off with rtol 5%
 
 
-@pytest.mark.parametrize("response", ["", "   ", "abc", "0.5, x", None, {}, {"a": 1}, object(), [], [[]],
-                                      [[0.5, 0.5], 3], True, [True, False], "nan, inf", [None, 1]])
+@pytest.mark.parametrize(
+    "response",
+    [
+        "",
+        "   ",
+        "abc",
+        "0.5, x",
+        None,
+        {},
+        {"a": 1},
+        object(),
+        [],
+        [[]],
+        [[0.5, 0.5], 3],
+        True,
+        [True, False],
+        "nan, inf",
+        [None, 1],
+    ],
+)
 def test_garbage_is_wrong_not_an_exception(response):
     result = grade(VECTOR, response)
     assert result.correct is False and result.score == 0.0
@@ -105,11 +156,17 @@ def test_unreadable_message_names_the_token_and_expected_shape():
     assert (result.code, result.params) == ("unreadable", {"token": "zero", "expected": [2]})
 
 
-@pytest.mark.parametrize(("response", "token"), [
-    ([float("nan"), 0.46], "nan"), ("inf, 0.46", "inf"), ("1e400 0.46", "1e400"),
-    pytest.param([10**400, 0.46], "~1e400", id="int-of-401-digits"),
-    ([float("-inf"), 0.46], "-inf"), pytest.param(10**5000, "~1e5000", id="int-of-5000-digits"),
-])
+@pytest.mark.parametrize(
+    ("response", "token"),
+    [
+        ([float("nan"), 0.46], "nan"),
+        ("inf, 0.46", "inf"),
+        ("1e400 0.46", "1e400"),
+        pytest.param([10**400, 0.46], "~1e400", id="int-of-401-digits"),
+        ([float("-inf"), 0.46], "-inf"),
+        pytest.param(10**5000, "~1e5000", id="int-of-5000-digits"),
+    ],
+)
 def test_non_finite_or_overflowing_values_are_not_graded(response, token):
     result = grade(VECTOR, response)
     assert (result.correct, result.score, result.elements, result.code) == (False, 0.0, None, "not_finite")
@@ -121,7 +178,7 @@ def test_echoed_tokens_are_short_and_storable(response):
     """Messages echo what was typed: cut short, no control characters or lone surrogates (jsonb refuses NUL)."""
     token = grade(VECTOR, response).params["token"]
     assert len(token) <= 40 and token.isprintable()
-    token.encode("utf-8")   # no lone surrogate left
+    token.encode("utf-8")  # no lone surrogate left
     json.dumps(token, ensure_ascii=False).encode("utf-8")
 
 
@@ -137,8 +194,13 @@ def test_programming_errors_raise():
 def test_result_to_dict_is_json():
     result = grade(MATRIX, "1, 0, 0; 0.4, 0.6, 0; 0.45, 0.27, 0.27")
     assert json.loads(json.dumps(result.to_dict())) == {
-        "correct": False, "score": 2 / 3, "elements": result.elements, "message": "2 of 3 rows correct",
-        "code": "partly_correct", "params": {"correct": 2, "total": 3, "unit": "rows"}}
+        "correct": False,
+        "score": 2 / 3,
+        "elements": result.elements,
+        "message": "2 of 3 rows correct",
+        "code": "partly_correct",
+        "params": {"correct": 2, "total": 3, "unit": "rows"},
+    }
 
 
 @settings(max_examples=300)
@@ -150,7 +212,7 @@ def test_any_text_is_graded_without_raising(text):
 
 
 json_like = st.recursive(
-    st.none() | st.booleans() | st.floats() | st.integers(-10**6, 10**6) | st.text(max_size=5),
+    st.none() | st.booleans() | st.floats() | st.integers(-(10**6), 10**6) | st.text(max_size=5),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=3), children, max_size=3),
     max_leaves=12,
 )

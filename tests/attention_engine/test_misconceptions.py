@@ -11,8 +11,14 @@ from hypothesis.extra.numpy import arrays
 from attention_engine import misconceptions, scaled_dot_product_attention, softmax
 from attention_engine.misconceptions import ATTENTION_IDS, MISCONCEPTIONS, correct_weights
 
-REQUIRED = {"missing_scale", "divide_by_dk", "softmax_wrong_axis", "mask_fill_zero", "mask_after_softmax",
-            "no_max_subtraction"}
+REQUIRED = {
+    "missing_scale",
+    "divide_by_dk",
+    "softmax_wrong_axis",
+    "mask_fill_zero",
+    "mask_after_softmax",
+    "no_max_subtraction",
+}
 SCORE_BUGS = [m for m in ATTENTION_IDS if MISCONCEPTIONS[m].normalise is not None]
 
 small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
@@ -27,7 +33,7 @@ def test_the_contract_ids_exist_with_both_languages():
     assert set(ATTENTION_IDS) >= REQUIRED
     for m in MISCONCEPTIONS.values():
         assert m.id and m.title_zh and m.title_en and m.explanation_zh and m.explanation_en
-        assert "\n" not in m.explanation_zh + m.explanation_en   # one line each
+        assert "\n" not in m.explanation_zh + m.explanation_en  # one line each
         assert misconceptions.get(m.id) is m
 
 
@@ -77,7 +83,7 @@ def test_fill_zero_keeps_weight_on_the_future(scores):
     w = misconceptions.get("mask_fill_zero").weights_from_scores(scores, is_causal=True)
     future = np.triu(np.ones((T, T), dtype=bool), k=1)
     assert np.allclose(w.sum(axis=-1), 1.0)
-    assert np.all(w[future] > 0)                                # e^0 = 1: never ignored
+    assert np.all(w[future] > 0)  # e^0 = 1: never ignored
     expected = softmax(np.where(future, 0.0, scores))
     assert np.allclose(w, expected)
 
@@ -87,7 +93,7 @@ def test_mask_after_softmax_leaves_rows_summing_to_less_than_one(scores):
     T = len(scores)
     w = misconceptions.get("mask_after_softmax").weights_from_scores(scores, is_causal=True)
     sums = w.sum(axis=-1)
-    assert np.all(sums[:-1] < 1.0) and np.isclose(sums[-1], 1.0)   # only the last row has nothing masked
+    assert np.all(sums[:-1] < 1.0) and np.isclose(sums[-1], 1.0)  # only the last row has nothing masked
     assert np.allclose(w, np.tril(softmax(scores)))
     assert np.all(w[np.triu(np.ones((T, T), dtype=bool), k=1)] == 0.0)
 
@@ -100,20 +106,28 @@ def test_missing_causal_mask_and_missing_softmax():
 
 def test_no_max_subtraction_overflows_to_nan_quietly():
     with warnings.catch_warnings():
-        warnings.simplefilter("error")                             # the bug must not spam warnings either
+        warnings.simplefilter("error")  # the bug must not spam warnings either
         w = misconceptions.get("no_max_subtraction").weights_from_scores(np.array([[1000.0, 999.0, 0.0]]))
     assert np.isnan(w).any()
     assert np.allclose(correct_weights(np.array([[1000.0, 999.0, 0.0]])).sum(), 1.0)
 
 
 # bugs that are not about the mask, so they change the weights with or without one
-NOT_MASK_BUGS = ("softmax_wrong_axis", "missing_softmax", "scores_transposed", "softmax_wrong_axis_renormalised",
-                 "unneeded_causal_mask", "softmax_as_argmax")
+NOT_MASK_BUGS = (
+    "softmax_wrong_axis",
+    "missing_softmax",
+    "scores_transposed",
+    "softmax_wrong_axis_renormalised",
+    "unneeded_causal_mask",
+    "softmax_as_argmax",
+)
 
 
 @settings(max_examples=50)
-@given(st.sampled_from([m for m in SCORE_BUGS if m not in NOT_MASK_BUGS]),
-       arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4)), elements=small))
+@given(
+    st.sampled_from([m for m in SCORE_BUGS if m not in NOT_MASK_BUGS]),
+    arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4)), elements=small),
+)
 def test_mask_bugs_change_nothing_without_a_mask(bug, scores):
     """Without causality there is nothing to mask (and small scores cannot overflow)."""
     w = misconceptions.get(bug).weights_from_scores(scores, is_causal=False)
@@ -149,8 +163,8 @@ def test_wrong_axis_renormalised_sums_to_one_per_row_and_keeps_the_mask(scores):
 def test_mask_hiding_the_diagonal_zeros_the_token_itself(scores):
     w = misconceptions.get("mask_hides_diagonal").weights_from_scores(scores, is_causal=True)
     T = len(scores)
-    assert np.all(w[np.triu(np.ones((T, T), dtype=bool))] == 0)       # j >= i hidden, the diagonal too
-    assert np.all(w[0] == 0) and np.allclose(w[1:].sum(-1), 1)        # row 1 sees nothing at all
+    assert np.all(w[np.triu(np.ones((T, T), dtype=bool))] == 0)  # j >= i hidden, the diagonal too
+    assert np.all(w[0] == 0) and np.allclose(w[1:].sum(-1), 1)  # row 1 sees nothing at all
     assert np.allclose(w[1:], correct_weights(np.where(np.eye(T, dtype=bool), -np.inf, scores), True)[1:])
 
 
@@ -164,8 +178,9 @@ def test_argmax_gives_one_hot_rows_at_the_largest_visible_score(scores):
 
 def test_a_mask_nobody_asked_for_is_the_causal_weights():
     s = np.array([[0.5, 1.0], [0.2, -0.4]])
-    assert np.allclose(misconceptions.get("unneeded_causal_mask").weights_from_scores(s, False),
-                       correct_weights(s, is_causal=True))
+    assert np.allclose(
+        misconceptions.get("unneeded_causal_mask").weights_from_scores(s, False), correct_weights(s, is_causal=True)
+    )
 
 
 def test_tile_not_block_size_in_the_blockwise_explanation():

@@ -24,7 +24,7 @@ def test_heads_are_independent_attention_over_their_own_slice_of_c():
     attn = CausalSelfAttention(n_embd=8, n_head=2, rng=np.random.default_rng(2))
     x = np.random.default_rng(3).standard_normal((1, 4, 8))
     _, mid = attn(x, return_intermediates=True)
-    qkv = x[0] @ attn.c_attn_weight.T + attn.c_attn_bias       # (T, 3C)
+    qkv = x[0] @ attn.c_attn_weight.T + attn.c_attn_bias  # (T, 3C)
     q, k, v = qkv[:, :8], qkv[:, 8:16], qkv[:, 16:]
     for h in range(2):
         cols = slice(4 * h, 4 * h + 4)
@@ -45,8 +45,10 @@ def test_from_state_dict_round_trips_and_accepts_the_tril_buffer():
     ("sd", "message"),
     [
         ({"c_attn.weight": np.ones((18, 6))}, "missing"),
-        ({"c_attn.weight": np.ones((18, 6)), "c_proj.weight": np.ones((6, 5))},
-         r"c_proj.weight must have shape \(6, 6\)"),
+        (
+            {"c_attn.weight": np.ones((18, 6)), "c_proj.weight": np.ones((6, 5))},
+            r"c_proj.weight must have shape \(6, 6\)",
+        ),
         ({"c_attn.weight": np.ones((18, 6)), "c_proj.weight": np.ones((6, 6)), "lm_head.weight": 1}, "unexpected keys"),
     ],
 )
@@ -61,8 +63,13 @@ def test_n_embd_must_divide_into_heads():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(1, 3), st.integers(1, 9), st.sampled_from([(4, 1), (8, 2), (12, 3)]), st.booleans(),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.integers(1, 3),
+    st.integers(1, 9),
+    st.sampled_from([(4, 1), (8, 2), (12, 3)]),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
 def test_kv_cache_decoding_equals_one_full_causal_pass(B, T, shape, bias, seed):
     C, nh = shape
     rng = np.random.default_rng(seed)

@@ -33,9 +33,10 @@ def test_kv_cache_memory_matches_the_bytes_of_torch_tensors(torch):
     dtypes = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
     for v in variants("kv_cache_memory"):
         g = v.given
-        k = torch.empty((g["n_layer"], g["B"], g["n_kv_head"], g["T"], g["head_size"]),
-                        dtype=dtypes[g["dtype"]], device="meta")          # every layer's K cache
-        nbytes = 2 * k.numel() * k.element_size()                         # and as much again for V
+        k = torch.empty(
+            (g["n_layer"], g["B"], g["n_kv_head"], g["T"], g["head_size"]), dtype=dtypes[g["dtype"]], device="meta"
+        )  # every layer's K cache
+        nbytes = 2 * k.numel() * k.element_size()  # and as much again for V
         unit = re.search(r"一共占多少 (MiB|GiB)", v.prompt).group(1)
         assert unit == ("GiB" if nbytes >= 2**30 else "MiB") and unit in v.answer_format
         size = nbytes / 2 ** (30 if unit == "GiB" else 20)
@@ -50,26 +51,32 @@ def test_kv_cache_memory_matches_the_bytes_of_torch_tensors(torch):
 def test_kv_cache_memory_of_a_70b_sized_model():
     """80 layers, 64 query heads sharing 8 K/V heads, head size 128, 4096 tokens, float16:
     2 × 80 × 8 × 128 × 4096 × 2 bytes = 1,342,177,280 bytes = 1.25 GiB; full multi-head: 8 times as much."""
-    v = generators.generate("kv_cache_memory", 0, n_layer=80, n_head=64, n_kv_head=8, head_size=128, T=4096,
-                            B=1, dtype="float16")
+    v = generators.generate(
+        "kv_cache_memory", 0, n_layer=80, n_head=64, n_kv_head=8, head_size=128, T=4096, B=1, dtype="float16"
+    )
     assert v.answer == [1.25, 8] and "GiB" in v.prompt and "分组查询" in v.prompt
     assert grade(v, "1.25, 8").correct
     wrong = {c.misconception: c.value for c in v.choices if c.misconception}
     # 0.625 GiB shows as 0.62; 64 / 8 query heads per K/V head = 8 bits per byte: those two coincide
-    expected = {"kv_forgot_two": [0.62, 8], "kv_ignores_gqa": [10.0, 8], "dtype_bits_as_bytes": [10.0, 8],
-                "kv_forgot_layers": [0.02, 8]}
+    expected = {
+        "kv_forgot_two": [0.62, 8],
+        "kv_ignores_gqa": [10.0, 8],
+        "dtype_bits_as_bytes": [10.0, 8],
+        "kv_forgot_layers": [0.02, 8],
+    }
     assert len(wrong) == 3 and all(expected[m] == value for m, value in wrong.items())
     assert "1.25 GiB；多头时是它的 8 倍" in [c.label_zh for c in v.choices]
 
 
 def test_kv_cache_memory_draws_every_kind_and_every_misconception():
     vs = variants("kv_cache_memory")
-    kinds = {"mha" if v.given["n_kv_head"] == v.given["n_head"] else "mqa" if v.given["n_kv_head"] == 1 else "gqa"
-             for v in vs}
+    kinds = {
+        "mha" if v.given["n_kv_head"] == v.given["n_head"] else "mqa" if v.given["n_kv_head"] == 1 else "gqa"
+        for v in vs
+    }
     assert kinds == {"mha", "gqa", "mqa"}
     assert {"MiB", "GiB"} <= {u for v in vs for u in ("MiB", "GiB") if u in v.prompt}
-    assert misconceptions_offered(vs) == {"kv_forgot_two", "kv_ignores_gqa", "dtype_bits_as_bytes",
-                                          "kv_forgot_layers"}
+    assert misconceptions_offered(vs) == {"kv_forgot_two", "kv_ignores_gqa", "dtype_bits_as_bytes", "kv_forgot_layers"}
 
 
 # --- online_softmax ------------------------------------------------------------------------------
@@ -78,7 +85,7 @@ def test_kv_cache_memory_draws_every_kind_and_every_misconception():
 def test_online_softmax_equals_one_softmax_over_the_whole_row():
     for v in variants("online_softmax"):
         g = v.given
-        s = np.array(g["tile_1"] + g["tile_2"])                           # (2n,) the whole row
+        s = np.array(g["tile_1"] + g["tile_2"])  # (2n,) the whole row
         m_2, l_2, w = v.answer
         assert m_2 == s.max() > g["m_1"] == max(g["tile_1"])
         assert g["l_1"] == round(float(np.exp(np.array(g["tile_1"]) - g["m_1"]).sum()), 3)
@@ -93,15 +100,19 @@ def test_online_softmax_is_what_blockwise_attention_does_with_two_tiles():
     for v in variants("online_softmax")[:50]:
         s = np.array(v.given["tile_1"] + v.given["tile_2"])
         n = len(v.given["tile_1"])
-        q, k, values = np.ones((1, 1)), s[:, None], np.eye(2 * n)         # (1, 1), (2n, 1), (2n, 2n)
-        weights = blockwise_attention(q, k, values, block_size=n, scale=1.0)[0]   # (2n,)
+        q, k, values = np.ones((1, 1)), s[:, None], np.eye(2 * n)  # (1, 1), (2n, 1), (2n, 2n)
+        weights = blockwise_attention(q, k, values, block_size=n, scale=1.0)[0]  # (2n,)
         assert v.answer[2] == pytest.approx(weights[v.given["key"] - 1], abs=1e-3)
 
 
 def test_online_softmax_distractors_are_the_named_update_mistakes():
     vs = variants("online_softmax")
-    assert misconceptions_offered(vs) == {"online_no_rescale", "online_rescale_inverted", "online_tile_local_max",
-                                          "online_dropped_old_sum"}
+    assert misconceptions_offered(vs) == {
+        "online_no_rescale",
+        "online_rescale_inverted",
+        "online_tile_local_max",
+        "online_dropped_old_sum",
+    }
     for v in vs[:50]:
         g = v.given
         m_1, l_1, s_j = g["m_1"], g["l_1"], g["tile_1"][g["key"] - 1]
@@ -109,8 +120,11 @@ def test_online_softmax_distractors_are_the_named_update_mistakes():
         new = sum(math.exp(s - m_2) for s in g["tile_2"])
         expected = {
             "online_no_rescale": [m_2, l_1 + new, math.exp(s_j - m_2) / (l_1 + new)],
-            "online_rescale_inverted": [m_2, l_1 * math.exp(m_2 - m_1) + new,
-                                        math.exp(s_j - m_2) / (l_1 * math.exp(m_2 - m_1) + new)],
+            "online_rescale_inverted": [
+                m_2,
+                l_1 * math.exp(m_2 - m_1) + new,
+                math.exp(s_j - m_2) / (l_1 * math.exp(m_2 - m_1) + new),
+            ],
             "online_tile_local_max": [m_2, l_1 + new, math.exp(s_j - m_1) / (l_1 + new)],
             "online_dropped_old_sum": [m_2, new, math.exp(s_j - m_2) / new],
         }
@@ -145,8 +159,12 @@ def test_stable_softmax_shows_the_overflow_it_avoids():
 
 def test_stable_softmax_distractors():
     vs = variants("stable_softmax")
-    assert misconceptions_offered(vs) == {"linear_normalisation", "shifted_linear_normalisation", "softmax_as_argmax",
-                                          "clamp_logits"}
+    assert misconceptions_offered(vs) == {
+        "linear_normalisation",
+        "shifted_linear_normalisation",
+        "softmax_as_argmax",
+        "clamp_logits",
+    }
     v = generators.generate("stable_softmax", 0)
     x = np.array(v.given["x"])
     for c in v.choices:

@@ -15,7 +15,7 @@ WO_CHI = {
     "Q": [[0.6, 0.2], [0.3, 0.9]],
     "K": [[0.4, 0.7], [0.1, 0.5]],
     "V": [[0.8, 0.3], [0.6, 0.2]],
-    "query": 1,                       # "我"去看"我"和"吃"
+    "query": 1,  # "我"去看"我"和"吃"
     "is_causal": False,
 }
 
@@ -55,7 +55,7 @@ def same_numbers_for_every_seed(name: str, example: str, seeds=range(12)) -> lis
         assert options == sorted((c.label_zh, c.misconception or "") for c in first.choices)
         wrong = {c.label_zh for c in v.choices if c.misconception}
         assert len(wrong) >= 2
-    assert len({v.correct_choice_index for v in variants}) > 1           # the order still varies
+    assert len({v.correct_choice_index for v in variants}) > 1  # the order still varies
     return variants
 
 
@@ -65,7 +65,7 @@ def by_name(variant) -> dict:
 
 @pytest.mark.parametrize("name", ["attention_output", "attention_row_weights"])
 def test_001_wo_chi_example(name):
-    """"我"去看"我"和"吃"：0.38 和 0.16，除以 √2 得到 0.27 和 0.11，softmax [0.54, 0.46]，输出 ≈ [0.71, 0.25]."""
+    """ "我"去看"我"和"吃"：0.38 和 0.16，除以 √2 得到 0.27 和 0.11，softmax [0.54, 0.46]，输出 ≈ [0.71, 0.25]."""
     v = same_numbers_for_every_seed(name, "wo_chi")[0]
     assert v.given["Q"] == [[0.6, 0.2], [0.3, 0.9]] and v.given["K"] == [[0.4, 0.7], [0.1, 0.5]]
     assert v.given["query"] == 1 and v.given["is_causal"] is False and "第 1 个 token" in v.prompt
@@ -138,7 +138,7 @@ def test_001_rnn_gradient_decay(n, printed, digits):
     """0.9¹⁰ ≈ 0.35, 0.9⁵⁰ ≈ 0.005."""
     v = generators.generate("rnn_gradient_decay", 0, factor=0.9, n_steps=n)
     assert round(v.answer, digits) == printed
-    assert grade(v, str(printed)).correct              # the seed's own rounding is an accepted answer
+    assert grade(v, str(printed)).correct  # the seed's own rounding is an accepted answer
 
 
 def test_001_fill_with_zero_first_row():

@@ -10,20 +10,31 @@ from attention_engine.misconceptions import MISCONCEPTIONS
 
 SEEDS = range(200)
 # version-1 distractors that a learner rules out by looking (a row not summing to 1, a weight under the mask)
-FAIL_THE_CHECKS = {"softmax_wrong_axis", "missing_softmax", "mask_fill_zero", "mask_after_softmax",
-                   "missing_causal_mask"}
+FAIL_THE_CHECKS = {
+    "softmax_wrong_axis",
+    "missing_softmax",
+    "mask_fill_zero",
+    "mask_after_softmax",
+    "missing_causal_mask",
+}
 
 
 @cache
 def offered(name: str, **params) -> set:
-    return {c.misconception for seed in SEEDS for c in generators.generate(name, seed, **params).choices
-            if c.misconception}
+    return {
+        c.misconception for seed in SEEDS for c in generators.generate(name, seed, **params).choices if c.misconception
+    }
 
 
 def test_the_five_steps_are_defined_once():
     """1 投影 · 2 打分 · 3 缩放 (+ the causal mask in a decoder) · 4 softmax (last axis) · 5 加权求和."""
-    assert [(s.number, s.name) for s in FIVE_STEPS] == [(1, "投影"), (2, "打分"), (3, "缩放"), (4, "softmax"),
-                                                        (5, "加权求和")]
+    assert [(s.number, s.name) for s in FIVE_STEPS] == [
+        (1, "投影"),
+        (2, "打分"),
+        (3, "缩放"),
+        (4, "softmax"),
+        (5, "加权求和"),
+    ]
     assert [s.label for s in FIVE_STEPS] == ["1 投影", "2 打分", "3 缩放", "4 softmax", "5 加权求和"]
     assert "X W_Q" in FIVE_STEPS[0].formula and r"K^\top" in FIVE_STEPS[1].formula
     assert r"\sqrt{d_k}" in FIVE_STEPS[2].formula and "因果掩码" in FIVE_STEPS[2].note
@@ -38,10 +49,15 @@ def test_five_step_shapes_labels_its_steps_with_the_five_steps():
     assert generators.generate("five_step_shapes", 0, version=1).solution[0].name == "1. 投影"
 
 
-@pytest.mark.parametrize(("name", "params"), [
-    ("attention_row_weights", {"is_causal": True}), ("attention_output", {"is_causal": True}),
-    ("causal_masked_weights", {}), ("mask_fill_zero_contrast", {}),
-])
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("attention_row_weights", {"is_causal": True}),
+        ("attention_output", {"is_causal": True}),
+        ("causal_masked_weights", {}),
+        ("mask_fill_zero_contrast", {}),
+    ],
+)
 def test_attention_steps_are_named_after_the_five_steps(name, params):
     labels = tuple(s.label for s in FIVE_STEPS)
     for seed in range(20):
@@ -59,36 +75,54 @@ def test_attention_matrix_memory_speaks_of_tiles():
         assert "tile" in v.prompt and r"tile\_size" in v.prompt and "tile" in v.solution[2].name
         assert "tile_size" in v.given and "block_size" not in v.given
     old = generators.generate("attention_matrix_memory", 0, version=1)
-    assert "block_size" in old.given and "block\\_size" in old.prompt           # version 1 as it was
+    assert "block_size" in old.given and "block\\_size" in old.prompt  # version 1 as it was
 
 
 def test_attention_matrix_memory_tile_is_the_full_matrix_times_tile_over_t():
     v = generators.generate("attention_matrix_memory", 0, B=2, n_head=8, T=1024, dtype="float32", tile_size=64)
     assert v.answer == [2 * 8 * 1024 * 1024 * 4 / 2**20, 2 * 8 * 1024 * 64 * 4 / 2**20] == [64.0, 4.0]
-    assert {c.misconception for c in v.choices} - {None} <= {"dtype_bits_as_bytes", "memory_missing_heads",
-                                                              "memory_missing_batch", "mib_as_mb"}
+    assert {c.misconception for c in v.choices} - {None} <= {
+        "dtype_bits_as_bytes",
+        "memory_missing_heads",
+        "memory_missing_batch",
+        "mib_as_mb",
+    }
 
 
 @pytest.mark.parametrize("is_causal", [False, True])
 @pytest.mark.parametrize("name", ["attention_row_weights", "attention_output"])
 def test_one_query_distractors_are_mistakes_that_still_look_right(name, is_causal):
     mistakes = offered(name, is_causal=is_causal)
-    new = {"scores_transposed", "missing_scale", "divide_by_dk", "softmax_wrong_axis_renormalised",
-           "wrong_query_row", "mask_hides_diagonal" if is_causal else "unneeded_causal_mask"}
+    new = {
+        "scores_transposed",
+        "missing_scale",
+        "divide_by_dk",
+        "softmax_wrong_axis_renormalised",
+        "wrong_query_row",
+        "mask_hides_diagonal" if is_causal else "unneeded_causal_mask",
+    }
     assert mistakes >= new
     if name == "attention_row_weights":
         assert not mistakes & FAIL_THE_CHECKS and mistakes == new
 
 
 def test_causal_matrix_distractors_are_mistakes_that_still_look_right():
-    assert offered("causal_masked_weights") == {"scores_transposed", "softmax_wrong_axis_renormalised",
-                                                "softmax_as_argmax"}
-    assert offered("mask_fill_zero_contrast") == {"zero_means_masked", "wrong_query_row", "scores_transposed",
-                                                  "mask_hides_diagonal"}
+    assert offered("causal_masked_weights") == {
+        "scores_transposed",
+        "softmax_wrong_axis_renormalised",
+        "softmax_as_argmax",
+    }
+    assert offered("mask_fill_zero_contrast") == {
+        "zero_means_masked",
+        "wrong_query_row",
+        "scores_transposed",
+        "mask_hides_diagonal",
+    }
 
 
-@pytest.mark.parametrize("name", ["kv_cache_savings", "attention_matrix_memory", "nanogpt_shapes", "head_dimension",
-                                  "five_step_shapes"])
+@pytest.mark.parametrize(
+    "name", ["kv_cache_savings", "attention_matrix_memory", "nanogpt_shapes", "head_dimension", "five_step_shapes"]
+)
 def test_count_and_shape_distractors_are_named(name):
     mistakes = offered(name)
     assert mistakes and mistakes <= set(MISCONCEPTIONS)

@@ -13,9 +13,16 @@ batch_shapes = st.lists(st.integers(1, 3), min_size=0, max_size=3).map(tuple)
 
 
 @settings(max_examples=80, deadline=None)
-@given(batch=batch_shapes, L=st.integers(1, 9), S=st.integers(1, 9), E=st.integers(1, 8), Ev=st.integers(1, 8),
-       mode=st.sampled_from(["none", "causal", "bool", "float"]), custom_scale=st.booleans(),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    batch=batch_shapes,
+    L=st.integers(1, 9),
+    S=st.integers(1, 9),
+    E=st.integers(1, 8),
+    Ev=st.integers(1, 8),
+    mode=st.sampled_from(["none", "causal", "bool", "float"]),
+    custom_scale=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_sdpa_matches_torch(torch, batch, L, S, E, Ev, mode, custom_scale, seed):
     F = torch.nn.functional
     rng = np.random.default_rng(seed)
@@ -27,7 +34,7 @@ def test_sdpa_matches_torch(torch, batch, L, S, E, Ev, mode, custom_scale, seed)
         kwargs["is_causal"] = True
     elif mode == "bool":
         mask = rng.random((L, S)) > 0.3
-        mask[:, 0] = True                                 # torch gives NaN rows otherwise in some backends
+        mask[:, 0] = True  # torch gives NaN rows otherwise in some backends
         kwargs["attn_mask"] = mask
     elif mode == "float":
         kwargs["attn_mask"] = rng.standard_normal((L, S))
@@ -49,8 +56,9 @@ def test_fully_masked_row_matches_torch_safe_softmax(torch):
     rng = np.random.default_rng(12)
     q, k, v = rng.standard_normal((3, 3, 4))
     mask = np.array([[True, True, False], [False, False, False], [True, False, True]])
-    ref = torch.nn.functional.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)),
-                                                           attn_mask=torch.from_numpy(mask))
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        *map(torch.from_numpy, (q, k, v)), attn_mask=torch.from_numpy(mask)
+    )
     ours = scaled_dot_product_attention(q, k, v, attn_mask=mask)
     np.testing.assert_allclose(ours, ref.numpy(), atol=1e-12)
     assert np.all(ours[1] == 0)

@@ -19,11 +19,13 @@ from attention_engine.codecheck import CaseSpec, InputSpec, NameCheck, QuestionS
 from attention_engine.codecheck.messages import english
 
 CORPUS = json.loads((Path(__file__).parent / "attacks.json").read_text())
-TIME_LIMIT = 2.0            # seconds per submission: the worker's wall-clock timeout
+TIME_LIMIT = 2.0  # seconds per submission: the worker's wall-clock timeout
 RSS_GROWTH_LIMIT = 64 << 10  # KiB the test process may grow by while grading the whole corpus
 
 ATTACK = QuestionSpec(
-    key="attack", version=1, title="a target for the attack corpus",
+    key="attack",
+    version=1,
+    title="a target for the attack corpus",
     inputs=(InputSpec("Q", shape=("T", "d")), InputSpec("K", shape=("T", "d")), InputSpec("V", shape=("T", "d"))),
     cases=(CaseSpec("a", {"T": 4, "d": 8}), CaseSpec("b", {"T": 3, "d": 8}, adversarial=True)),
     required=(NameCheck("out"),),
@@ -51,7 +53,7 @@ def assert_refused(entry: dict, result) -> None:
     text = json.dumps(result.to_dict(), allow_nan=False)
     assert "Traceback" not in text and "Error:" not in text
     for m in result.messages:
-        assert m.message and m.message != m.code.replace("_", " ")       # a real sentence, not a fallback
+        assert m.message and m.message != m.code.replace("_", " ")  # a real sentence, not a fallback
         assert m.line is None or m.line >= 1
     assert english(result.code, result.params)
     assert result.work <= spec_of(entry).limits.max_work
@@ -78,8 +80,12 @@ def test_each_attack_is_refused_clearly_and_quickly(entry):
 
 def test_static_refusals_say_where():
     for entry in CORPUS:
-        if entry["kind"] == "static" and entry["expect"][0] not in ("source_too_long", "too_many_lines",
-                                                                       "too_many_nodes", "too_deeply_nested"):
+        if entry["kind"] == "static" and entry["expect"][0] not in (
+            "source_too_long",
+            "too_many_lines",
+            "too_many_nodes",
+            "too_deeply_nested",
+        ):
             result = grade_code(spec_of(entry), source(entry))
             assert result.messages[0].line is not None, entry["name"]
 
@@ -91,7 +97,7 @@ def test_the_test_process_is_unaffected():
             grade_code(spec_of(entry), source(entry))
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown < RSS_GROWTH_LIMIT, f"RSS grew by {grown} KiB"
-    assert grade_code(ATTACK, "out = Q @ K.T").verdict == "correct"       # and still grades
+    assert grade_code(ATTACK, "out = Q @ K.T").verdict == "correct"  # and still grades
 
 
 def test_the_worker_refuses_the_corpus_without_ever_dying():
@@ -102,5 +108,5 @@ def test_the_worker_refuses_the_corpus_without_ever_dying():
             result = box.grade_code(spec_of(entry), source(entry))
             assert time.perf_counter() - start < TIME_LIMIT + 0.5
             assert_refused(entry, result)
-        assert box.pid == pid and box.restarts == 0     # the checks held: the backstop never fired
+        assert box.pid == pid and box.restarts == 0  # the checks held: the backstop never fired
         assert box.grade_code(ATTACK, "out = Q @ K.T").verdict == "correct"

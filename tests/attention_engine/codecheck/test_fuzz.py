@@ -25,18 +25,25 @@ from attention_engine.codecheck.messages import Refusal
 from attention_engine.codecheck.ops import Context
 
 CODES = set(re.findall(r"^``(\w+)``", messages.__doc__, flags=re.M))
-LIMITS = Limits(max_array_elements=1 << 14, max_work=1 << 18)     # small, so reaching them is quick
+LIMITS = Limits(max_array_elements=1 << 14, max_work=1 << 18)  # small, so reaching them is quick
 FUZZ = QuestionSpec(
-    key="fuzz", version=1, title="fuzz target",
-    inputs=(InputSpec("Q", shape=("T", "d")), InputSpec("K", shape=("T", "d")), InputSpec("V", shape=("T", "d")),
-            InputSpec("T", kind="dim", dim="T"), InputSpec("causal", kind="value", value=True)),
+    key="fuzz",
+    version=1,
+    title="fuzz target",
+    inputs=(
+        InputSpec("Q", shape=("T", "d")),
+        InputSpec("K", shape=("T", "d")),
+        InputSpec("V", shape=("T", "d")),
+        InputSpec("T", kind="dim", dim="T"),
+        InputSpec("causal", kind="value", value=True),
+    ),
     cases=(CaseSpec("a", {"T": 4, "d": 8}), CaseSpec("b", {"T": 1, "d": 3}, adversarial=True)),
     required=(NameCheck("out"),),
     helpers=("softmax",),
     reference="out = softmax(Q @ K.swapaxes(-2, -1)) @ V\n",
     limits=LIMITS,
 )
-EXAMPLES = int(os.environ.get("CODECHECK_FUZZ_EXAMPLES", "200"))     # raise it for a longer hunt
+EXAMPLES = int(os.environ.get("CODECHECK_FUZZ_EXAMPLES", "200"))  # raise it for a longer hunt
 FUZZ_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -100,11 +107,42 @@ def test_random_code_like_text(text):
 
 # --- random expressions ----------------------------------------------------------------------
 
-NAMES = ["Q", "K", "V", "T", "causal", "out", "np", "math", "softmax", "len", "float", "int", "abs", "print",
-         "x", "__import__", "getattr", "eval", "os", "open", "type", "object"]
-NP_FUNCS = [*sorted(k for k, v in F.NP.entries.items() if isinstance(v, F.SafeFunction)),
-            "lib", "load", "einsum", "kron", "tile", "frombuffer", "__dict__"]
+NAMES = [
+    "Q",
+    "K",
+    "V",
+    "T",
+    "causal",
+    "out",
+    "np",
+    "math",
+    "softmax",
+    "len",
+    "float",
+    "int",
+    "abs",
+    "print",
+    "x",
+    "__import__",
+    "getattr",
+    "eval",
+    "os",
+    "open",
+    "type",
+    "object",
+]
+NP_FUNCS = [
+    *sorted(k for k, v in F.NP.entries.items() if isinstance(v, F.SafeFunction)),
+    "lib",
+    "load",
+    "einsum",
+    "kron",
+    "tile",
+    "frombuffer",
+    "__dict__",
+]
 ATTRS = [*sorted(F.ARRAY_ATTRIBUTES | set(F.ARRAY_METHODS)), "ctypes", "base", "__class__", "flags", "data", "f_back"]
+CALLEES = ["softmax", "len", "float", "abs", "max", "print", "math.sqrt"]
 KEYWORDS = ["axis", "keepdims", "dtype", "k", "out", "where", "casting", "decimals", "shape"]
 
 atoms = st.one_of(
@@ -116,8 +154,30 @@ atoms = st.one_of(
 )
 
 
-BINOPS = ["+", "-", "*", "/", "//", "%", "**", "@", "<<", ">>", "&", "|", "^", "<", "<=", "==", "!=", ">", "and",
-          "or", "in", "is not"]
+BINOPS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "%",
+    "**",
+    "@",
+    "<<",
+    ">>",
+    "&",
+    "|",
+    "^",
+    "<",
+    "<=",
+    "==",
+    "!=",
+    ">",
+    "and",
+    "or",
+    "in",
+    "is not",
+]
 INDICES = [":", "::-1", "1:", "None", "...", "..., None", ":, None", "-1"]
 
 
@@ -131,18 +191,22 @@ def compound(inner):
         kws = draw(st.lists(st.tuples(st.sampled_from(KEYWORDS), inner), max_size=2, unique_by=lambda t: t[0]))
         kwargs = "".join(f", {k}={v}" for k, v in kws)
         index = draw(st.one_of(st.just(b), st.sampled_from(INDICES)))
-        return draw(st.sampled_from([
-            f"({a} {draw(st.sampled_from(BINOPS))} {b})",
-            f"({draw(st.sampled_from(['-', '+', '~', 'not ']))}{a})",
-            f"np.{draw(st.sampled_from(NP_FUNCS))}({args}{kwargs})",
-            f"({a}).{draw(st.sampled_from(ATTRS))}({args}{kwargs})",
-            f"({a}).{draw(st.sampled_from(ATTRS))}",
-            f"{draw(st.sampled_from(['softmax', 'len', 'float', 'abs', 'max', 'print', 'math.sqrt']))}({args}{kwargs})",
-            f"({a})[{index}]",
-            f"({a}, {b})",
-            f"[{a}, {b}]",
-            f"({a} if {b} else {c})",
-        ]))
+        return draw(
+            st.sampled_from(
+                [
+                    f"({a} {draw(st.sampled_from(BINOPS))} {b})",
+                    f"({draw(st.sampled_from(['-', '+', '~', 'not ']))}{a})",
+                    f"np.{draw(st.sampled_from(NP_FUNCS))}({args}{kwargs})",
+                    f"({a}).{draw(st.sampled_from(ATTRS))}({args}{kwargs})",
+                    f"({a}).{draw(st.sampled_from(ATTRS))}",
+                    f"{draw(st.sampled_from(CALLEES))}({args}{kwargs})",
+                    f"({a})[{index}]",
+                    f"({a}, {b})",
+                    f"[{a}, {b}]",
+                    f"({a} if {b} else {c})",
+                ]
+            )
+        )
 
     return build()
 
@@ -153,10 +217,18 @@ expressions = st.recursive(atoms, compound, max_leaves=12)
 @st.composite
 def statements(draw):
     a, b = draw(expressions), draw(expressions)
-    return draw(st.sampled_from([
-        f"out = {a}", f"x = {a}", f"out {draw(st.sampled_from(['+=', '*=', '@=', '**=', '<<=']))} {a}",
-        f"x = np.zeros((4, 8))\nx[{a}] = {b}", f"if {a}:\n    out = {b}\nelse:\n    out = Q", a,
-    ]))
+    return draw(
+        st.sampled_from(
+            [
+                f"out = {a}",
+                f"x = {a}",
+                f"out {draw(st.sampled_from(['+=', '*=', '@=', '**=', '<<=']))} {a}",
+                f"x = np.zeros((4, 8))\nx[{a}] = {b}",
+                f"if {a}:\n    out = {b}\nelse:\n    out = Q",
+                a,
+            ]
+        )
+    )
 
 
 @FUZZ_SETTINGS
@@ -174,16 +246,23 @@ def test_random_expressions_assigned_to_the_answer(expr):
 
 # --- random ASTs ---------------------------------------------------------------------------
 
+
 def _name(n: str) -> ast.expr:
     return ast.Name(n, ast.Load())
 
 
 ast_atoms = st.one_of(
     st.sampled_from(NAMES).map(_name),
-    st.one_of(st.integers(-(2**70), 2**70), st.floats(allow_nan=False), st.booleans(), st.none(),
-              st.just(...), st.text(max_size=20), st.binary(max_size=4), st.complex_numbers(max_magnitude=5,
-                                                                                              allow_nan=False))
-    .map(ast.Constant),
+    st.one_of(
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False),
+        st.booleans(),
+        st.none(),
+        st.just(...),
+        st.text(max_size=20),
+        st.binary(max_size=4),
+        st.complex_numbers(max_magnitude=5, allow_nan=False),
+    ).map(ast.Constant),
 )
 
 
@@ -197,39 +276,57 @@ def ast_compound(inner):
         items = draw(st.lists(inner, max_size=3))
         kws = draw(st.lists(st.tuples(st.sampled_from(KEYWORDS), inner), max_size=2, unique_by=lambda t: t[0]))
         load = ast.Load()
-        return draw(st.sampled_from([
-            ast.BinOp(a, draw(st.sampled_from(binops))(), b),
-            ast.UnaryOp(draw(st.sampled_from([ast.USub, ast.Not, ast.Invert]))(), a),
-            ast.Attribute(a, draw(st.sampled_from(ATTRS)), load),
-            ast.Call(ast.Attribute(_name("np"), draw(st.sampled_from(NP_FUNCS)), load), items,
-                     [ast.keyword(k, v) for k, v in kws]),
-            ast.Subscript(a, b, load),
-            ast.Subscript(a, ast.Slice(b, None, None), load),
-            ast.Tuple(items, load),
-            ast.List(items, load),
-            ast.IfExp(a, b, c),
-            ast.Compare(a, [ast.Lt()], [b]),
-            # constructs that must be refused
-            ast.Lambda(ast.arguments([], [], None, [], [], None, []), a),
-            ast.ListComp(a, [ast.comprehension(ast.Name("i", ast.Store()), _name("Q"), [], 0)]),
-            ast.JoinedStr([ast.FormattedValue(a, -1, None)]),
-            ast.Starred(a, load),
-            ast.Dict([a], [b]),
-            ast.NamedExpr(ast.Name("w", ast.Store()), a),
-        ]))
+        return draw(
+            st.sampled_from(
+                [
+                    ast.BinOp(a, draw(st.sampled_from(binops))(), b),
+                    ast.UnaryOp(draw(st.sampled_from([ast.USub, ast.Not, ast.Invert]))(), a),
+                    ast.Attribute(a, draw(st.sampled_from(ATTRS)), load),
+                    ast.Call(
+                        ast.Attribute(_name("np"), draw(st.sampled_from(NP_FUNCS)), load),
+                        items,
+                        [ast.keyword(k, v) for k, v in kws],
+                    ),
+                    ast.Subscript(a, b, load),
+                    ast.Subscript(a, ast.Slice(b, None, None), load),
+                    ast.Tuple(items, load),
+                    ast.List(items, load),
+                    ast.IfExp(a, b, c),
+                    ast.Compare(a, [ast.Lt()], [b]),
+                    # constructs that must be refused
+                    ast.Lambda(ast.arguments([], [], None, [], [], None, []), a),
+                    ast.ListComp(a, [ast.comprehension(ast.Name("i", ast.Store()), _name("Q"), [], 0)]),
+                    ast.JoinedStr([ast.FormattedValue(a, -1, None)]),
+                    ast.Starred(a, load),
+                    ast.Dict([a], [b]),
+                    ast.NamedExpr(ast.Name("w", ast.Store()), a),
+                ]
+            )
+        )
 
     return build()
 
 
 ast_expressions = st.recursive(ast_atoms, ast_compound, max_leaves=10)
+
+
 @st.composite
 def ast_statements(draw):
     a, b = draw(ast_expressions), draw(ast_expressions)
     out = ast.Name("out", ast.Store())
-    return draw(st.sampled_from([
-        ast.Assign([out], a), ast.Expr(a), ast.If(a, [ast.Assign([out], b)], []), ast.AugAssign(out, ast.Mult(), a),
-        ast.While(a, [ast.Pass()], []), ast.Delete([ast.Name("Q", ast.Del())]), ast.Import([ast.alias("os")]),
-    ]))
+    return draw(
+        st.sampled_from(
+            [
+                ast.Assign([out], a),
+                ast.Expr(a),
+                ast.If(a, [ast.Assign([out], b)], []),
+                ast.AugAssign(out, ast.Mult(), a),
+                ast.While(a, [ast.Pass()], []),
+                ast.Delete([ast.Name("Q", ast.Del())]),
+                ast.Import([ast.alias("os")]),
+            ]
+        )
+    )
 
 
 @FUZZ_SETTINGS
@@ -239,12 +336,13 @@ def test_random_asts(body):
     try:
         source = ast.unparse(tree)
     except (ValueError, TypeError, AttributeError, RecursionError):
-        return                                  # a tree with no source form: nothing a learner could type
+        return  # a tree with no source form: nothing a learner could type
     check_result(source)
     run_directly(source)
 
 
 # --- whole Python programs (hypothesmith, from requirements-dev.txt) --------------------------------
+
 
 def test_hypothesmith_programs():
     import hypothesmith
@@ -260,11 +358,32 @@ def test_hypothesmith_programs():
 
 # --- the checks before each operation are exact ---------------------------------------------------
 
-SHAPED = st.sampled_from([
-    "np.zeros((0, 10**9))", "np.zeros((10**9, 0))", "np.ones((3, 0))", "np.eye(0, 10**9)", "np.zeros(0)", "Q",
-    "np.ones(60000)", "np.ones((128, 128))", "np.ones((2, 1, 3))", "np.arange(6)", "Q > 0", "Q.T", "T", "1",
-    "-1", "0", "2", "None", "(0, 1)", "[0, 0]", "10**9", "np.ones((0, 3, 10**7))",
-])
+SHAPED = st.sampled_from(
+    [
+        "np.zeros((0, 10**9))",
+        "np.zeros((10**9, 0))",
+        "np.ones((3, 0))",
+        "np.eye(0, 10**9)",
+        "np.zeros(0)",
+        "Q",
+        "np.ones(60000)",
+        "np.ones((128, 128))",
+        "np.ones((2, 1, 3))",
+        "np.arange(6)",
+        "Q > 0",
+        "Q.T",
+        "T",
+        "1",
+        "-1",
+        "0",
+        "2",
+        "None",
+        "(0, 1)",
+        "[0, 0]",
+        "10**9",
+        "np.ones((0, 3, 10**7))",
+    ]
+)
 CALLS = sorted(k for k, v in F.NP.entries.items() if isinstance(v, F.SafeFunction))
 METHODS = sorted(F.ARRAY_METHODS)
 
@@ -273,18 +392,25 @@ def shaped_compound(inner):
     @st.composite
     def build(draw):
         a, b, c = draw(inner), draw(inner), draw(inner)
-        kw = draw(st.sampled_from(["", ", axis=0", ", axis=-1", ", axis=1", ", keepdims=True",
-                                   ", axis=0, keepdims=True", ", k=1"]))
-        return draw(st.sampled_from([
-            f"np.{draw(st.sampled_from(CALLS))}({a}{kw})",
-            f"np.{draw(st.sampled_from(CALLS))}({a}, {b}{kw})",
-            f"np.{draw(st.sampled_from(CALLS))}({a}, {b}, {c})",
-            f"({a}).{draw(st.sampled_from(METHODS))}({kw.lstrip(', ')})",
-            f"({a}).{draw(st.sampled_from(METHODS))}({b})",
-            f"({a} {draw(st.sampled_from(['+', '*', '@', '<', '&']))} {b})",
-            f"({a})[{draw(st.sampled_from([':, None', 'None', '0', '[0, 0, 0]', '..., None', ':0']))}]",
-            f"[{a}, {b}]",
-        ]))
+        kw = draw(
+            st.sampled_from(
+                ["", ", axis=0", ", axis=-1", ", axis=1", ", keepdims=True", ", axis=0, keepdims=True", ", k=1"]
+            )
+        )
+        return draw(
+            st.sampled_from(
+                [
+                    f"np.{draw(st.sampled_from(CALLS))}({a}{kw})",
+                    f"np.{draw(st.sampled_from(CALLS))}({a}, {b}{kw})",
+                    f"np.{draw(st.sampled_from(CALLS))}({a}, {b}, {c})",
+                    f"({a}).{draw(st.sampled_from(METHODS))}({kw.lstrip(', ')})",
+                    f"({a}).{draw(st.sampled_from(METHODS))}({b})",
+                    f"({a} {draw(st.sampled_from(['+', '*', '@', '<', '&']))} {b})",
+                    f"({a})[{draw(st.sampled_from([':, None', 'None', '0', '[0, 0, 0]', '..., None', ':0']))}]",
+                    f"[{a}, {b}]",
+                ]
+            )
+        )
 
     return build()
 
@@ -315,9 +441,26 @@ def monkeypatch_session():
     mp.undo()
 
 
-ATOMS = ["np.zeros((0, 10**9))", "np.zeros((10**9, 0))", "np.ones((3, 0))", "np.zeros((0, 3, 10**7))", "Q", "Q > 0",
-         "np.ones((128, 128))", "np.ones((2, 1, 3))", "np.arange(6)", "T", "0", "-1", "2", "10**9", "(0, 1)", "[0, 0]",
-         "None", "True"]
+ATOMS = [
+    "np.zeros((0, 10**9))",
+    "np.zeros((10**9, 0))",
+    "np.ones((3, 0))",
+    "np.zeros((0, 3, 10**7))",
+    "Q",
+    "Q > 0",
+    "np.ones((128, 128))",
+    "np.ones((2, 1, 3))",
+    "np.arange(6)",
+    "T",
+    "0",
+    "-1",
+    "2",
+    "10**9",
+    "(0, 1)",
+    "[0, 0]",
+    "None",
+    "True",
+]
 KWARGS = ["", ", axis=0", ", axis=1", ", axis=-1", ", keepdims=True", ", axis=0, keepdims=True", ", axis=(0, 1)"]
 
 
@@ -334,4 +477,4 @@ def test_every_call_on_empty_and_huge_shapes_is_sized_before_it_runs(monkeypatch
     programs += [f"out = {a} {op} {b}" for a in ATOMS for b in ATOMS for op in ("+", "@", "<", "&")]
     for source in programs:
         run_directly(source)
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 << 10     # KiB
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 << 10  # KiB

@@ -40,8 +40,13 @@ def as_json(result: CheckResult) -> dict:
 
 
 def test_there_are_the_five_specs():
-    assert set(specs.SPECS) == {"sdpa_three_lines", "stable_softmax", "causal_mask", "split_merge_heads",
-                                "kv_cache_step"}
+    assert set(specs.SPECS) == {
+        "sdpa_three_lines",
+        "stable_softmax",
+        "causal_mask",
+        "split_merge_heads",
+        "kv_cache_step",
+    }
     with pytest.raises(KeyError, match="sdpa_three_lines"):
         specs.get("nope")
 
@@ -75,7 +80,10 @@ def test_each_configured_misconception_is_named_on_its_line(key, index):
     name = result.params["name"]
     assert result.params["line"] == last_line_assigning(m.code, name)
     assert result.lines[[ln.line for ln in result.lines].index(result.params["line"])].mark in (
-        "incorrect", "error", "fails_optional")
+        "incorrect",
+        "error",
+        "fails_optional",
+    )
     assert misconceptions.describe(m.id)["title_en"]
     if result.passed:
         assert (result.verdict, result.code, result.suggested_rating) == ("accepted", "works_2d_only", 2)
@@ -101,13 +109,16 @@ SDPA = specs.get("sdpa_three_lines")
 MASK = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)"
 
 
-@pytest.mark.parametrize("scores", [
-    "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
-    "scores = Q @ K.swapaxes(-2,-1) * d_k ** -0.5",
-    "scores = Q @ K.swapaxes(-2, -1) / math.sqrt(d_k)",
-    "scores = (Q @ np.swapaxes(K, -1, -2)) / d_k ** 0.5",
-    "scores = np.matmul(Q, np.moveaxis(K, -1, -2)) / np.sqrt(Q.shape[-1])",
-])
+@pytest.mark.parametrize(
+    "scores",
+    [
+        "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
+        "scores = Q @ K.swapaxes(-2,-1) * d_k ** -0.5",
+        "scores = Q @ K.swapaxes(-2, -1) / math.sqrt(d_k)",
+        "scores = (Q @ np.swapaxes(K, -1, -2)) / d_k ** 0.5",
+        "scores = np.matmul(Q, np.moveaxis(K, -1, -2)) / np.sqrt(Q.shape[-1])",
+    ],
+)
 def test_sdpa_scale_and_transpose_spellings_pass(scores):
     result = grade_code(SDPA, f"{scores}\n{MASK}\nweights = softmax(scores)")
     assert result.verdict == "correct", result.message
@@ -128,7 +139,9 @@ def test_k_t_works_for_2d_only_accepted_with_a_lower_rating(scores):
 
 
 TWO_D = QuestionSpec(
-    key="two_d_scores", version=1, title="2-D only",
+    key="two_d_scores",
+    version=1,
+    title="2-D only",
     inputs=(InputSpec("Q", shape=("T", "d")), InputSpec("K", shape=("T", "d"))),
     cases=(CaseSpec("a", {"T": 4, "d": 8}), CaseSpec("b", {"T": 3, "d": 5}, adversarial=True)),
     required=(NameCheck("scores"),),
@@ -136,21 +149,34 @@ TWO_D = QuestionSpec(
 )
 
 
-@pytest.mark.parametrize("spelling", ["K.T", "K.swapaxes(-2, -1)", "np.transpose(K)", "K.transpose()",
-                                      "np.swapaxes(K, 0, 1)", "K.transpose(1, 0)", "np.transpose(K, (1, 0))"])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "K.T",
+        "K.swapaxes(-2, -1)",
+        "np.transpose(K)",
+        "K.transpose()",
+        "np.swapaxes(K, 0, 1)",
+        "K.transpose(1, 0)",
+        "np.transpose(K, (1, 0))",
+    ],
+)
 def test_every_transpose_spelling_passes_in_2d(spelling):
     assert grade_code(TWO_D, f"scores = Q @ {spelling}").verdict == "correct"
 
 
-@pytest.mark.parametrize("mask", [
-    MASK,
-    "mask = np.tril(np.ones((T, T))) == 0",
-    "mask = ~np.tril(np.ones((T, T), dtype=bool))",
-    "mask = np.triu(np.ones((T, T)), k=1).astype(bool)",
-    "mask = np.triu(np.ones((T, T)), k=1)",                 # 1.0 / 0.0: np.where reads it the same way
-    "mask = np.triu(np.ones_like(scores, dtype=bool), k=1)",  # (2, 4, 5, 5) when batched: broadcasts the same
-    "mask = np.arange(T)[:, None] < np.arange(T)[None, :]",
-])
+@pytest.mark.parametrize(
+    "mask",
+    [
+        MASK,
+        "mask = np.tril(np.ones((T, T))) == 0",
+        "mask = ~np.tril(np.ones((T, T), dtype=bool))",
+        "mask = np.triu(np.ones((T, T)), k=1).astype(bool)",
+        "mask = np.triu(np.ones((T, T)), k=1)",  # 1.0 / 0.0: np.where reads it the same way
+        "mask = np.triu(np.ones_like(scores, dtype=bool), k=1)",  # (2, 4, 5, 5) when batched: broadcasts the same
+        "mask = np.arange(T)[:, None] < np.arange(T)[None, :]",
+    ],
+)
 def test_sdpa_mask_spellings_pass(mask):
     result = grade_code(SDPA, f"scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\n{mask}\nweights = softmax(scores)")
     assert result.verdict == "correct", result.message
@@ -159,13 +185,17 @@ def test_sdpa_mask_spellings_pass(mask):
 SOFTMAX = specs.get("stable_softmax")
 
 
-@pytest.mark.parametrize("code", [
-    "z = x - x.max(-1, keepdims=True)\ne = np.exp(z)\np = e / e.sum(-1, keepdims=True)",
-    "z = x - np.max(x, axis=-1, keepdims=True)\np = np.exp(z) / np.sum(np.exp(z), axis=-1, keepdims=True)",
-    "e = np.exp(x - x.max(axis=-1)[..., np.newaxis])\np = e / e.sum(axis=-1)[..., None]",
-    "m = x.max(-1, keepdims=True)\np = np.exp(x - m)\np /= p.sum(-1, keepdims=True)",
-    "shifted = x - x.max(axis=x.ndim - 1, keepdims=True)\np = np.exp(shifted) / np.exp(shifted).sum(-1, keepdims=True)",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "z = x - x.max(-1, keepdims=True)\ne = np.exp(z)\np = e / e.sum(-1, keepdims=True)",
+        "z = x - np.max(x, axis=-1, keepdims=True)\np = np.exp(z) / np.sum(np.exp(z), axis=-1, keepdims=True)",
+        "e = np.exp(x - x.max(axis=-1)[..., np.newaxis])\np = e / e.sum(axis=-1)[..., None]",
+        "m = x.max(-1, keepdims=True)\np = np.exp(x - m)\np /= p.sum(-1, keepdims=True)",
+        "shifted = x - x.max(axis=x.ndim - 1, keepdims=True)\n"
+        "p = np.exp(shifted) / np.exp(shifted).sum(-1, keepdims=True)",
+    ],
+)
 def test_stable_softmax_spellings_pass(code):
     assert grade_code(SOFTMAX, code).verdict == "correct"
 
@@ -180,12 +210,15 @@ def test_naive_softmax_passes_plain_inputs_fails_large_logits_and_is_named():
     assert "nan" in json.dumps(data["example"]["got"]) and "nan" not in json.dumps(data["example"]["expected"])
 
 
-@pytest.mark.parametrize(("code", "expected"), [
-    ("p = np.exp(x - np.max(x)) / np.exp(x - np.max(x)).sum(-1, keepdims=True)", "softmax_global_max"),
-    ("e = np.exp(x - x.max(-1))\np = e / e.sum(-1, keepdims=True)", "missing_keepdims"),
-    ("e = np.exp(x - x.max(axis=0, keepdims=True))\np = e / e.sum(axis=0, keepdims=True)", "softmax_wrong_axis"),
-    ("p = x / np.sum(x, axis=-1, keepdims=True)", "linear_normalisation"),
-])
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("p = np.exp(x - np.max(x)) / np.exp(x - np.max(x)).sum(-1, keepdims=True)", "softmax_global_max"),
+        ("e = np.exp(x - x.max(-1))\np = e / e.sum(-1, keepdims=True)", "missing_keepdims"),
+        ("e = np.exp(x - x.max(axis=0, keepdims=True))\np = e / e.sum(axis=0, keepdims=True)", "softmax_wrong_axis"),
+        ("p = x / np.sum(x, axis=-1, keepdims=True)", "linear_normalisation"),
+    ],
+)
 def test_softmax_bugs_written_differently_are_still_named(code, expected):
     assert grade_code(SOFTMAX, code).misconception == expected
 
@@ -194,54 +227,68 @@ CAUSAL = specs.get("causal_mask")
 HEAD = "T = scores.shape[-1]\n"
 
 
-@pytest.mark.parametrize("code", [
-    "mask = np.triu(np.ones((T, T), dtype=bool), k=1)\nmasked = np.where(mask, -np.inf, scores)",
-    "keep = np.tril(np.ones((T, T), dtype=bool))\nmasked = np.where(keep, scores, -np.inf)",
-    "masked = masked_fill(scores, np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf)",
-    "masked = np.where(np.tril(np.ones((T, T))) == 1, scores, -math.inf)",
-    "masked = scores + np.triu(np.full((T, T), -np.inf), k=1)",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "mask = np.triu(np.ones((T, T), dtype=bool), k=1)\nmasked = np.where(mask, -np.inf, scores)",
+        "keep = np.tril(np.ones((T, T), dtype=bool))\nmasked = np.where(keep, scores, -np.inf)",
+        "masked = masked_fill(scores, np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf)",
+        "masked = np.where(np.tril(np.ones((T, T))) == 1, scores, -math.inf)",
+        "masked = scores + np.triu(np.full((T, T), -np.inf), k=1)",
+    ],
+)
 def test_both_mask_conventions_pass(code):
     result = grade_code(CAUSAL, HEAD + code + "\nweights = softmax(masked)")
     assert result.verdict == "correct", result.message
 
 
-@pytest.mark.parametrize(("code", "expected", "line"), [
-    ("masked = np.where(np.triu(np.ones((T, T)), k=0) == 1, -np.inf, scores)", "mask_hides_diagonal", 2),
-    ("masked = np.where(np.tril(np.ones((T, T))) == 1, -np.inf, scores)", "mask_convention_swapped", 2),
-    ("masked = np.where(np.tril(np.ones((T, T)), -1) > 0, -np.inf, scores)", "mask_transposed", 2),
-    ("masked = np.where(np.triu(np.ones((T, T)), 1) > 0, 0, scores)", "mask_fill_zero", 2),
-])
+@pytest.mark.parametrize(
+    ("code", "expected", "line"),
+    [
+        ("masked = np.where(np.triu(np.ones((T, T)), k=0) == 1, -np.inf, scores)", "mask_hides_diagonal", 2),
+        ("masked = np.where(np.tril(np.ones((T, T))) == 1, -np.inf, scores)", "mask_convention_swapped", 2),
+        ("masked = np.where(np.tril(np.ones((T, T)), -1) > 0, -np.inf, scores)", "mask_transposed", 2),
+        ("masked = np.where(np.triu(np.ones((T, T)), 1) > 0, 0, scores)", "mask_fill_zero", 2),
+    ],
+)
 def test_mask_bugs_written_differently_are_named(code, expected, line):
     result = grade_code(CAUSAL, HEAD + code + "\nweights = softmax(masked)")
     assert (result.misconception, result.params["line"], result.params["name"]) == (expected, line, "masked")
 
 
 def test_mask_after_softmax_is_named_on_the_weights_line():
-    code = (HEAD + "mask = np.triu(np.ones((T, T), dtype=bool), k=1)\nmasked = np.where(mask, -np.inf, scores)\n"
-            "w = softmax(scores)\nweights = np.where(mask, 0, w)")
+    code = (
+        HEAD + "mask = np.triu(np.ones((T, T), dtype=bool), k=1)\nmasked = np.where(mask, -np.inf, scores)\n"
+        "w = softmax(scores)\nweights = np.where(mask, 0, w)"
+    )
     result = grade_code(CAUSAL, code)
     assert (result.misconception, result.params["name"], result.params["line"]) == ("mask_after_softmax", "weights", 5)
     assert [m.mark for m in result.lines] == ["unchecked", "unchecked", "correct", "unchecked", "incorrect"]
 
 
 def test_len_for_t_works_for_2d_only():
-    result = grade_code(CAUSAL, "T = len(scores)\nmasked = np.where(np.triu(np.ones((T, T), dtype=bool), 1), "
-                                "-np.inf, scores)\nweights = softmax(masked)")
+    result = grade_code(
+        CAUSAL,
+        "T = len(scores)\nmasked = np.where(np.triu(np.ones((T, T), dtype=bool), 1), "
+        "-np.inf, scores)\nweights = softmax(masked)",
+    )
     assert (result.verdict, result.code, result.suggested_rating) == ("accepted", "works_2d_only", 2)
 
 
 HEADS = specs.get("split_merge_heads")
 
 
-@pytest.mark.parametrize("code", [
-    "B, T, C = x.shape\nheads = x.reshape(B, T, n_head, C // n_head).swapaxes(1, 2)\n"
-    "merged = y.swapaxes(1, 2).reshape(B, T, C)",
-    "B, T, C = x.shape\nhs = C // n_head\nheads = np.transpose(x.reshape(B, T, n_head, hs), (0, 2, 1, 3))\n"
-    "merged = np.transpose(y, (0, 2, 1, 3)).reshape(B, T, -1)",
-    "heads = np.swapaxes(x.reshape(x.shape[0], x.shape[1], n_head, -1), 1, 2)\n"
-    "merged = np.moveaxis(y, 1, 2).reshape(y.shape[0], y.shape[2], -1)",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "B, T, C = x.shape\nheads = x.reshape(B, T, n_head, C // n_head).swapaxes(1, 2)\n"
+        "merged = y.swapaxes(1, 2).reshape(B, T, C)",
+        "B, T, C = x.shape\nhs = C // n_head\nheads = np.transpose(x.reshape(B, T, n_head, hs), (0, 2, 1, 3))\n"
+        "merged = np.transpose(y, (0, 2, 1, 3)).reshape(B, T, -1)",
+        "heads = np.swapaxes(x.reshape(x.shape[0], x.shape[1], n_head, -1), 1, 2)\n"
+        "merged = np.moveaxis(y, 1, 2).reshape(y.shape[0], y.shape[2], -1)",
+    ],
+)
 def test_split_merge_spellings_pass(code):
     assert grade_code(HEADS, code).verdict == "correct"
 
@@ -250,7 +297,7 @@ def test_reshape_without_transpose_is_named_with_the_right_shape():
     code = "B, T, C = x.shape\nheads = x.reshape(B, n_head, T, C // n_head)\nmerged = y.swapaxes(1, 2).reshape(B, T, C)"
     result = grade_code(HEADS, code)
     assert (result.misconception, result.params["name"], result.params["line"]) == ("missing_transpose", "heads", 2)
-    assert result.example["got_shape"] == result.example["expected_shape"]          # same shape, other values
+    assert result.example["got_shape"] == result.example["expected_shape"]  # same shape, other values
     assert [m.mark for m in result.lines] == ["unchecked", "incorrect", "correct"]
 
 
@@ -258,28 +305,38 @@ KV = specs.get("kv_cache_step")
 
 
 def test_kv_cache_bugs_written_differently():
-    attend_first = ("y = softmax(q @ np.swapaxes(k_cache, -1, -2) / np.sqrt(k.shape[-1])) @ v_cache\n"
-                    "k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concatenate([v_cache, v], -2)")
+    attend_first = (
+        "y = softmax(q @ np.swapaxes(k_cache, -1, -2) / np.sqrt(k.shape[-1])) @ v_cache\n"
+        "k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concatenate([v_cache, v], -2)"
+    )
     result = grade_code(KV, attend_first)
     assert (result.misconception, result.params["line"]) == ("kv_append_after_attend", 1)
-    only_new = ("k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concatenate([v_cache, v], axis=-2)\n"
-                "y = v + 0.0")
+    only_new = (
+        "k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concatenate([v_cache, v], axis=-2)\ny = v + 0.0"
+    )
     assert grade_code(KV, only_new).misconception == "kv_attend_new_only"
 
 
 def test_two_bugs_are_both_named_and_each_line_judged_on_correct_inputs():
-    code = ("scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\nmask = np.triu(np.ones((T, T), dtype=bool))\n"
-            "weights = softmax(scores, axis=0)")
+    code = (
+        "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\nmask = np.triu(np.ones((T, T), dtype=bool))\n"
+        "weights = softmax(scores, axis=0)"
+    )
     result = grade_code(SDPA, code)
     assert result.misconception == "mask_hides_diagonal" and result.params["line"] == 2
-    assert [(m.params.get("id"), m.line) for m in result.messages] == [("mask_hides_diagonal", 2),
-                                                                        ("softmax_wrong_axis", 3)]
+    assert [(m.params.get("id"), m.line) for m in result.messages] == [
+        ("mask_hides_diagonal", 2),
+        ("softmax_wrong_axis", 3),
+    ]
     assert [m.mark for m in result.lines] == ["correct", "incorrect", "incorrect"]
 
 
 def test_a_wrong_mask_does_not_make_the_softmax_line_wrong():
-    result = grade_code(SDPA, "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\n"
-                              "mask = np.triu(np.ones((T, T), dtype=bool))\nweights = softmax(scores)")
+    result = grade_code(
+        SDPA,
+        "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\n"
+        "mask = np.triu(np.ones((T, T), dtype=bool))\nweights = softmax(scores)",
+    )
     assert [m.mark for m in result.lines] == ["correct", "incorrect", "correct"]
     assert [m.name for m in result.messages] == ["mask"]
 
@@ -300,8 +357,11 @@ def test_an_unnamed_wrong_line_gets_the_comparison_and_an_example():
 def test_a_wrong_output_of_the_scaffold_is_reported_without_a_line():
     code = f"V = V * 2\nscores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\n{MASK}\nweights = softmax(scores)"
     result = grade_code(SDPA, code)
-    assert (result.verdict, result.code, result.params) == ("incorrect", "incorrect",
-                                                            {"name": "out", "line": None, "case": "plain"})
+    assert (result.verdict, result.code, result.params) == (
+        "incorrect",
+        "incorrect",
+        {"name": "out", "line": None, "case": "plain"},
+    )
     assert result.message == "out (computed by the given code) gives a wrong result on input plain"
     assert result.messages[0].where == "scaffold"
 
@@ -314,14 +374,17 @@ def test_a_runtime_error_on_every_input_is_rated_again():
     assert "cannot matrix-multiply (4, 8) by (4, 8)" in result.messages[0].message
 
 
-@pytest.mark.parametrize(("code", "expected"), [
-    ("scores = Q @ K.T / np.sqrt(d_k\nmask = 1\nweights = 1", "syntax_error"),
-    ("scores = Q @ K.T\nweights = softmax(scores)", "missing_name"),
-    ("mask = np.triu(np.ones((4, 4)), 1)\nscores = Q @ K.T\nweights = softmax(scores)", "slot_order"),
-    ("scores = ...\nmask = ...\nweights = ...", "placeholder"),
-    ("", "empty_code"),
-    ("scores = Q @ K.T\nmask = msk\nweights = softmax(scores)", "unknown_name"),
-])
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("scores = Q @ K.T / np.sqrt(d_k\nmask = 1\nweights = 1", "syntax_error"),
+        ("scores = Q @ K.T\nweights = softmax(scores)", "missing_name"),
+        ("mask = np.triu(np.ones((4, 4)), 1)\nscores = Q @ K.T\nweights = softmax(scores)", "slot_order"),
+        ("scores = ...\nmask = ...\nweights = ...", "placeholder"),
+        ("", "empty_code"),
+        ("scores = Q @ K.T\nmask = msk\nweights = softmax(scores)", "unknown_name"),
+    ],
+)
 def test_refusals_lock_nothing(code, expected):
     result = grade_code(SDPA, code)
     data = as_json(result)
@@ -331,8 +394,11 @@ def test_refusals_lock_nothing(code, expected):
 
 
 def test_a_typo_gets_a_suggestion_with_its_position():
-    result = grade_code(SDPA, "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\nmask = np.triu(np.ones((T, T)), k=1)\n"
-                              "weights = softmx(scores)")
+    result = grade_code(
+        SDPA,
+        "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\nmask = np.triu(np.ones((T, T)), k=1)\n"
+        "weights = softmx(scores)",
+    )
     assert result.params == {"name": "softmx", "suggestion": "softmax"}
     assert (result.messages[0].line, result.messages[0].col) == (3, 11)
     assert check_syntax(SDPA, SDPA.reference) is None
@@ -340,10 +406,10 @@ def test_a_typo_gets_a_suggestion_with_its_position():
 
 def test_pasted_indented_lines_are_accepted_and_columns_kept():
     code = "    scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)\n        mask = np.triu(np.ones((T, T)), k=1)\n"
-    assert grade_code(SDPA, code).code == "syntax_error"         # inconsistent indentation is still an error
+    assert grade_code(SDPA, code).code == "syntax_error"  # inconsistent indentation is still an error
     code = "    scores = Q @ K / np.sqrt(d_k)\n    mask = np.triu(np.ones((T, T)), k=1)\n    weights = softmax(scores)"
     result = grade_code(SDPA, code)
-    assert (result.messages[0].line, result.messages[0].col) == (1, 14)   # the @ in the learner's own text
+    assert (result.messages[0].line, result.messages[0].col) == (1, 14)  # the @ in the learner's own text
 
 
 def test_display_code_shows_the_helper_and_the_todo_lines():
@@ -379,7 +445,7 @@ def test_spec_data_is_checked():
     with pytest.raises(ValueError, match="dims"):
         QuestionSpec.from_dict({**data, "cases": [{"name": "a", "dims": {"T": 2}}]})
     limits = QuestionSpec.from_dict({**data, "limits": {"max_array_elements": 10**12}}).limits
-    assert limits.max_array_elements == 1 << 20                 # a stored spec cannot lift the hard caps
+    assert limits.max_array_elements == 1 << 20  # a stored spec cannot lift the hard caps
 
 
 def test_broken_specs_are_reported():
@@ -390,8 +456,9 @@ def test_broken_specs_are_reported():
     no_slot = QuestionSpec.from_dict({**SDPA.to_dict(), "scaffold": SDPA.scaffold.replace("mask = ...", "mask = 1")})
     with pytest.raises(SpecError, match=r"'mask = \.\.\.'"):
         prepare(no_slot, 0)
-    useless = QuestionSpec.from_dict({**TWO_D.to_dict(), "misconceptions": [
-        {"id": "missing_scale", "code": "scores = Q @ K.T"}]})
+    useless = QuestionSpec.from_dict(
+        {**TWO_D.to_dict(), "misconceptions": [{"id": "missing_scale", "code": "scores = Q @ K.T"}]}
+    )
     assert "gives the reference's values" in validate_spec(useless)[0]
 
 
@@ -406,8 +473,9 @@ def reference_runs(spec, seed=0):
 
 def test_sdpa_reference_equals_the_engine():
     for case, inp, out in reference_runs(SDPA):
-        expected, weights = scaled_dot_product_attention(inp["Q"], inp["K"], inp["V"], is_causal=bool(inp["causal"]),
-                                                         return_weights=True)
+        expected, weights = scaled_dot_product_attention(
+            inp["Q"], inp["K"], inp["V"], is_causal=bool(inp["causal"]), return_weights=True
+        )
         assert np.allclose(out["out"], expected) and np.allclose(out["weights"], weights), case.name
     assert [c.batch for c in SDPA.cases][-1] == (2, 4) and out["out"].shape == (2, 4, 5, 16)
 
@@ -424,7 +492,7 @@ def test_split_merge_reference_equals_nanogpt():
     for case, inp, out in reference_runs(HEADS):
         C = inp["x"].shape[-1]
         attn = CausalSelfAttention(C, inp["n_head"], bias=False)
-        attn.c_attn_weight = np.concatenate([np.eye(C)] * 3)            # q = k = v = x: the split alone
+        attn.c_attn_weight = np.concatenate([np.eye(C)] * 3)  # q = k = v = x: the split alone
         _, q, _, _ = attn._qkv_heads(inp["x"])
         assert np.array_equal(out["heads"], q), case.name
         merged, _ = attn._merge_heads_and_project(inp["y"])
@@ -467,4 +535,4 @@ def test_inputs_are_read_only_seeded_and_at_one_decimal():
     assert np.array_equal(prepare(SDPA, 0).inputs[1]["Q"], SDPA.make_inputs(1, 0)["Q"])
     assert not np.array_equal(SDPA.make_inputs(1, 1)["Q"], q)
     large = SOFTMAX.make_inputs(2, 5)["x"]
-    assert large[0].min() > 700 and large[1].max() < -700          # the offsets hold for any seed
+    assert large[0].min() > 700 and large[1].max() < -700  # the offsets hold for any seed

@@ -39,8 +39,15 @@ def limits_of(pid: int) -> dict[str, str]:
     return {row[:26].strip(): row[26:47].strip() for row in rows}
 
 
-@pytest.mark.parametrize("code", [SDPA.reference, *[m.code for m in SDPA.misconceptions[:4]],
-                                  "scores = Q @ K.T\nmask = msk\nweights = 1", "import os"])
+@pytest.mark.parametrize(
+    "code",
+    [
+        SDPA.reference,
+        *[m.code for m in SDPA.misconceptions[:4]],
+        "scores = Q @ K.T\nmask = msk\nweights = 1",
+        "import os",
+    ],
+)
 def test_the_worker_answers_exactly_as_in_process(box, code):
     assert box.grade_code(SDPA, code).to_dict() == grade_code(SDPA, code).to_dict()
 
@@ -63,20 +70,29 @@ def test_the_worker_runs_with_lowered_limits_and_a_clean_environment(box):
     assert not [e for e in environ if e.startswith((b"DATABASE_URL", b"SECRET", b"DJANGO", b"REDIS"))]
 
 
-SLOW = QuestionSpec(                                     # a spec allowing 16x the default work, for a slow run
-    key="slow", version=1, title="slow", inputs=(InputSpec("x", shape=("n",)),),
-    cases=tuple(CaseSpec(f"c{i}", {"n": 4}) for i in range(3)), required=(NameCheck("y"),), reference="y = x",
+SLOW = QuestionSpec(  # a spec allowing 16x the default work, for a slow run
+    key="slow",
+    version=1,
+    title="slow",
+    inputs=(InputSpec("x", shape=("n",)),),
+    cases=tuple(CaseSpec(f"c{i}", {"n": 4}) for i in range(3)),
+    required=(NameCheck("y"),),
+    reference="y = x",
     limits=Limits(max_array_elements=1 << 20, max_work=1 << 24),
 )
-SLOW_CODE = "a = np.ones(1 << 20)\n" + "b = np.exp(a)\n" * 14 + "y = x"   # ~15M element operations per input
+SLOW_CODE = "a = np.ones(1 << 20)\n" + "b = np.exp(a)\n" * 14 + "y = x"  # ~15M element operations per input
 
 
 def test_a_timeout_kills_the_worker_and_the_next_request_restarts_it():
-    with Sandbox(timeout=0.01) as b:                      # far shorter than the slow grading: always overruns
+    with Sandbox(timeout=0.01) as b:  # far shorter than the slow grading: always overruns
         first_pid = b.pid
         result = b.grade_code(SLOW, SLOW_CODE)
-        assert (result.verdict, result.code, result.runnable, result.suggested_rating) == \
-            ("rejected", "timeout", False, None)
+        assert (result.verdict, result.code, result.runnable, result.suggested_rating) == (
+            "rejected",
+            "timeout",
+            False,
+            None,
+        )
         assert b.pid is None
         b.timeout = 30.0
         assert b.grade_code(SLOW, SLOW_CODE).verdict == "correct"
@@ -85,7 +101,7 @@ def test_a_timeout_kills_the_worker_and_the_next_request_restarts_it():
 
 def test_a_dead_worker_is_reported_and_replaced():
     with Sandbox() as b:
-        os.kill(b.pid, signal.SIGKILL)                    # our own child, by pid
+        os.kill(b.pid, signal.SIGKILL)  # our own child, by pid
         time.sleep(0.05)
         results = [b.grade_code(SDPA, SDPA.reference).code for _ in range(2)]
         assert results[-1] == "correct" and set(results) <= {"correct", "worker_crashed"}
@@ -94,11 +110,18 @@ def test_a_dead_worker_is_reported_and_replaced():
 
 def test_the_address_space_limit_stops_what_the_checks_would_miss():
     """The backstop itself, without the checks: a process limited as the worker is cannot allocate 2 GiB."""
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); import numpy as np; "
-              "from attention_engine.codecheck.worker import _limit_self; _limit_self(256)\n"
-              "try:\n    np.ones(1 << 28)\nexcept MemoryError:\n    print('refused')\n")
-    out = subprocess.run([sys.executable, "-I", "-c", script, ROOT], capture_output=True, text=True, timeout=60,
-                         env={"OPENBLAS_NUM_THREADS": "1", "PATH": os.environ.get("PATH", "")})
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import numpy as np; "
+        "from attention_engine.codecheck.worker import _limit_self; _limit_self(256)\n"
+        "try:\n    np.ones(1 << 28)\nexcept MemoryError:\n    print('refused')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", script, ROOT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"OPENBLAS_NUM_THREADS": "1", "PATH": os.environ.get("PATH", "")},
+    )
     assert out.stdout.strip() == "refused"
 
 

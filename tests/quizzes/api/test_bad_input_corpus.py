@@ -104,8 +104,18 @@ ROOT_BODIES: list[tuple[str, bytes, str]] = [
 ]
 SIZES = [("3MB", 3 * MB), ("6MB", 6 * MB)]
 #: Bodies no JSON reader accepts (sent even to operations without a request body, through Idempotency-Key).
-UNREADABLE = {"deep-list", "deep-object", "huge-int", "nan", "infinity", "nul-string", "surrogate", "nul-key",
-              "bad-utf8", "truncated"}
+UNREADABLE = {
+    "deep-list",
+    "deep-object",
+    "huge-int",
+    "nan",
+    "infinity",
+    "nul-string",
+    "surrogate",
+    "nul-key",
+    "bad-utf8",
+    "truncated",
+}
 
 
 def _required(operation: dict) -> list[str]:
@@ -117,16 +127,31 @@ def _wrong_values(prop: dict) -> list[tuple[str, Any]]:  # noqa: C901 - one bran
     """Values of the wrong type or out of range for a field of this schema (never a valid value)."""
     prop = _resolve(prop)
     kind = prop.get("type")
-    common = [("nul", "a\x00b"), ("surrogate", "\ud800"), ("1e400", (RAW, "1e400")), ("NaN", (RAW, "NaN")),
-              ("huge", (RAW, "1" + "0" * 30)), ("deep", (RAW, "[" * 3000 + "]" * 3000)), ("object", {"x": [1]})]
+    common = [
+        ("nul", "a\x00b"),
+        ("surrogate", "\ud800"),
+        ("1e400", (RAW, "1e400")),
+        ("NaN", (RAW, "NaN")),
+        ("huge", (RAW, "1" + "0" * 30)),
+        ("deep", (RAW, "[" * 3000 + "]" * 3000)),
+        ("object", {"x": [1]}),
+    ]
     if kind == "string":
         values = [("null", None), ("bool", True), ("int", 1), ("float", 1.5), ("list", ["a"]), ("long", "x" * 20_000)]
         if "enum" in prop or prop.get("format") in ("uuid", "date-time", "date"):
             values += [("rtl", RTL), ("emoji", EMOJI)]
         return common + values
     if kind in ("integer", "number"):
-        values = [("null", None), ("bool", True), ("string", "1"), ("list", [1]), ("rtl", RTL), ("emoji", EMOJI),
-                  ("min-64", (RAW, str(-(2**63) - 1))), ("2^63", (RAW, str(2**63)))]
+        values = [
+            ("null", None),
+            ("bool", True),
+            ("string", "1"),
+            ("list", [1]),
+            ("rtl", RTL),
+            ("emoji", EMOJI),
+            ("min-64", (RAW, str(-(2**63) - 1))),
+            ("2^63", (RAW, str(2**63))),
+        ]
         if kind == "integer":
             values.append(("fraction", 1.5))
         if "minimum" in prop:
@@ -174,13 +199,30 @@ def _field_bodies(operation: dict) -> list[tuple[str, bytes]]:
             for sub, sub_prop in _resolve(prop["items"]).get("properties", {}).items():
                 for label, value in _wrong_values(sub_prop):
                     inner = "{" + f"{json.dumps(sub)}: {_encode(value)}" + "}"
-                    bodies.append((f"{name}.0.{sub}={label}", ("{" + f'"{name}": [{inner}]' + "}").encode(
-                        "utf-8", "surrogatepass")))
+                    bodies.append(
+                        (
+                            f"{name}.0.{sub}={label}",
+                            ("{" + f'"{name}": [{inner}]' + "}").encode("utf-8", "surrogatepass"),
+                        )
+                    )
     return bodies
 
 
-QUERY_VALUES = ["-1", "0", "99999999999999999999", "1e400", "NaN", "Infinity", "a%00b", "%F0%9F%99%82", "%E2%80%AE",
-                "", "1&{name}=2", "%ED%A0%80", "x" * 5000]
+QUERY_VALUES = [
+    "-1",
+    "0",
+    "99999999999999999999",
+    "1e400",
+    "NaN",
+    "Infinity",
+    "a%00b",
+    "%F0%9F%99%82",
+    "%E2%80%AE",
+    "",
+    "1&{name}=2",
+    "%ED%A0%80",
+    "x" * 5000,
+]
 
 
 def _query_strings(operation: dict) -> list[tuple[str, str]]:
@@ -291,17 +333,24 @@ def test_corpus_against_every_api_operation(op, world):  # noqa: C901 - one bloc
         for label, key in [("empty", " "), ("long", "k" * 256), ("nul", "a\x00b"), ("control", "a\tb\x7f")]:
             send(f"Idempotency-Key {label}", b"{}" if has_body else None, HTTP_IDEMPOTENCY_KEY=key)
     if operation.get("security") != [] and operation["operationId"] != "auth_login":
-        for label, header in [("nul", "Token a\x00b"), ("long", "Token " + "A" * 10_000), ("rtl", "Token " + RTL),
-                              ("scheme", "Basic Zm9vOmJhcg=="), ("bare", "Token")]:
-            response = getattr(client, method)(url, HTTP_AUTHORIZATION=header.encode("utf-8", "replace").decode(
-                "latin-1"))
+        for label, header in [
+            ("nul", "Token a\x00b"),
+            ("long", "Token " + "A" * 10_000),
+            ("rtl", "Token " + RTL),
+            ("scheme", "Basic Zm9vOmJhcg=="),
+            ("bare", "Token"),
+        ]:
+            response = getattr(client, method)(
+                url, HTTP_AUTHORIZATION=header.encode("utf-8", "replace").decode("latin-1")
+            )
             _check_api(response, f"{operation['operationId']} Authorization {label}")
             sent += 1
     for label, suffix in [("huge-id", "99999999999999999999999"), ("negative", "-1")]:
         if "{" in path:
             bad = re.sub(r"\{\w+\}", suffix, path, count=1)
-            response = client.generic(method.upper(), _url(bad, world["ids"]), b"{}", content_type="application/json",
-                                      **authed)
+            response = client.generic(
+                method.upper(), _url(bad, world["ids"]), b"{}", content_type="application/json", **authed
+            )
             _check_api(response, f"{operation['operationId']} {label}")
             sent += 1
     assert row_counts() == before, f"{operation['operationId']}: the corpus changed stored data"
@@ -327,8 +376,9 @@ class _Forms(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list) -> None:
         a = dict(attrs)
         if tag == "form":
-            self.forms.append({"action": a.get("action") or "", "method": (a.get("method") or "get").lower(),
-                               "fields": {}})
+            self.forms.append(
+                {"action": a.get("action") or "", "method": (a.get("method") or "get").lower(), "fields": {}}
+            )
         elif tag in ("input", "textarea", "select", "button") and self.forms and a.get("name"):
             if a.get("type") in ("checkbox", "radio") and "checked" not in a:
                 self.forms[-1]["fields"].setdefault(a["name"], "")
@@ -338,8 +388,13 @@ class _Forms(HTMLParser):
 
 def _web_urls(world) -> list[str]:
     lesson, prompt = world["lesson"], world["prompt"]
-    args = {"key": lesson.key, "lesson_key": lesson.key, "attempt_id": world["attempt"].pk, "position": 2,
-            "question_key": prompt.key}
+    args = {
+        "key": lesson.key,
+        "lesson_key": lesson.key,
+        "attempt_id": world["attempt"].pk,
+        "position": 2,
+        "question_key": prompt.key,
+    }
     urls = []
     from quizzes.web import urls as web_urls
 
@@ -365,8 +420,16 @@ def _discover_forms(client: Client, world) -> dict[tuple[str, str], dict]:
     return found
 
 
-WEB_VALUES = [("nul", "a\x00b", True), ("rtl", RTL, False), ("emoji", EMOJI, False), ("long", "x" * 20_000, False),
-              ("huge", "9" * 400, False), ("1e400", "1e400", False), ("NaN", "NaN", False), ("negative", "-1", False)]
+WEB_VALUES = [
+    ("nul", "a\x00b", True),
+    ("rtl", RTL, False),
+    ("emoji", EMOJI, False),
+    ("long", "x" * 20_000, False),
+    ("huge", "9" * 400, False),
+    ("1e400", "1e400", False),
+    ("NaN", "NaN", False),
+    ("negative", "-1", False),
+]
 
 
 def test_corpus_against_every_web_form(world):  # noqa: C901 - one block per input family of the corpus

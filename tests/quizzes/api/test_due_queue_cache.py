@@ -42,9 +42,7 @@ def due_prompts(user, lesson, n):
             for _ in range(n)]  # fmt: skip
 
 
-def test_a_repeated_fetch_is_served_without_database_queries_beyond_auth(
-    api, user, lesson, django_assert_num_queries
-):
+def test_a_repeated_fetch_is_served_without_database_queries_beyond_auth(api, user, lesson, django_assert_num_queries):
     due_prompts(user, lesson, 3)
     first = due(api)
     with django_assert_num_queries(2):  # knox: the token + the user's other tokens; nothing of ours

@@ -130,12 +130,15 @@ def _in_order(text: str, words) -> bool:
     return True
 
 
-@pytest.mark.parametrize("key, field", [
-    ("l1-num-five-step-shapes", "prompt"),
-    ("l1-num-five-step-shapes", "explanation"),
-    ("l1-interview-formula", "reference_answer"),
-    ("l1-interview-formula", "explanation"),
-])
+@pytest.mark.parametrize(
+    "key, field",
+    [
+        ("l1-num-five-step-shapes", "prompt"),
+        ("l1-num-five-step-shapes", "explanation"),
+        ("l1-interview-formula", "reference_answer"),
+        ("l1-interview-formula", "explanation"),
+    ],
+)
 def test_the_five_steps_have_one_name_everywhere(key, field):
     text = q(key)[field]
     assert _in_order(text, FIVE_STEPS), (key, field)
@@ -147,7 +150,7 @@ def test_the_five_steps_have_one_name_everywhere(key, field):
 
 def test_the_max_subtraction_prevents_overflow_and_changes_nothing():
     with np.errstate(over="ignore", invalid="ignore"):
-        assert np.isfinite(np.exp(709.0)) and np.isinf(np.exp(710.0))                      # float64
+        assert np.isfinite(np.exp(709.0)) and np.isinf(np.exp(710.0))  # float64
         assert np.isfinite(np.exp(np.float32(88.0))) and np.isinf(np.exp(np.float32(89.0)))  # float32
         x = np.array([1000.0, 999.0])
         naive = np.exp(x) / np.exp(x).sum()
@@ -179,7 +182,7 @@ def test_self_attention_is_permutation_equivariant_until_a_causal_mask_is_added(
 
 def test_hide_masks_combine_by_or_and_additive_masks_by_sum():
     T = 4
-    causal_hide = np.triu(np.ones((T, T), dtype=bool), k=1)   # seed 000: True = future
+    causal_hide = np.triu(np.ones((T, T), dtype=bool), k=1)  # seed 000: True = future
     pad_hide = np.array([True, False, False, False])[None, :]  # left padding: key 1 is padding
     combined = causal_hide | pad_hide
     additive = np.where(causal_hide, -np.inf, 0.0) + np.where(pad_hide, -np.inf, 0.0)
@@ -187,7 +190,7 @@ def test_hide_masks_combine_by_or_and_additive_masks_by_sum():
     assert not np.array_equal(causal_hide & pad_hide, combined)  # AND lets the padding through
     scores = np.random.default_rng(1).standard_normal((T, T))
     weights = softmax(np.where(combined, -np.inf, scores)[1:])  # row 1 (padding query) sees nothing
-    assert np.all(weights[:, 0] == 0)                           # no real token draws from the padding
+    assert np.all(weights[:, 0] == 0)  # no real token draws from the padding
     assert "逻辑或" in correct_option(q("l1-mask-combine"))["text"]
     assert "列" in correct_option(q("l1-padding-mask"))["text"]
 
@@ -213,8 +216,8 @@ def test_the_wo_chi_worked_example():
     assert np.allclose(w.round(2), [0.54, 0.46])
     assert np.allclose((w.round(2) @ V).round(2), [0.71, 0.25])
     # the numbers the distractors' feedback quotes
-    assert np.allclose((dots / 2).round(2), [0.19, 0.08])               # divided by d_k
-    assert np.allclose(softmax(dots).round(2), [0.55, 0.45])            # scale skipped
+    assert np.allclose((dots / 2).round(2), [0.19, 0.08])  # divided by d_k
+    assert np.allclose(softmax(dots).round(2), [0.55, 0.45])  # scale skipped
     assert np.allclose((np.array([0.54, 0.46]) @ K).round(2), [0.26, 0.61])  # keys summed
     assert np.allclose((np.array([0.27, 0.11]) @ V).round(2), [0.28, 0.10])  # scores as weights
     assert "\\sqrt{2}" in correct_option(q("l2-two-word-scaled-scores"))["text"]
@@ -233,7 +236,7 @@ def test_the_last_gpt_position_is_the_one_without_a_target():
     tokens = list(range(n))
     targets = {i: tokens[i + 1] for i in range(n - 1)}  # position i predicts token i+1
     assert len(targets) == n - 1 and n - 1 not in targets  # the last position has no next token
-    assert tokens[0] not in targets.values()               # the first token is never a target
+    assert tokens[0] not in targets.values()  # the first token is never a target
     engine = misconception("gpt_all_positions").explanation_zh
     assert "N − 1" in engine
     for key in ("l2-num-bert-gpt-positions", "l2-interview-bert-gpt"):
@@ -254,7 +257,7 @@ def test_kv_cache_memory_formula():
     n_layer, n_kv_head, hs, T, B, nbytes = 32, 32, 128, 4096, 1, 2
     assert 2 * n_layer * n_kv_head * hs * T * B * nbytes == 2 * 2**30  # the 2 GiB of the reference answer
     gqa = 2 * n_layer * 8 * hs * T * B * nbytes
-    assert gqa * 4 == 2 * n_layer * n_kv_head * hs * T * B * nbytes   # 8 K/V heads: a quarter
+    assert gqa * 4 == 2 * n_layer * n_kv_head * hs * T * B * nbytes  # 8 K/V heads: a quarter
     rubric = " ".join(q("l2-interview-kv-cache")["rubric"])
     assert "2 × n_layer × n_kv_head × head_size × T × B" in rubric
     assert "2 × n_layer × n_kv_head × head_size × T × B" in " ".join(q("l2-interview-kv-memory")["rubric"])
@@ -277,10 +280,15 @@ def test_sdpa_may_use_the_math_backend_which_builds_the_table(torch):
 
     g = torch.Generator().manual_seed(0)
     q_, k_, v_ = torch.randn(3, 2, 4, 6, 8, generator=g).unbind(0)
-    manual = torch.softmax(
-        (q_ @ k_.transpose(-2, -1) / math.sqrt(8)).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf),
-        dim=-1,
-    ) @ v_
+    manual = (
+        torch.softmax(
+            (q_ @ k_.transpose(-2, -1) / math.sqrt(8)).masked_fill(
+                ~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf
+            ),
+            dim=-1,
+        )
+        @ v_
+    )
     with sdpa_kernel(SDPBackend.MATH):
         math_backend = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True)
     assert torch.allclose(math_backend, manual, atol=1e-6)
@@ -291,8 +299,11 @@ def test_sdpa_may_use_the_math_backend_which_builds_the_table(torch):
 
 
 def test_the_bias_buffer_exists_only_without_flash():
-    for key, field in (("l3-tril-fill", "prompt"), ("l3-bias-slice", "explanation"),
-                       ("l3-interview-walkthrough", "reference_answer")):
+    for key, field in (
+        ("l3-tril-fill", "prompt"),
+        ("l3-bias-slice", "explanation"),
+        ("l3-interview-walkthrough", "reference_answer"),
+    ):
         assert "self.flash" in q(key)[field], key
 
 
@@ -303,9 +314,9 @@ def test_sdpa_boolean_mask_true_means_may_attend(torch):
     causal = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True)
     b = torch.tril(torch.ones(T, T)).view(1, 1, T, T)  # nanoGPT's buffer, sliced to T
     sdpa = torch.nn.functional.scaled_dot_product_attention
-    assert torch.allclose(sdpa(q_, k_, v_, attn_mask=b == 1), causal, atol=1e-6)   # True = may attend
+    assert torch.allclose(sdpa(q_, k_, v_, attn_mask=b == 1), causal, atol=1e-6)  # True = may attend
     assert not torch.allclose(sdpa(q_, k_, v_, attn_mask=b == 0), causal, atol=1e-3)
-    assert not torch.allclose(sdpa(q_, k_, v_, attn_mask=b), causal, atol=1e-3)    # float: added, hides nothing
+    assert not torch.allclose(sdpa(q_, k_, v_, attn_mask=b), causal, atol=1e-3)  # float: added, hides nothing
     # nanoGPT's manual path hides where the buffer is 0; seed 000 hides where its triu mask is True
     scores = q_ @ k_.transpose(-2, -1) / 2.0
     nano = torch.softmax(scores.masked_fill(b == 0, float("-inf")), dim=-1) @ v_
@@ -384,4 +395,4 @@ def test_choice_question_shape(question):
     assert all((o.get("feedback") or "").strip() for o in options)
     assert (question.get("explanation") or "").strip()
     problems = cues.question_cue_problems([{**o, "is_correct": bool(o.get("correct"))} for o in options])
-    assert not problems, (question["key"], [p.message for p in problems])   # rules (a) and (c), quizzes/content/cues.py
+    assert not problems, (question["key"], [p.message for p in problems])  # rules (a) and (c), quizzes/content/cues.py

@@ -48,7 +48,7 @@ def test_retakes_reshuffle_the_options(user, quiz_lesson):
         for question_id, order in orders_by_question(attempt_start(user=user, lesson=quiz_lesson)).items():
             if len(order) == 4:
                 seen[question_id].add(tuple(order))
-    assert seen and all(len(orders) >= 2 for orders in seen.values())   # all six alike: p = 24**-5
+    assert seen and all(len(orders) >= 2 for orders in seen.values())  # all six alike: p = 24**-5
 
 
 def test_single_option_question_keeps_its_only_order(user, lesson):
@@ -126,7 +126,7 @@ class TestReviewMode:
         review = attempt_start(user=user, lesson=quiz_lesson, mode=Attempt.Mode.REVIEW)
         item = review.items.get()
         assert item.question == first_item.question
-        assert sorted(item.option_order) == sorted(first_item.option_order)   # the same options, drawn afresh
+        assert sorted(item.option_order) == sorted(first_item.option_order)  # the same options, drawn afresh
         assert review.number == 2
 
     def test_prompts_and_recall_are_not_attempt_items(self, user, lesson):

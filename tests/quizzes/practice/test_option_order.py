@@ -16,8 +16,8 @@ import pytest
 from quizzes.practice.services.attempts import choose_option_order
 
 LEARNERS = 5_000
-RETAKES = 9                  # per learner: 8 guesses each (the first attempt has no history)
-TOLERANCE = 0.01             # one percentage point; the standard error at p = 1/2 is 0.0018 here
+RETAKES = 9  # per learner: 8 guesses each (the first attempt has no history)
+TOLERANCE = 0.01  # one percentage point; the standard error at p = 1/2 is 0.0018 here
 
 
 @dataclass(frozen=True)
@@ -77,4 +77,4 @@ def test_every_order_is_a_permutation_and_all_orders_occur():
     rng = random.Random(5)
     orders = Counter(tuple(choose_option_order(options=options, rng=rng)) for _ in range(3_000))
     assert all(sorted(order) == [1, 2, 3] for order in orders)
-    assert len(orders) == 6 and min(orders.values()) > 400     # each of the 3! orders about 500 times
+    assert len(orders) == 6 and min(orders.values()) > 400  # each of the 3! orders about 500 times

@@ -167,9 +167,7 @@ def test_finish_shows_score_missed_items_and_next_review_in_chinese(client, quiz
         first = _choice_item(attempt, 1)
         client.post(item_url(attempt, 1, "answer"), choose(first, first.question.options.get(is_correct=True)))
         second = _choice_item(attempt, 2)
-        client.post(
-            item_url(attempt, 2, "answer"), choose(second, second.question.options.filter(is_correct=False)[0])
-        )
+        client.post(item_url(attempt, 2, "answer"), choose(second, second.question.options.filter(is_correct=False)[0]))
         response = client.post(reverse("web:attempt_finish", args=[attempt.pk]))
         assert response["Location"] == reverse("web:attempt_summary", args=[attempt.pk])
         body = client.get(response["Location"]).content.decode()
@@ -207,7 +205,7 @@ def test_retake_is_a_new_attempt_with_reshuffled_options(learner_client, quiz_le
     assert second.number == first.number + 1
     for a, b in zip(first.items.order_by("position"), second.items.order_by("position"), strict=True):
         if a.question.kind == Question.Kind.CHOICE:
-            assert sorted(a.option_order) == sorted(b.option_order)   # same options, order drawn afresh
+            assert sorted(a.option_order) == sorted(b.option_order)  # same options, order drawn afresh
         else:
             assert a.variant_seed != b.variant_seed
 

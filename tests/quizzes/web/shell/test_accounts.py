@@ -127,9 +127,7 @@ def test_password_reset_with_a_bad_link_says_so(client):
 
 def test_posts_without_a_csrf_token_are_refused():
     client = Client(enforce_csrf_checks=True)
-    response = client.post(
-        reverse("web:signup"), {"username": "eve", "password1": PASSWORD, "password2": PASSWORD}
-    )
+    response = client.post(reverse("web:signup"), {"username": "eve", "password1": PASSWORD, "password2": PASSWORD})
     assert response.status_code == 403
     assert "CSRF" in response.content.decode()
     assert not get_user_model().objects.filter(username="eve").exists()

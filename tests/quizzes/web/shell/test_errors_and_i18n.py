@@ -11,9 +11,7 @@ from django.views.defaults import permission_denied, server_error
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize(
-    ("language", "text"), [("en", "Page not found"), ("zh-hans", "页面不存在")]
-)
+@pytest.mark.parametrize(("language", "text"), [("en", "Page not found"), ("zh-hans", "页面不存在")])
 def test_404_page_in_both_languages(client, language, text):
     response = client.get("/no/such/page/", headers={"accept-language": language})
     assert response.status_code == 404
