@@ -18,6 +18,7 @@ import functools
 import html
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement, tostring
@@ -203,12 +204,87 @@ class _SafeUrls(Treeprocessor):
                     del element.attrib[attribute]
 
 
+#: Blocks whose inline content is prose: a soft line break inside them may be joined.
+_PROSE_BLOCKS = frozenset(["p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd"])
+#: Inline elements whose text flows with the surrounding prose (anything else ends a run).
+_INLINE_TAGS = frozenset(["em", "strong", "a", "code", "span", "del", "sub", "sup", "abbr"])
+_SOFT_BREAK = re.compile(r"[ \t]*\n[ \t]*")
+
+
+def _is_cjk(ch: str) -> bool:
+    """Wide or full-width: CJK ideographs, kana, hangul and the full-width punctuation 。，（）：."""
+    return bool(ch) and unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+class _CjkSoftBreaks(Treeprocessor):
+    """A source line break inside a paragraph renders as a space, which is right between Latin words
+    and wrong in Chinese ("加起来。 key 只负责"). Join the lines without a space when the character
+    on either side of the break is CJK (punctuation included); leave code untouched."""
+
+    def run(self, root: Any) -> None:
+        for block in root.iter():
+            if block.tag in _PROSE_BLOCKS:
+                self._join(self._segments(block))
+
+    def _segments(self, block: Any) -> list[tuple[Any, str, bool]]:
+        """(element, "text" | "tail", editable) for the block's inline run, in reading order."""
+        segments: list[tuple[Any, str, bool]] = [(block, "text", True)]
+
+        def walk(element: Any) -> None:
+            for child in element:
+                if child.tag not in _INLINE_TAGS:  # a nested block (list, table, …) ends the run
+                    segments.append((None, "", False))
+                else:
+                    segments.append((child, "text", child.tag != "code"))
+                    if child.tag != "code":
+                        walk(child)
+                segments.append((child, "tail", True))
+
+        walk(block)
+        return segments
+
+    @staticmethod
+    def _join(segments: list[tuple[Any, str, bool]]) -> None:
+        texts = [getattr(el, attr) or "" if el is not None else "" for el, attr, _ in segments]
+        for index, (element, attr, editable) in enumerate(segments):
+            text = texts[index]
+            if not editable or element is None or "\n" not in text:
+                continue
+
+            def neighbour(match: re.Match[str], text: str = text, index: int = index) -> str:
+                before = text[: match.start()] or _last_char(texts, segments, index)
+                after = text[match.end() :] or _first_char(texts, segments, index)
+                return "" if _is_cjk(before[-1:]) or _is_cjk(after[:1]) else match.group(0)
+
+            texts[index] = _SOFT_BREAK.sub(neighbour, text)
+            setattr(element, attr, texts[index])
+
+
+def _last_char(texts: list[str], segments: list[tuple[Any, str, bool]], index: int) -> str:
+    for i in range(index - 1, -1, -1):
+        if segments[i][0] is None:
+            return ""
+        if texts[i]:
+            return texts[i][-1]
+    return ""
+
+
+def _first_char(texts: list[str], segments: list[tuple[Any, str, bool]], index: int) -> str:
+    for i in range(index + 1, len(texts)):
+        if segments[i][0] is None:
+            return ""
+        if texts[i]:
+            return texts[i][0]
+    return ""
+
+
 def _markdown() -> markdown.Markdown:
     md = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists"], output_format="html")
     # Raw HTML is not trusted: without these two processors, "<tag>" is emitted as escaped text.
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
     md.treeprocessors.register(_SafeUrls(md), "safe_urls", 0)
+    md.treeprocessors.register(_CjkSoftBreaks(md), "cjk_soft_breaks", 5)  # after inline (20) and prettify (10)
     return md
 
 

@@ -106,3 +106,38 @@ def test_matrix_brackets_are_stretchy_fences_so_they_span_the_rows():
     assert '<mo stretchy="true" fence="true" form="prefix">[</mo>' in html_out
     assert '<mo stretchy="true" fence="true" form="postfix">]</mo>' in html_out
     assert 'stretchy="true"' not in str(math_to_mathml(r"[a, b]"))  # brackets in a row stay as they are
+
+
+# --- soft line breaks in Chinese prose (issue 14: "加起来。 key 只负责") ---------------------------------
+
+
+def _text(html: str) -> str:
+    """What a browser shows: tags removed, a newline inside a paragraph shown as the space it renders as."""
+    import re
+
+    return re.sub(r"<[^>]+>", "", html).replace("\n", " ")
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ("加起来。\nkey 只负责", "加起来。key 只负责"),  # CJK punctuation before the break
+        ("（点积），\n相似度", "（点积），相似度"),
+        ("用权重\n对 value 求平均", "用权重对 value 求平均"),  # CJK on both sides
+        ("the weights\nsum to one", "the weights sum to one"),  # Latin words keep their space
+        ("**权重**\n相似度", "权重相似度"),  # across an inline element
+        ("- 列表第一行\n  接着写", "列表第一行接着写"),
+    ],
+)
+def test_soft_line_breaks_next_to_cjk_add_no_space(source, shown):
+    assert _text(str(render_markdown(source))).strip() == shown
+
+
+def test_line_breaks_inside_code_blocks_stay():
+    html = str(render_markdown("```\n甲\n乙\n```"))
+    assert "甲\n乙" in html
+
+
+def test_hard_paragraph_breaks_stay_paragraphs():
+    html = str(render_markdown("第一段。\n\n第二段。"))
+    assert html.count("<p>") == 2
