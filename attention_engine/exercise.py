@@ -12,19 +12,28 @@ from typing import TextIO
 
 import numpy as np
 
-from .core import scaled_dot_product_attention, softmax
+from .core import FloatArray, scaled_dot_product_attention, softmax
+
+#: The exercise's sizes: sequence length, model width, key and value width.
+T, D_MODEL, D_K, D_V = 4, 8, 16, 16
+
+
+def exercise_tensors(rng: np.random.Generator) -> dict[str, FloatArray]:
+    """X, Q, K, V and the causal attention (output, weights) of the exercise, drawn from ``rng`` in the
+    lesson's order; the lesson's heatmap of the causal weights is drawn from these very numbers."""
+    X = rng.standard_normal((T, D_MODEL))  # (T, d_model)
+    W_q, W_k, W_v = (rng.standard_normal((D_MODEL, d)) / np.sqrt(D_MODEL) for d in (D_K, D_K, D_V))
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (T, d_k), (T, d_k), (T, d_v)
+    out, w = scaled_dot_product_attention(Q, K, V, is_causal=True, return_weights=True)  # (T, d_v), (T, T)
+    return {"X": X, "Q": Q, "K": K, "V": V, "out": out, "weights": w}
 
 
 def run_exercise(seed: int = 0, out: TextIO | None = None) -> str:
     """Print the exercise's output to ``out`` (and return it) for ``default_rng(seed)``."""
     buf = io.StringIO()
     rng = np.random.default_rng(seed)
-    T, d_model, d_k, d_v = 4, 8, 16, 16
-    X = rng.standard_normal((T, d_model))  # (T, d_model)
-    W_q, W_k, W_v = (rng.standard_normal((d_model, d)) / np.sqrt(d_model) for d in (d_k, d_k, d_v))
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (T, d_k), (T, d_k), (T, d_v)
-
-    out_, w = scaled_dot_product_attention(Q, K, V, is_causal=True, return_weights=True)  # (T, d_v), (T, T)
+    tensors = exercise_tensors(rng)
+    Q, K, V, out_, w = (tensors[name] for name in ("Q", "K", "V", "out", "weights"))
     print("Q", Q.shape, "K", K.shape, "V", V.shape, file=buf)
     print("out", out_.shape, "weights", w.shape, file=buf)
     print("row sums:", w.sum(axis=-1).round(3), file=buf)

@@ -40,6 +40,7 @@ from quizzes.content.selectors import (
 )
 from quizzes.content.validation import validate_choice_options
 from quizzes.core.errors import DomainError
+from quizzes.core.figures import solution_heatmap
 from quizzes.core.rendering import render_markdown, render_value
 from quizzes.practice.presenter import numeric_view, question_view, shape_text, solution_steps
 
@@ -432,4 +433,5 @@ def _numeric_preview(question: Question, seed: int) -> dict[str, Any]:
         "answer_shape": shape_text(variant.answer_shape),
         "choices": choices,
         "steps": solution_steps(data["solution"], display=True),
+        "heatmap_svg": solution_heatmap(data),
     }

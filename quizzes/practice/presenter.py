@@ -31,6 +31,7 @@ from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
 
 from quizzes.content.models import Question
+from quizzes.core.figures import solution_heatmap
 from quizzes.core.rendering import math_to_mathml, render_markdown, render_value, value_to_latex
 from quizzes.practice.grade_messages import grade_message
 from quizzes.practice.models import AttemptItem
@@ -287,6 +288,7 @@ def _reveal(item: AttemptItem) -> dict[str, Any]:
         reveal["correct_value_html"] = render_value(stored.get("correct_value"))
         reveal["misconception"] = _misconception_text(stored.get("misconception"))
         reveal["steps"] = solution_steps(stored.get("solution", []))
+        reveal["heatmap_svg"] = solution_heatmap(item.variant)  # weight/mask templates: the weights as a picture
     return reveal
 
 

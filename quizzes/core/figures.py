@@ -1,0 +1,259 @@
+"""Pictures drawn on the server as SVG from the engine's numbers: attention-weight heatmaps and the
+shapes of the five steps. No JavaScript, no CDN, nothing a Content-Security-Policy blocks (colours are
+SVG presentation attributes, not inline styles).
+
+Why here (core): a worked solution (the item presenter), the lesson's teaching text (the content
+pages) and the admin preview all draw the same pictures. Every figure is an ``<svg role="img">``
+with a one-sentence ``aria-label``, a ``<title>`` and a ``<desc>`` that states every number, so it
+reads without sight and without colour; text colour is chosen per cell for contrast (axe
+``color-contrast``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from attention_engine.core import causal_mask, scaled_dot_product_attention, softmax
+from attention_engine.exercise import D_K, D_MODEL, D_V, T, exercise_tensors
+from attention_engine.generators.shapes import FIVE_STEPS
+
+__all__ = ["FIGURES", "attention_heatmap_svg", "five_steps_svg", "lesson_figure", "solution_heatmap"]
+
+_LIGHT = (0xF4, 0xF8, 0xFD)  # weight 0
+_DARK = (0x0B, 0x3D, 0x91)  # weight 1
+_MASKED_FILL = "#e4e6ea"
+_INK = "#111111"
+_ids = itertools.count(1)  # unique ids per process: several figures share one page
+
+
+def _mix(weight: float) -> tuple[int, int, int]:
+    t = min(max(weight, 0.0), 1.0)
+    return tuple(round(a + (b - a) * t) for a, b in zip(_LIGHT, _DARK, strict=True))  # type: ignore[return-value]
+
+
+def _hex(rgb: Sequence[int]) -> str:
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def _luminance(rgb: Sequence[int]) -> float:
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.03928 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def text_colour(fill: Sequence[int]) -> str:
+    """Black or white, whichever contrasts more with ``fill`` (always ≥ 4.5:1, WCAG AA)."""
+    lum = _luminance(fill)
+    on_white = 1.05 / (lum + 0.05)
+    on_black = (lum + 0.05) / 0.05
+    return "#ffffff" if on_white > on_black else "#000000"
+
+
+def _weight_text(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def attention_heatmap_svg(
+    weights: Sequence[Sequence[float]],
+    *,
+    masked: Sequence[Sequence[bool]] | None = None,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    highlight_row: int | None = None,
+    label: str = "",
+) -> SafeString:
+    """A (rows, T) weight matrix as coloured cells with the number in each; masked cells grey and dashed.
+
+    ``highlight_row`` (0-based) outlines the row a question asked about. ``label`` is the one-sentence
+    summary (``aria-label`` and ``<title>``); ``<desc>`` lists every row's numbers.
+    """
+    rows = [list(map(float, row)) for row in weights]
+    n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
+    masked = masked or [[False] * n_cols for _ in rows]
+    row_labels = list(row_labels or [f"q{i + 1}" for i in range(n_rows)])
+    col_labels = list(col_labels or [f"k{j + 1}" for j in range(n_cols)])
+    cell_w, cell_h = 52, 34
+    left = max(34, 8 + 13 * max((len(r) for r in row_labels), default=2))
+    top = 24
+    width, height = left + n_cols * cell_w + 4, top + n_rows * cell_h + 4
+    masked_word = _("masked")
+    body: list[str] = []
+    for j, name in enumerate(col_labels):
+        body.append(
+            f'<text x="{left + j * cell_w + cell_w / 2}" y="{top - 8}" text-anchor="middle" font-size="13" '
+            f'fill="{_INK}">{escape(name)}</text>'
+        )
+    descriptions = []
+    for i, row in enumerate(rows):
+        y = top + i * cell_h
+        body.append(
+            f'<text x="{left - 6}" y="{y + cell_h / 2 + 5}" text-anchor="end" font-size="13" fill="{_INK}">'
+            f"{escape(row_labels[i])}</text>"
+        )
+        said = []
+        for j, value in enumerate(row):
+            x = left + j * cell_w
+            hidden = bool(masked[i][j])
+            fill = _MASKED_FILL if hidden else _hex(_mix(value))
+            ink = _INK if hidden else text_colour(_mix(value))
+            shown = "0" if hidden else _weight_text(value)
+            title = f"{row_labels[i]} → {col_labels[j]}: {shown}" + (f" ({masked_word})" if hidden else "")
+            said.append(f"{shown} ({masked_word})" if hidden else shown)
+            dash = ' stroke="#6b7280" stroke-dasharray="4 3"' if hidden else ' stroke="#ffffff"'
+            body.append(
+                f'<g class="heat-cell{" heat-cell--masked" if hidden else ""}"><title>{escape(title)}</title>'
+                f'<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{fill}"{dash}/>'
+                f'<text x="{x + cell_w / 2}" y="{y + cell_h / 2 + 5}" text-anchor="middle" font-size="13" '
+                f'fill="{ink}">{escape(shown)}</text></g>'
+            )
+        descriptions.append(f"{row_labels[i]}: " + ", ".join(said))
+    if highlight_row is not None and 0 <= highlight_row < n_rows:
+        body.append(
+            f'<rect x="{left - 1}" y="{top + highlight_row * cell_h - 1}" width="{n_cols * cell_w + 2}" '
+            f'height="{cell_h + 2}" fill="none" stroke="#b45309" stroke-width="3"/>'
+        )
+    return _svg(width, height, label or _("Attention weights: rows are queries, columns are keys"), descriptions, body)
+
+
+def _svg(width: int, height: int, label: str, description: Sequence[str], body: Sequence[str]) -> SafeString:
+    n = next(_ids)
+    return mark_safe(
+        f'<svg class="figure-svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+        f'aria-labelledby="fig{n}-title fig{n}-desc" xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="fig{n}-title">{escape(label)}</title>'
+        f'<desc id="fig{n}-desc">{escape("; ".join(description))}</desc>'
+        f"{''.join(body)}</svg>"
+    )
+
+
+# --------------------------------------------------------------------------- worked solutions
+
+
+def _rows(value: Any) -> list[list[float]]:
+    return np.atleast_2d(np.asarray(value, dtype=float)).tolist()  # type: ignore[no-any-return]
+
+
+def solution_heatmap(variant: Mapping[str, Any] | None) -> SafeString | None:
+    """The attention weights behind a weight/mask question's worked solution, as a heatmap, or None.
+
+    Recomputed with the engine from the numbers the prompt showed (``variant["given"]``):
+    one-query templates draw every query's row with the asked one outlined; the causal-mask template
+    draws the masked matrix; the "fill with 0" template draws the asked row filled with 0 beside the
+    same row filled with −∞, so the weight leaking to the future is visible.
+    """
+    if not variant:
+        return None
+    template, given = variant.get("template"), variant.get("given") or {}
+    if template in ("attention_row_weights", "attention_output") and "Q" in given and "K" in given:
+        Q, K = np.asarray(given["Q"], dtype=float), np.asarray(given["K"], dtype=float)  # (T, d_k)
+        causal = bool(given.get("is_causal"))
+        W = scaled_dot_product_attention(Q, K, K, is_causal=causal, return_weights=True)[1]  # (T, T)
+        n = len(W)
+        hidden = ~causal_mask(n) if causal else np.zeros((n, n), dtype=bool)  # (T, T) True = masked
+        query = int(given.get("query", 1)) - 1
+        return attention_heatmap_svg(
+            _rows(W),
+            masked=hidden.tolist(),
+            highlight_row=query,
+            label=_("Attention weights of every query; the asked row, q%(row)s, is outlined") % {"row": query + 1},
+        )
+    if template == "causal_masked_weights" and "scores" in given:
+        S = np.asarray(given["scores"], dtype=float)  # (T, T), already scaled
+        allowed = causal_mask(len(S))  # (T, T)
+        W = softmax(np.where(allowed, S, -np.inf), axis=-1)  # (T, T)
+        return attention_heatmap_svg(_rows(W), masked=(~allowed).tolist(), label=_("Causally masked attention weights"))
+    if template == "mask_fill_zero_contrast" and "scores" in given and "query" in given:
+        S = np.asarray(given["scores"], dtype=float)  # (T, T)
+        i = int(given["query"]) - 1
+        future = np.arange(len(S)) > i  # (T,)
+        zero = softmax(np.where(future, 0.0, S[i]))  # (T,)  the bug: future keys keep e^0
+        right = softmax(np.where(future, -np.inf, S[i]))  # (T,)
+        return attention_heatmap_svg(
+            [zero.tolist(), right.tolist()],
+            masked=[[False] * len(S), future.tolist()],
+            row_labels=[_("fill 0"), _("fill −∞")],
+            label=_("Row %(row)s filled with 0 (weight leaks to the future) and with −∞ (future weights exactly 0)")
+            % {"row": i + 1},
+        )
+    return None
+
+
+# --------------------------------------------------------------------------- lesson figures
+
+
+def exercise_heatmap_svg() -> SafeString:
+    """Lesson 1: the exercise's causal weights (``default_rng(0)``), the matrix its expected output prints."""
+    weights = exercise_tensors(np.random.default_rng(0))["weights"]  # (T, T)
+    return attention_heatmap_svg(
+        _rows(weights),
+        masked=(~causal_mask(len(weights))).tolist(),
+        label=_("The exercise's causal attention weights: above the diagonal every weight is 0"),
+    )
+
+
+def five_steps_svg(t: int = T, d_model: int = D_MODEL, d_k: int = D_K, d_v: int = D_V) -> SafeString:
+    """The five steps top to bottom, each tensor drawn as a grid of its (rows, columns) with its shape."""
+    unit = 6  # px per entry
+    project, score, scale, soft, weighted = (s.label for s in FIVE_STEPS)
+    steps = [
+        ("", "X", (t, d_model)),
+        (project, "Q, K", (t, d_k)),
+        (project, "V", (t, d_v)),
+        (score, "QKᵀ", (t, t)),
+        (scale + _(" (+ causal mask)"), "S = QKᵀ/√d_k", (t, t)),
+        (soft, "W = softmax(S)", (t, t)),
+        (weighted, "O = W V", (t, d_v)),
+    ]
+    left, row_h, width = 150, unit * t + 30, 150 + unit * max(d_model, d_k, d_v, t) + 110
+    body: list[str] = []
+    said = []
+    for i, (step_name, name, (rows, cols)) in enumerate(steps):
+        y = 10 + i * row_h
+        shape = f"({rows}, {cols})"
+        said.append(f"{step_name + ': ' if step_name else ''}{name} {shape}")
+        body.append(
+            f'<text x="{left - 10}" y="{y + 12}" text-anchor="end" font-size="13" font-weight="600" fill="{_INK}">'
+            f"{escape(step_name)}</text>"
+            f'<text x="{left - 10}" y="{y + 28}" text-anchor="end" font-size="13" fill="{_INK}">{escape(name)}</text>'
+            f'<rect x="{left}" y="{y}" width="{cols * unit}" height="{rows * unit}" fill="#dbe7f8" stroke="#0b3d91"/>'
+        )
+        body.extend(
+            f'<line x1="{left + c * unit}" y1="{y}" x2="{left + c * unit}" y2="{y + rows * unit}" stroke="#9db7e0"/>'
+            for c in range(1, cols)
+        )
+        body.extend(
+            f'<line x1="{left}" y1="{y + r * unit}" x2="{left + cols * unit}" y2="{y + r * unit}" stroke="#9db7e0"/>'
+            for r in range(1, rows)
+        )
+        body.append(
+            f'<text x="{left + cols * unit + 10}" y="{y + rows * unit / 2 + 5}" font-size="13" fill="{_INK}">'
+            f"{escape(shape)}</text>"
+        )
+    height = 10 + len(steps) * row_h
+    label = _("The shapes of the five steps for T=%(t)s, d_model=%(d_model)s, d_k=d_v=%(d_k)s") % {
+        "t": t,
+        "d_model": d_model,
+        "d_k": d_k,
+    }
+    return _svg(width, height, label, said, body)
+
+
+#: The pictures a teaching section may name (``figure:``); ``dk_demo`` is the live d_k demo (a form, not an SVG).
+FIGURES = {"five_steps": five_steps_svg, "causal_heatmap": exercise_heatmap_svg}
+INTERACTIVE_FIGURES = ("dk_demo",)
+
+
+def lesson_figure(name: str) -> SafeString | None:
+    """A teaching section's picture by name; None for the interactive ones and unknown names."""
+    draw = FIGURES.get(name)
+    return draw() if draw else None
