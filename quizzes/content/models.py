@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.content.querysets import LessonQuerySet, QuestionQuerySet
+from quizzes.content.teaching import parse_teaching
 from quizzes.content.validation import newest_template_version, validate_question_fields
 
 
@@ -27,6 +29,12 @@ class Lesson(models.Model):
     key = models.SlugField(_("key"), max_length=100, unique=True, help_text=_("Stable identifier in content files."))
     title = models.CharField(_("title"), max_length=200)
     summary = models.TextField(_("summary"), blank=True)
+    teaching = models.JSONField(
+        _("teaching text"),
+        default=list,
+        blank=True,
+        help_text=_("Sections shown before the quiz: key, title, Markdown body, optional figure and checkpoint."),
+    )
     order = models.PositiveIntegerField(_("order"), default=0)
     published = models.BooleanField(_("published"), default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -41,6 +49,14 @@ class Lesson(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def clean(self) -> None:
+        """The teaching text's schema and checkpoint rules (quizzes.content.teaching), for the admin and the loader."""
+        super().clean()
+        sections, problems = parse_teaching(self.teaching)
+        if problems:
+            raise ValidationError({"teaching": [str(p) for p in problems]})
+        self.teaching = sections
 
 
 class Question(models.Model):

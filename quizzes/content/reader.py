@@ -22,11 +22,12 @@ from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.pruning import missing_options
 from quizzes.content.report import ContentProblem
 from quizzes.content.selectors import option_ids_shown_to_learners, questions_with_history
+from quizzes.content.teaching import parse_teaching
 from quizzes.content.validation import newest_template_version, validate_choice_options
 
 DEFAULT_LESSONS_DIR = Path(settings.BASE_DIR) / "fixtures" / "lessons"
 
-LESSON_KEYS = {"key", "title", "summary", "order", "published", "questions"}
+LESSON_KEYS = {"key", "title", "summary", "teaching", "order", "published", "questions"}
 QUESTION_KEYS = {
     "key",
     "kind",
@@ -50,7 +51,7 @@ KIND_KEYS = {
 }
 OPTION_KEYS = {"key", "text", "correct", "feedback", "retired"}
 
-LESSON_FIELDS = ("title", "summary", "order", "published")
+LESSON_FIELDS = ("title", "summary", "teaching", "order", "published")
 QUESTION_FIELDS = (
     "kind",
     "prompt",
@@ -225,6 +226,7 @@ class LessonReader:
         values: dict[str, Any] = {
             "title": self.text(data, "title", file, **where),
             "summary": self.text(data, "summary", file, required=False, **where),
+            "teaching": self.teaching(file, data, where),
             "order": order,
             "published": self.flag(data, "published", file, True, **where),
         }
@@ -236,7 +238,8 @@ class LessonReader:
             lesson.full_clean()
         except ValidationError as exc:
             for message in _messages(exc):
-                self.problem(file, message, **where)
+                if not message.startswith("teaching: "):  # reported above, each with its section
+                    self.problem(file, message, **where)
         plan.lessons.append(Planned(lesson, existing is None, changed))
 
         questions = data.get("questions")
@@ -248,6 +251,13 @@ class LessonReader:
                 self.problem(file, f"question #{position} must be a mapping", **where)
                 continue
             self.read_question(file, key, position, item, plan)
+
+    def teaching(self, file: str, data: dict, where: Where) -> list[dict[str, Any]]:
+        """The lesson's teaching sections (quizzes.content.teaching), each problem located by its section."""
+        teaching, problems = parse_teaching(data.get("teaching"))
+        for found in problems:
+            self.problem(file, found.message, **where, section=found.section, option=found.option)
+        return teaching
 
     def read_question(self, file: str, lesson_key: str, position: int, data: dict, plan: Plan) -> None:
         identified = self.question_identity(file, lesson_key, position, data, plan)

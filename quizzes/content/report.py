@@ -17,11 +17,14 @@ class ContentProblem:
     lesson: str | None = None
     question: str | None = None
     option: str | None = None
+    section: str | None = None  # a teaching section's key
 
     def __str__(self) -> str:
         where = [self.file]
         if self.lesson:
             where.append(f"lesson '{self.lesson}'")
+        if self.section:
+            where.append(f"section '{self.section}'")
         if self.question:
             where.append(f"question '{self.question}'")
         if self.option:

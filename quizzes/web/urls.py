@@ -16,6 +16,7 @@ urlpatterns = [
     path("", shell.dashboard, name="dashboard"),
     path("lessons/", shell.lesson_list, name="lesson_list"),
     path("lessons/<slug:key>/", shell.lesson_detail, name="lesson_detail"),
+    path("lessons/<slug:key>/checkpoints/<slug:section>/", shell.lesson_checkpoint, name="lesson_checkpoint"),
     path("demo/attention/", shell.attention_demo, name="attention_demo"),
     path("settings/", settings.settings_view, name="settings"),
     # accounts

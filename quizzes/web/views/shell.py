@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse
-from django.shortcuts import render
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.attention_demo import demo_matrix
 from quizzes.content.selectors import lesson_list_published, lesson_practice_questions, lesson_quiz_count
+from quizzes.content.teaching import answer_key, checkpoint_lock, checkpoint_section, teaching_sections
+from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.selectors import lesson_attempts, lesson_progress
 from quizzes.reviews import selectors as review_selectors
 from quizzes.web import charts
@@ -19,6 +23,8 @@ from quizzes.web.views.common import published_lesson_or_404
 
 #: The lesson whose page carries the d_k demo (lesson 1, scaled dot-product attention).
 DEMO_LESSON_KEY = "sdpa"
+#: Where the browser session keeps the first answer to each checkpoint ("lesson:section" → option key).
+CHECKPOINTS_SESSION_KEY = "quizzes.checkpoints"
 
 
 # --- dashboard / landing -------------------------------------------------------------------------
@@ -100,8 +106,13 @@ def _demo_context(request: PageRequest) -> tuple[dict, int]:
 @require_safe
 def lesson_detail(request: PageRequest, key: str) -> HttpResponse:
     lesson = published_lesson_or_404(key)
+    teaching = teaching_sections(
+        lesson_key=lesson.key, sections=lesson.teaching, answers=request.session.get(CHECKPOINTS_SESSION_KEY, {})
+    )
     context: dict = {
         "lesson": lesson,
+        "teaching": teaching,
+        "demo_inline": any(section["figure"] == "dk_demo" for section in teaching),
         "quiz_count": lesson_quiz_count(lesson=lesson),
         **lesson_practice_questions(lesson=lesson),
         "attempts": [],
@@ -116,6 +127,42 @@ def lesson_detail(request: PageRequest, key: str) -> HttpResponse:
         demo_context, status = _demo_context(request)
         context.update(demo_context)
     return render(request, "web/core/lesson_detail.html", context, status=status)
+
+
+@require_POST
+def lesson_checkpoint(request: PageRequest, key: str, section: str) -> HttpResponse:
+    """Answer a teaching checkpoint: the first answer locks (kept in the session), then the explanation shows.
+
+    htmx gets the checkpoint's fragment (400 with a message for an option that is not the checkpoint's);
+    a plain form post goes back to the checkpoint on the lesson page.
+    """
+    lesson = published_lesson_or_404(key)
+    answers = dict(request.session.get(CHECKPOINTS_SESSION_KEY, {}))
+    slot = answer_key(lesson_key=lesson.key, section_key=section)
+    error, status = "", 200
+    try:
+        answers[slot] = checkpoint_lock(
+            lesson_key=lesson.key,
+            sections=lesson.teaching,
+            section_key=section,
+            handle=request.POST.get("option", ""),
+            previous=answers.get(slot),
+        )
+    except DomainError as exc:
+        if exc.error_code == ErrorCode.NOT_FOUND:
+            raise Http404(exc.messages[0]) from None
+        error, status = exc.messages[0], 400
+    else:
+        request.session[CHECKPOINTS_SESSION_KEY] = answers
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(reverse("web:lesson_detail", args=[lesson.key]) + f"#cp-{section}")
+    view = checkpoint_section(
+        lesson_key=lesson.key, sections=lesson.teaching, section_key=section, chosen=answers.get(slot)
+    )
+    context = {"checkpoint": view, "lesson": lesson, "error": error, "just_answered": not error}
+    return render(request, "web/core/_checkpoint.html", context, status=status)
 
 
 @require_safe
