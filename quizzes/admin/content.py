@@ -14,8 +14,9 @@ An option a learner has been shown cannot be deleted (old attempts list it): the
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
+import yaml
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -23,6 +24,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
@@ -38,6 +40,7 @@ from quizzes.content.selectors import (
     question_options,
     questions_with_history,
 )
+from quizzes.content.teaching import parse_teaching, teaching_for_authors, teaching_sections
 from quizzes.content.validation import validate_choice_options
 from quizzes.core.errors import DomainError
 from quizzes.core.figures import solution_heatmap
@@ -65,6 +68,71 @@ class LinesField(forms.CharField):
             return value
         text = super().to_python(value) or ""
         return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+class _AuthorDumper(yaml.SafeDumper):
+    """YAML as an author writes it: multi-line text as ``|`` blocks, keys in the schema's order."""
+
+
+def _text_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_AuthorDumper.add_representer(str, _text_representer)
+
+
+class TeachingField(forms.CharField):
+    """``Lesson.teaching`` edited as the same YAML as the lesson file's ``teaching:`` list (one text box).
+
+    A YAML syntax error is reported with its line and column; the schema and the checkpoint rules are
+    ``Lesson.clean()`` (quizzes.content.teaching), the same as load_lessons.
+    """
+
+    widget = forms.Textarea(attrs={"rows": 30, "cols": 100, "spellcheck": "false"})
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            if not value:
+                return ""
+            return yaml.dump(
+                teaching_for_authors(value), Dumper=_AuthorDumper, allow_unicode=True, sort_keys=False, width=1000
+            )
+        return value
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return value
+        text = super().to_python(value) or ""
+        if not text.strip():
+            return []
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = (
+                _("line %(line)s, column %(column)s: ") % {"line": mark.line + 1, "column": mark.column + 1}
+                if mark
+                else ""
+            )
+            raise ValidationError(
+                _("Not valid YAML: %(where)s%(problem)s") % {"where": where, "problem": getattr(exc, "problem", exc)}
+            ) from None
+
+
+class LessonForm(forms.ModelForm):
+    teaching = TeachingField(
+        label=_("teaching text"),
+        required=False,
+        help_text=_(
+            "YAML, exactly as under 'teaching:' in the lesson file: a list of sections with key, title, body "
+            "(Markdown + LaTeX), optional figure (five_steps, causal_heatmap, dk_demo) and optional checkpoint "
+            "(prompt, explanation, options). See fixtures/lessons/README.md."
+        ),
+    )
+
+    class Meta:
+        model = Lesson
+        fields = "__all__"  # noqa: DJ007 - the admin shows every authored field
 
 
 def _template_help() -> str:
@@ -204,13 +272,39 @@ class QuestionInline(admin.TabularInline):
 
 @admin.register(Lesson)
 class LessonAdmin(admin.ModelAdmin):
+    form = LessonForm
     list_display = ("order", "key", "title", "published", "question_count", "updated_at")
     list_display_links = ("key", "title")
     list_filter = ("published",)
     search_fields = ("key", "title", "summary")
     ordering = ("order", "key")
-    readonly_fields = ("created_at", "updated_at")
+    readonly_fields = ("created_at", "updated_at", "teaching_preview")
+    fields = (
+        "key",
+        "title",
+        "order",
+        "published",
+        "summary",
+        "teaching",
+        "teaching_preview",
+        "created_at",
+        "updated_at",
+    )
     inlines = (QuestionInline,)
+
+    class Media:
+        css: ClassVar[dict[str, tuple[str, ...]]] = {"all": ("quizzes/css/admin_preview.css",)}
+
+    @admin.display(description=_("preview of the teaching text"))
+    def teaching_preview(self, obj: Lesson) -> str:
+        """The saved teaching text as the lesson page renders it, with every checkpoint's answer key shown."""
+        if not obj.pk or not obj.teaching:
+            return "—"
+        stored, problems = parse_teaching(obj.teaching)
+        if problems:  # an invalid edit is being shown back to its author: the errors are on the field
+            return str(_("The preview appears once the teaching text is valid."))
+        sections = teaching_sections(lesson_key=obj.key, sections=stored, reveal_all=True)
+        return render_to_string("admin/quizzes/lesson/teaching_preview.html", {"sections": sections})
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Lesson]:
         return cast(LessonQuerySet, super().get_queryset(request)).with_question_total()

@@ -256,13 +256,13 @@ def _checkpoint_view(
             "text_html": render_markdown(o["text"]),
             "correct": o["correct"],
             "chosen": o["key"] == chosen,
-            "feedback_html": render_markdown(o["feedback"]),
+            "feedback_html": render_markdown(o.get("feedback")),
         }
         for number, o in enumerate(options, start=1)
     ]
     picked = next((o for o in options if o["key"] == chosen), None)
     view["answered_correctly"] = bool(picked and picked["correct"])
-    view["feedback_html"] = render_markdown(picked["feedback"]) if picked else ""
+    view["feedback_html"] = render_markdown(picked.get("feedback")) if picked else ""
     view["explanation_html"] = render_markdown(checkpoint["explanation"])
     return view
 
