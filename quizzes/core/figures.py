@@ -203,18 +203,19 @@ def exercise_heatmap_svg() -> SafeString:
 
 def five_steps_svg(t: int = T, d_model: int = D_MODEL, d_k: int = D_K, d_v: int = D_V) -> SafeString:
     """The five steps top to bottom, each tensor drawn as a grid of its (rows, columns) with its shape."""
-    unit = 6  # px per entry
+    unit = 8  # px per entry
     project, score, scale, soft, weighted = (s.label for s in FIVE_STEPS)
     steps = [
         ("", "X", (t, d_model)),
         (project, "Q, K", (t, d_k)),
         (project, "V", (t, d_v)),
         (score, "QKᵀ", (t, t)),
-        (scale + _(" (+ causal mask)"), "S = QKᵀ/√d_k", (t, t)),
+        (scale, "S = QKᵀ/√d_k", (t, t)),
         (soft, "W = softmax(S)", (t, t)),
         (weighted, "O = W V", (t, d_v)),
     ]
-    left, row_h, width = 150, unit * t + 30, 150 + unit * max(d_model, d_k, d_v, t) + 110
+    left, row_h = 140, max(unit * t + 18, 44)
+    width = left + unit * max(d_model, d_k, d_v, t) + 70
     body: list[str] = []
     said = []
     for i, (step_name, name, (rows, cols)) in enumerate(steps):
