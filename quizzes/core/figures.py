@@ -140,7 +140,7 @@ def _svg(width: int, height: int, label: str, description: Sequence[str], body: 
 
 
 def _rows(value: Any) -> list[list[float]]:
-    return np.atleast_2d(np.asarray(value, dtype=float)).tolist()  # type: ignore[no-any-return]
+    return np.atleast_2d(np.asarray(value, dtype=float)).tolist()
 
 
 def solution_heatmap(variant: Mapping[str, Any] | None) -> SafeString | None:
