@@ -11,6 +11,7 @@ reads without sight and without colour; text colour is chosen per cell for contr
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from attention_engine.core import causal_mask, scaled_dot_product_attention, softmax
@@ -256,5 +258,10 @@ INTERACTIVE_FIGURES = ("dk_demo",)
 
 def lesson_figure(name: str) -> SafeString | None:
     """A teaching section's picture by name; None for the interactive ones and unknown names."""
-    draw = FIGURES.get(name)
-    return draw() if draw else None
+    return _lesson_figure(name, get_language()) if name in FIGURES else None
+
+
+@functools.lru_cache(maxsize=64)
+def _lesson_figure(name: str, language: str | None) -> SafeString:
+    """Memoised per language: a lesson figure depends only on its name (its labels on the language)."""
+    return FIGURES[name]()

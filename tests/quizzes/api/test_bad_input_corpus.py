@@ -251,11 +251,29 @@ def row_counts() -> dict[str, int]:
     }
 
 
+CHECKPOINT_TEACHING = [
+    {
+        "key": "check",
+        "title": "小测",
+        "body": "正文。",
+        "figure": "",
+        "checkpoint": {
+            "prompt": "哪一个？",
+            "explanation": "讲解。",
+            "options": [
+                {"key": "a", "text": "甲", "correct": True, "feedback": ""},
+                {"key": "b", "text": "乙", "correct": False, "feedback": ""},
+            ],
+        },
+    }
+]
+
+
 @pytest.fixture
 def world(db):
     """A staff learner (so staff-only operations validate too) with lessons, an attempt, cards, a token."""
     user = factories.UserFactory(is_staff=True)
-    lesson = factories.LessonFactory()
+    lesson = factories.LessonFactory(teaching=CHECKPOINT_TEACHING)  # the lesson page's checkpoint form too
     factories.ChoiceQuestionFactory(lesson=lesson, order=1, options=4)
     numeric = factories.NumericQuestionFactory(lesson=lesson, order=2)
     prompt = factories.PromptQuestionFactory(lesson=lesson, order=3)
@@ -394,6 +412,7 @@ def _web_urls(world) -> list[str]:
         "attempt_id": world["attempt"].pk,
         "position": 2,
         "question_key": prompt.key,
+        "section": "check",
     }
     urls = []
     from quizzes.web import urls as web_urls

@@ -140,3 +140,23 @@ def test_nanogpt_checkpoints():
     assert _correct(sections["split-heads"]) == f"`{q.shape}`"
     weights = _softmax(np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, np.zeros((T, T))))
     assert _correct(sections["causal-mask"]) == str(int((weights[1] > 0).sum()))
+
+
+# --------------------------------------------------------------------------- every lesson teaches
+
+
+@pytest.mark.parametrize("name", ["01-sdpa.yaml", "02-six-questions.yaml", "03-nanogpt-attention.yaml"])
+def test_every_lesson_file_has_valid_teaching_text(name):
+    from quizzes.content.teaching import parse_teaching
+
+    data = yaml.safe_load((LESSONS / name).read_text(encoding="utf-8"))
+    sections, problems = parse_teaching(data.get("teaching"))
+    assert not problems, [str(p) for p in problems]
+    assert len(sections) >= 4
+    assert sum(1 for s in sections if s["checkpoint"]) >= 2  # checkpoints where the seed pauses
+
+
+def test_lesson_one_draws_its_pictures_where_the_points_are_made(sdpa):
+    assert sdpa["five-steps"]["figure"] == "five_steps"
+    assert sdpa["why-scale"]["figure"] == "dk_demo"
+    assert sdpa["causal-mask"]["figure"] == "causal_heatmap"
