@@ -34,6 +34,7 @@ from quizzes.content import cues
 from quizzes.content.generation import generation_job_create, generation_source_check
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.querysets import LessonQuerySet
+from quizzes.content.reader import LessonYamlLoader
 from quizzes.content.selectors import (
     option_ids_shown_to_learners,
     question_by_id,
@@ -106,7 +107,7 @@ class TeachingField(forms.CharField):
         if not text.strip():
             return []
         try:
-            return yaml.safe_load(text)
+            return yaml.load(text, Loader=LessonYamlLoader)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = (

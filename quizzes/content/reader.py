@@ -69,6 +69,24 @@ QUESTION_FIELDS = (
 OPTION_FIELDS = ("text", "is_correct", "feedback", "order", "retired")
 
 
+class LessonYamlLoader(yaml.SafeLoader):
+    """Safe YAML whose folded block scalars (``>``) keep their line breaks.
+
+    YAML folds a line break into a space: right between English words, a stray space in Chinese
+    ("……的形状。 学完能……"). Read as a literal block instead, the text reaches Markdown with its soft
+    line breaks, which quizzes.core.rendering joins without a space next to CJK and with one between
+    Latin words; a blank line stays a paragraph break.
+    """
+
+    def construct_scalar(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode) and node.style == ">" and node.start_mark.buffer:
+            raw = node.start_mark.buffer[node.start_mark.index : node.end_mark.index]  # ">-\n  lines…"
+            literal = yaml.safe_load("x: |" + raw[1:])
+            if isinstance(literal, dict) and isinstance(literal.get("x"), str):
+                return literal["x"]
+        return super().construct_scalar(node)
+
+
 class Where(TypedDict, total=False):
     """Where in the files a problem is: the lesson, question and option keys (ContentProblem's fields)."""
 
@@ -189,7 +207,7 @@ class LessonReader:
         for path in self.paths:
             file = path.name
             try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+                data = yaml.load(path.read_text(encoding="utf-8"), Loader=LessonYamlLoader)
             except yaml.YAMLError as exc:
                 self.problem(file, f"not valid YAML: {exc}")
                 continue

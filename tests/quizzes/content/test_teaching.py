@@ -150,3 +150,16 @@ def test_the_correct_checkpoint_option_may_not_be_the_single_widest():
 def test_teaching_must_be_a_list():
     _, problems = parse_teaching({"key": "x"})
     assert problems and "must be a list" in problems[0].message
+
+
+def test_folded_yaml_text_keeps_no_stray_space_between_chinese_lines(lesson_dir):
+    """``summary: >-`` folds a line break into a space ("……的形状。 学完能……"); the loader keeps the break and
+    the renderer joins it without a space next to CJK, with one between English words."""
+    from quizzes.core.rendering import render_markdown
+
+    folded = "summary: >-\n  每个张量的形状。\n  学完能推导公式，\n  and explain the shapes.\nteaching:"
+    _write(lesson_dir, LESSON.replace("teaching:", folded, 1))
+    content_load(directory=lesson_dir)
+    summary = Lesson.objects.get(key="demo").summary
+    shown = str(render_markdown(summary)).replace("\n", " ")
+    assert "每个张量的形状。学完能推导公式，and explain the shapes." in shown
