@@ -78,7 +78,7 @@ class LessonYamlLoader(yaml.SafeLoader):
     Latin words; a blank line stays a paragraph break.
     """
 
-    def construct_scalar(self, node: yaml.Node) -> Any:
+    def construct_scalar(self, node: yaml.ScalarNode | yaml.MappingNode) -> Any:
         if isinstance(node, yaml.ScalarNode) and node.style == ">" and node.start_mark.buffer:
             raw = node.start_mark.buffer[node.start_mark.index : node.end_mark.index]  # ">-\n  lines…"
             literal = yaml.safe_load("x: |" + raw[1:])
