@@ -133,13 +133,15 @@ def lesson_detail(request: PageRequest, key: str) -> HttpResponse:
 def lesson_checkpoint(request: PageRequest, key: str, section: str) -> HttpResponse:
     """Answer a teaching checkpoint: the first answer locks (kept in the session), then the explanation shows.
 
-    htmx gets the checkpoint's fragment (400 with a message for an option that is not the checkpoint's);
-    a plain form post goes back to the checkpoint on the lesson page.
+    htmx gets the checkpoint's fragment; an option that is not the checkpoint's (a page from before the author
+    changed it) gets the open checkpoint back with a message, as a 200: htmx does not swap a 4xx, and in DEBUG
+    django-htmx's script would replace the whole page with it. A plain form post goes back to the checkpoint on
+    the lesson page (with the message above the content).
     """
     lesson = published_lesson_or_404(key)
     answers = dict(request.session.get(CHECKPOINTS_SESSION_KEY, {}))
     slot = answer_key(lesson_key=lesson.key, section_key=section)
-    error, status = "", 200
+    error = ""
     try:
         answers[slot] = checkpoint_lock(
             lesson_key=lesson.key,
@@ -151,7 +153,7 @@ def lesson_checkpoint(request: PageRequest, key: str, section: str) -> HttpRespo
     except DomainError as exc:
         if exc.error_code == ErrorCode.NOT_FOUND:
             raise Http404(exc.messages[0]) from None
-        error, status = exc.messages[0], 400
+        error = exc.messages[0]
     else:
         request.session[CHECKPOINTS_SESSION_KEY] = answers
     if not request.htmx:
@@ -162,7 +164,7 @@ def lesson_checkpoint(request: PageRequest, key: str, section: str) -> HttpRespo
         lesson_key=lesson.key, sections=lesson.teaching, section_key=section, chosen=answers.get(slot)
     )
     context = {"checkpoint": view, "lesson": lesson, "error": error, "just_answered": not error}
-    return render(request, "web/core/_checkpoint.html", context, status=status)
+    return render(request, "web/core/_checkpoint.html", context)
 
 
 @require_safe
