@@ -28,6 +28,7 @@ from typing import Any
 
 from django.utils.crypto import salted_hmac
 from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from quizzes.content import cues
@@ -246,6 +247,7 @@ def _checkpoint_view(
                 "number": number,
                 "handle": checkpoint_handle(lesson_key=lesson_key, section_key=section["key"], option_key=o["key"]),
                 "text_html": render_markdown(o["text"]),
+                "label": cues.plain_text(o["text"]),  # the button's name: math alone gives a screen reader none
             }
             for number, o in enumerate(shuffled, start=1)
         ]
@@ -265,6 +267,15 @@ def _checkpoint_view(
     view["feedback_html"] = render_markdown(picked.get("feedback")) if picked else ""
     view["explanation_html"] = render_markdown(checkpoint["explanation"])
     return view
+
+
+_WIDE = re.compile(r'<table>.*?</table>|<math display="block".*?</math>', re.DOTALL)
+
+
+def scrollable(body: SafeString) -> SafeString:
+    """Tables and display formulas in a keyboard-focusable box that scrolls sideways when the screen is narrow
+    (a scroll region must be reachable by keyboard: axe ``scrollable-region-focusable``)."""
+    return mark_safe(_WIDE.sub(lambda m: f'<div class="scroll-x" tabindex="0">{m.group(0)}</div>', str(body)))
 
 
 def teaching_sections(
@@ -291,7 +302,7 @@ def teaching_sections(
             {
                 "key": section["key"],
                 "title": escape(section["title"]),
-                "body_html": render_markdown(section["body"]),
+                "body_html": scrollable(render_markdown(section["body"])),
                 "figure": figure,
                 "figure_svg": lesson_figure(figure) if figure else None,
                 "checkpoint": _checkpoint_view(lesson_key, section, chosen, reveal_all=reveal_all, rng=rng),

@@ -58,10 +58,13 @@ def _checkpoint_url(lesson, section="mask"):
 
 
 def _handle_of(client, lesson, text: str) -> str:
-    """The handle of the option showing ``text`` (what a learner clicks on)."""
+    """The handle of the option showing ``text`` (what a learner clicks on), found by the button's name."""
     body = _page(client, lesson)
-    for handle, shown in re.findall(r'value="([0-9a-f]{16})"><span lang="zh-Hans"><p>(.*?)</p>', body):
+    for handle, name, shown in re.findall(
+        r'value="([0-9a-f]{16})" aria-label="([^"]*)"><span lang="zh-Hans"><p>(.*?)</p>', body
+    ):
         if shown == text:
+            assert name == text  # the button is named by its text (math included, as plain text)
             return handle
     raise AssertionError(f"no option {text!r}")
 
