@@ -12,21 +12,22 @@ import functools
 import math
 from collections.abc import Sequence
 
-from django.utils import dateformat, formats
+from django.utils import formats
 from django.utils.dates import WEEKDAYS_ABBR
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
+from quizzes.core.dates import format_day
 from quizzes.reviews.selectors import DayCount
 
 HEAT_COLOURS = ("#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127")
 
 
 def day_label(day: dt.date) -> str:
-    """A month-day label in the active language ("December 1" / "12月1日")."""
-    return formats.date_format(day, "MONTH_DAY_FORMAT")
+    """A day in the one date style of the active language ("Tue 1 Dec" / "12月1日 周二")."""
+    return format_day(day)
 
 
 def axis_label(day: dt.date) -> str:
@@ -109,9 +110,9 @@ def heat_legend(peak: int) -> list[tuple[int, str]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _format_day(day: dt.date, date_format: str, language: str | None) -> str:
-    """``formats.date_format(day)`` memoised: the heatmap formats the same 365 days on every dashboard."""
-    return dateformat.format(day, date_format)
+def _format_day(day: dt.date, language: str | None, this_year: int) -> str:
+    """``format_day(day)`` memoised: the heatmap formats the same 365 days on every dashboard."""
+    return format_day(day, today=dt.date(this_year, 1, 1))
 
 
 def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
@@ -139,15 +140,15 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
                 f'<text x="{left + col * step}" y="{top - 6}" font-size="10">'
                 f"{escape(formats.date_format(d.day, 'M'))}</text>"
             )
-    # 365 cells: look the date format and the plural forms up once, not per cell
-    date_format = formats.get_format("DATE_FORMAT")
+    # 365 cells: look the plural forms up once, not per cell
+    this_year = days[-1].day.year
     plurals: dict[int, str] = {}
     for i, d in enumerate(days):
         col, row = divmod(offset + i, 7)
         x, y = left + col * step, top + row * step
         if d.count not in plurals:
             plurals[d.count] = ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", d.count)
-        title = plurals[d.count] % {"day": _format_day(d.day, date_format, get_language()), "count": d.count}
+        title = plurals[d.count] % {"day": _format_day(d.day, get_language(), this_year), "count": d.count}
         level = heat_level(d.count, peak)
         body.append(
             f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" rx="2" fill="{HEAT_COLOURS[level]}" '
