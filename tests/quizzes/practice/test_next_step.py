@@ -80,7 +80,7 @@ def test_when_everything_is_studied_wait_for_the_next_review_then_review(user, t
 
 
 def test_reviews_due_come_before_an_open_attempt(user, two_lessons, time_machine):
-    first, prompt, _recall, second = two_lessons
+    _first, prompt, _recall, second = two_lessons
     time_machine.move_to(T0, tick=False)
     card_rate(user=user, question=prompt, rating=3)
     time_machine.move_to(T0 + dt.timedelta(days=2, hours=1), tick=False)

@@ -84,7 +84,7 @@ def test_practise_the_missed_ones_starts_an_attempt_of_just_those(learner_client
 
 
 def test_practise_refuses_another_learners_attempt_and_a_perfect_one(learner_client, missed, other_user, quiz_lesson):
-    attempt, *_ = missed
+    _attempt, *_ = missed
     other = Attempt.objects.create(user=other_user, lesson=quiz_lesson, number=1, seed=1)
     assert learner_client.post(reverse("web:attempt_missed", args=[other.pk])).status_code == 404
     unfinished = start(learner_client, quiz_lesson)
