@@ -139,7 +139,7 @@ def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, li
         page.goto(_url(live_server, "web:dashboard"))
         expect(page.get_by_test_id("due-count")).to_have_text("4")
         shoot(page, "dashboard")
-        page.get_by_role("link", name="Start review").click()
+        page.get_by_role("link", name="Review 4 items").click()
         expect(page).to_have_url(_url(live_server, "web:review_session"))
         shoot(page, "review-session")
         for _step in range(10):
