@@ -55,17 +55,32 @@ def forecast_summary(days: Sequence[DayCount]) -> str:
     ) % {"total": total, "days": len(days), "day": day_label(busiest.day), "count": busiest.count}
 
 
-def forecast_svg(days: Sequence[DayCount]) -> SafeString:
-    """A bar per day; the count is printed above each bar and the date below it (first bar: "Today")."""
-    bar_w, gap, left, top, plot_h, bottom = 36, 12, 8, 24, 120, 40
-    width = left * 2 + len(days) * (bar_w + gap) - gap
-    height = top + plot_h + bottom
+def forecast_svg(days: Sequence[DayCount], *, per_row: int | None = None) -> SafeString:
+    """A bar per day; the count is printed above each bar and the date below it (first bar: "Today").
+
+    ``per_row``: wrap into rows of that many days (phones: two weeks as two rows of 7 fit a 360 px screen
+    at full text size, where one row of 14 would have to shrink its numbers or scroll).
+    """
+    compact = per_row is not None and per_row < len(days)
+    per_row = per_row if compact and per_row else max(len(days), 1)
+    bar_w, gap, left, top, bottom = (30, 10, 6, 22, 36) if compact else (36, 12, 8, 24, 40)
+    plot_h = 70 if compact else 120
+    row_h = top + plot_h + bottom
+    rows = max(1, math.ceil(len(days) / per_row))
+    width = left * 2 + per_row * (bar_w + gap) - gap
+    height = rows * row_h
     peak = max((d.count for d in days), default=0) or 1
-    body = [f'<line x1="{left}" y1="{top + plot_h}" x2="{width - left}" y2="{top + plot_h}" stroke="#9aa2ad"/>']
+    body = [
+        f'<line x1="{left}" y1="{r * row_h + top + plot_h}" x2="{width - left}" y2="{r * row_h + top + plot_h}" '
+        f'stroke="#9aa2ad"/>'
+        for r in range(rows)
+    ]
     for i, d in enumerate(days):
-        x = left + i * (bar_w + gap)
+        row, column = divmod(i, per_row)
+        base = row * row_h + top + plot_h
+        x = left + column * (bar_w + gap)
         h = round(plot_h * d.count / peak) if d.count else 0
-        y = top + plot_h - h
+        y = base - h
         cx = x + bar_w / 2
         label = _("Today") if i == 0 else axis_label(d.day)
         title = ngettext("%(day)s: %(count)s review due", "%(day)s: %(count)s reviews due", d.count) % {
@@ -77,10 +92,11 @@ def forecast_svg(days: Sequence[DayCount]) -> SafeString:
             f'<rect x="{x}" y="{y}" width="{bar_w}" height="{max(h, 1)}" rx="3" '
             f'fill="{"#1f5fbf" if d.count else "#d9dce1"}"/>'
             f'<text x="{cx}" y="{y - 6}" text-anchor="middle" font-size="13" font-weight="600">{d.count}</text>'
-            f'<text x="{cx}" y="{top + plot_h + 18}" text-anchor="middle" font-size="11">{escape(label)}</text>'
+            f'<text x="{cx}" y="{base + 18}" text-anchor="middle" font-size="11">{escape(label)}</text>'
             f"</g>"
         )
-    return _svg(width, height, forecast_summary(days), body, "chart--forecast")
+    css_class = "chart--forecast-compact" if compact else "chart--forecast"
+    return _svg(width, height, forecast_summary(days), body, css_class)
 
 
 def heatmap_summary(days: Sequence[DayCount]) -> str:

@@ -46,6 +46,7 @@ def dashboard(request: PageRequest) -> HttpResponse:
         "progress": lesson_progress(user=user, now=now, profile=profile),
         "forecast": forecast,
         "forecast_svg": charts.forecast_svg(forecast),
+        "forecast_svg_compact": charts.forecast_svg(forecast, per_row=7),  # phones: two rows of a week
         "forecast_summary": charts.forecast_summary(forecast),
         "heatmap_svg": charts.heatmap_svg(heatmap),
         "heatmap_summary": charts.heatmap_summary(heatmap),

@@ -40,3 +40,14 @@ def test_heat_levels_and_legend():
     assert charts.heat_level(10, 10) == 4
     assert charts.heat_legend(1) == [(0, "0"), (4, "1")]
     assert charts.heat_legend(8) == [(0, "0"), (1, "1–2"), (2, "3–4"), (3, "5–6"), (4, "7–8")]
+
+
+def test_the_phone_forecast_wraps_two_weeks_into_two_rows_that_fit_a_small_screen():
+    days = [DayCount(DAY + dt.timedelta(days=i), i % 3) for i in range(14)]
+    wide, compact = str(charts.forecast_svg(days)), str(charts.forecast_svg(days, per_row=7))
+    assert compact.startswith('<svg class="chart chart--forecast-compact"')
+    width = int(re.search(r'width="(\d+)"', compact).group(1))
+    assert width <= 296  # a 360 px screen less the page and card padding: no shrinking, no scrolling
+    assert int(re.search(r'width="(\d+)"', wide).group(1)) > 600
+    assert compact.count('<g class="bar">') == 14 and compact.count("<line") == 2
+    assert re.findall(r'font-weight="600">(\d+)</text>', compact) == [str(i % 3) for i in range(14)]
