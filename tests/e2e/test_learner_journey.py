@@ -89,9 +89,7 @@ def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, li
         page.reload()
         expect(page.locator("#item .option--chosen")).to_have_count(1)
         expect(page.locator("#item button.option").first).to_be_disabled()
-        page.set_viewport_size({"width": 390, "height": 844})
-        shoot(page, "quiz-locked-choice-mobile")
-        page.set_viewport_size({"width": 1280, "height": 900})
+        # (the phone screenshots come from a touch-screen context: test_next_button_walk.py)
 
         # Enter goes to the next item; then end the quiz → the end screen
         _wait_for_scripts(page)

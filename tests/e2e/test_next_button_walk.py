@@ -31,14 +31,14 @@ class Walk:
         self.page, self.name, self.shoot, self.checked = page, name, shoot, set()
         self.matrices = 0
 
-    def check(self, kind: str, *, screenshot: str | None = None, full_page: bool = False) -> None:
+    def check(self, kind: str, *, screenshot: str | None = None, full_page: bool = False, at: str | None = None):
         self.matrices += assert_fits(self.page, f"{self.name}/{kind}")
         if kind not in self.checked:
             self.checked.add(kind)
             assert_accessible(self.page, f"{self.name}/{kind}")
         if screenshot:
-            prefix = "" if self.name == "desktop" else "phone-"
-            self.shoot(self.page, prefix + screenshot, full_page=full_page)
+            prefix = "" if self.name == "desktop" or screenshot.endswith("-mobile") else "phone-"
+            self.shoot(self.page, prefix + screenshot, full_page=full_page, scroll_to=at)
 
 
 def _press_next(page: Page) -> None:
@@ -82,7 +82,8 @@ def _run_attempt(walk: Walk, attempt: Attempt, *, wrong: tuple[int, ...], phone:
             expect(page.locator(".kbd-hint").first).to_be_hidden()  # no keyboard hints on a touch screen
         _answer(page, item, right=item.position not in wrong)
         locked = "item-locked-numeric" if item.question.kind == Question.Kind.NUMERIC else "item-locked"
-        walk.check(locked)
+        first_lock = phone and locked not in walk.checked and attempt.mode == Attempt.Mode.STUDY
+        walk.check(locked, screenshot="quiz-locked-choice-mobile" if first_lock and locked == "item-locked" else None)
         next_button = page.locator("#item [data-next]")
         if phone:  # the sticky bar: "Next" is on screen right after the lock, no scrolling
             box = next_button.bounding_box()
@@ -146,7 +147,7 @@ def test_always_pressing_the_obvious_next_button(browser, live_server, lessons, 
             page.fill("textarea[name=answer]", "softmax(QK^T/√d_k)V：点积的方差随 d_k 增长，缩放让 softmax 不饱和。")
             page.locator("button[data-reveal]").click()
             expect(page.locator("[data-first-study]")).to_be_visible()  # why every button says "2 days"
-            walk.check("interview-reveal", screenshot="interview-reveal" if phone else None, full_page=False)
+            walk.check("interview-reveal", screenshot="interview-reveal" if phone else None, at=".ratings-form")
             page.locator("button.rating--3").click()
             expect(page).to_have_url(live_server.url + reverse("web:dashboard"))
             expect(page.locator(".messages")).to_contain_text("Rated Good")

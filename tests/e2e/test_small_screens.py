@@ -94,6 +94,17 @@ def test_every_learner_page_fits_and_passes_axe(browser, live_server, lessons, s
         for name in ("web:dashboard", "web:review_session"):
             page.goto(base + reverse(name))
             _check(page, f"{size} {name} with history")
+        # the forecast and the mastery table fit the screen whole: no box of theirs scrolls sideways
+        page.goto(base + reverse("web:dashboard"))
+        boxes = page.evaluate(
+            """() => Array.from(document.querySelectorAll(".chart-scroll, .mastery")).map(el => {
+                 const box = el.closest(".table-wrap") || el;
+                 return [box.className, box.scrollWidth, box.clientWidth, el.getBoundingClientRect().right];
+               })"""
+        )
+        assert len(boxes) == 2
+        for name, scroll_width, client_width, right in boxes:
+            assert scroll_width <= client_width + 1 and right <= SIZES[size]["width"], (size, name, scroll_width)
         page.goto(base + "/no/such/page/")
         _check(page, f"{size} 404")
     finally:
