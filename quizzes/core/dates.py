@@ -26,7 +26,7 @@ def _weekday(index: int) -> str:
     )[index]
 
 
-def _month(number: int) -> str:
+def month_abbr(number: int) -> str:
     """January = 1, abbreviated in the active language ("Dec" / "12月")."""
     return (
         pgettext("month", "Jan"),
@@ -64,13 +64,18 @@ def format_day(
     parts = {
         "weekday": _weekday(day.weekday()),
         "day": day.day,
-        "month": _month(day.month),
+        "month": month_abbr(day.month),
         "year": day.year,
     }
     this_year = (today or timezone.localdate()).year
     if day.year == this_year:
         return pgettext("day format", "%(weekday)s %(day)d %(month)s") % parts
     return pgettext("day format", "%(weekday)s %(day)d %(month)s %(year)d") % parts
+
+
+def format_short_day(day: dt.date) -> str:
+    """The same style without the weekday, where space is tight (a chart's axis): "1 Dec" / "12月1日"."""
+    return pgettext("short day format", "%(day)d %(month)s") % {"day": day.day, "month": month_abbr(day.month)}
 
 
 def format_day_time(value: dt.datetime | None, *, zone: dt.tzinfo | None = None) -> str:

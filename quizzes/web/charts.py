@@ -12,14 +12,13 @@ import functools
 import math
 from collections.abc import Sequence
 
-from django.utils import formats
 from django.utils.dates import WEEKDAYS_ABBR
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from quizzes.core.dates import format_day
+from quizzes.core.dates import format_day, format_short_day, month_abbr
 from quizzes.reviews.selectors import DayCount
 
 HEAT_COLOURS = ("#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127")
@@ -31,8 +30,8 @@ def day_label(day: dt.date) -> str:
 
 
 def axis_label(day: dt.date) -> str:
-    """The tightest month-day label, under a bar ("Dec 1" / "12/1"); the msgid is a date format."""
-    return formats.date_format(day, _("M j"))
+    """The day style without the weekday, under a bar ("1 Dec" / "12月1日")."""
+    return format_short_day(day)
 
 
 def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -> SafeString:
@@ -153,8 +152,7 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
         col, row = divmod(offset + i, 7)
         if d.day.day == 1 or (i == 0 and d.day.day <= 10):
             body.append(
-                f'<text x="{left + col * step}" y="{top - 6}" font-size="10">'
-                f"{escape(formats.date_format(d.day, 'M'))}</text>"
+                f'<text x="{left + col * step}" y="{top - 6}" font-size="10">{escape(month_abbr(d.day.month))}</text>'
             )
     # 365 cells: look the plural forms up once, not per cell
     this_year = days[-1].day.year

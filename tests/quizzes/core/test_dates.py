@@ -42,3 +42,12 @@ def test_the_template_filters_use_the_same_style(time_machine):
     moment = dt.datetime(2026, 12, 1, 9, 5, tzinfo=dt.UTC)
     with translation.override("en"):
         assert template.render(Context({"day": DAY, "moment": moment})) == "Tue 1 Dec · Tue 1 Dec, 09:05"
+
+
+def test_the_short_form_under_a_chart_bar():
+    from quizzes.core.dates import format_short_day
+
+    with translation.override("en"):
+        assert format_short_day(DAY) == "1 Dec"
+    with translation.override("zh-hans"):
+        assert format_short_day(DAY) == "12月1日"
