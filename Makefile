@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv torch test lint run serve schema messages bench bench-load bench-scaling clean
+.PHONY: venv torch test lint run serve schema messages screenshots bench bench-load bench-scaling clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ schema: venv
 messages: venv
 	cd quizzes && DEBUG=1 ../$(BIN)/python ../manage.py makemessages -l zh_Hans --ignore "migrations/*" -e html,txt,py
 	cd quizzes && msgfmt --check -o locale/zh_Hans/LC_MESSAGES/django.mo locale/zh_Hans/LC_MESSAGES/django.po
+
+# Retake the README's screenshots (docs/screenshots/, desktop and phone) from the browser tests, DEBUG off.
+screenshots: venv
+	SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest -q -p no:randomly -p no:cacheprovider tests/e2e -k "debug-off"
 
 bench: venv
 	$(BIN)/python bench/generators.py

@@ -261,7 +261,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "COMPONENT_NO_READ_ONLY_REQUIRED": False,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "KindEnum": "quizzes.content.models.Question.Kind",
+        "ModeEnum": "quizzes.practice.models.Attempt.Mode",
+        "StartModeEnum": "quizzes.api.serializers.START_MODES",
+        "NextStepKindEnum": "quizzes.api.serializers.NEXT_STEP_KINDS",
+    },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -26,6 +26,7 @@ from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.selectors import live_options
 from quizzes.core.rendering import render_markdown
 from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.next_step import NextStep
 from quizzes.practice.presenter import present_item
 from quizzes.practice.selectors import score_of
 from quizzes.reviews import selectors as review_selectors
@@ -198,4 +199,19 @@ def question_reference(*, user: User, question: Question, now: dt.datetime | Non
             }
             for p in previews
         ],
+    }
+
+
+def next_step_public(step: NextStep) -> dict[str, Any]:
+    """The next step with the ids a client needs to act on it."""
+    return {
+        "kind": step.kind.value,
+        "due_count": step.due,
+        "lesson_id": step.lesson.pk if step.lesson else None,
+        "lesson_key": step.lesson.key if step.lesson else None,
+        "lesson_title": step.lesson.title if step.lesson else None,
+        "attempt_id": step.attempt.pk if step.attempt else None,
+        "question_id": step.question.pk if step.question else None,
+        "question_key": step.question.key if step.question else None,
+        "next_review_at": step.next_review,
     }

@@ -22,6 +22,7 @@ from quizzes.api.fields import (
     StrictUUIDField,
 )
 from quizzes.models import Attempt, Question, ReviewCard
+from quizzes.practice.next_step import NextStepKind
 
 MAX_DURATION_MS = 24 * 60 * 60 * 1000
 MAX_COUNT = 32767  # PositiveSmallIntegerField
@@ -145,9 +146,14 @@ class LessonDetailSerializer(LessonSummarySerializer):
 # --- attempts ----------------------------------------------------------------------------------
 
 
+#: The modes a client may start: missed-items attempts start from an earlier attempt (POST /attempts/{id}/missed/).
+START_MODES = [(mode.value, mode.label) for mode in (Attempt.Mode.STUDY, Attempt.Mode.REVIEW)]
+NEXT_STEP_KINDS = [(kind.value, kind.value) for kind in NextStepKind]
+
+
 class AttemptStartSerializer(serializers.Serializer):
     lesson_id = StrictIntegerField(min_value=1)
-    mode = serializers.ChoiceField(choices=Attempt.Mode.choices, default=Attempt.Mode.STUDY)
+    mode = serializers.ChoiceField(choices=START_MODES, default=Attempt.Mode.STUDY)
 
 
 class AttemptLessonSerializer(serializers.Serializer):
@@ -520,3 +526,28 @@ class VariantPreviewSerializer(serializers.Serializer):
     )
     choices = PreviewChoiceSerializer(many=True)
     solution = SolutionStepSerializer(many=True)
+
+
+# --- the next step -------------------------------------------------------------------------------
+
+
+class NextStepSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=NEXT_STEP_KINDS,
+        help_text=(
+            "review: reviews are due (GET /reviews/due/); attempt: continue attempt_id; lesson: study lesson_id "
+            "(its text, then POST /attempts/ with lesson_id); prompt / recall: self-rate question_id "
+            "(GET /questions/{id}/reference/, POST /reviews/rate/); wait: nothing to do until next_review_at "
+            "(null: nothing is scheduled)."
+        ),
+    )
+    due_count = serializers.IntegerField(help_text="Cards due today (non-zero only for kind=review).")
+    lesson_id = serializers.IntegerField(allow_null=True)
+    lesson_key = serializers.CharField(allow_null=True)
+    lesson_title = serializers.CharField(allow_null=True)
+    attempt_id = serializers.IntegerField(allow_null=True, help_text="kind=attempt: the open attempt.")
+    question_id = serializers.IntegerField(
+        allow_null=True, help_text="kind=prompt/recall: the question to rate; kind=lesson: its first unstudied one."
+    )
+    question_key = serializers.CharField(allow_null=True)
+    next_review_at = serializers.DateTimeField(allow_null=True, help_text="kind=wait: when the next card falls due.")

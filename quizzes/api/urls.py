@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from quizzes.api.docs import NoncedSwaggerView, OfflineRedocView
 from quizzes.api.errors import api_not_found
-from quizzes.api.views import attempts, auth, engine, lessons, offline, ping, profile, reviews
+from quizzes.api.views import attempts, auth, engine, lessons, next_step, offline, ping, profile, reviews
 
 v1 = [
     path("auth/login/", auth.LoginView.as_view(), name="login"),
@@ -19,6 +19,8 @@ v1 = [
     path("attempts/", attempts.AttemptListView.as_view(), name="attempts"),
     path("attempts/<int:attempt_id>/", attempts.AttemptDetailView.as_view(), name="attempt"),
     path("attempts/<int:attempt_id>/finish/", attempts.AttemptFinishView.as_view(), name="attempt-finish"),
+    path("attempts/<int:attempt_id>/missed/", attempts.AttemptMissedView.as_view(), name="attempt-missed"),
+    path("next-step/", next_step.NextStepView.as_view(), name="next-step"),
     path("items/<int:item_id>/", attempts.ItemDetailView.as_view(), name="item"),
     path("items/<int:item_id>/answer/", attempts.ItemAnswerView.as_view(), name="item-answer"),
     path("reviews/due/", reviews.DueQueueView.as_view(), name="reviews-due"),

@@ -60,6 +60,8 @@ class ErrorCode(StrEnum):
     FOREIGN_OPTION = "foreign_option"
     ANSWER_LOCKED = "answer_locked"
     UNREADABLE_ANSWER = "unreadable_answer"
+    ATTEMPT_UNFINISHED = "attempt_unfinished"
+    NOTHING_MISSED = "nothing_missed"
 
     # --- reviews --------------------------------------------------------------------------------
     NOT_SELF_RATED = "not_self_rated"

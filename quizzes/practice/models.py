@@ -18,6 +18,7 @@ class Attempt(models.Model):
     class Mode(models.TextChoices):
         STUDY = "study", _("Study")
         REVIEW = "review", _("Review")
+        MISSED = "missed", _("Missed items")  # the items an earlier attempt missed, practised again
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts")
     lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="attempts")
@@ -37,7 +38,7 @@ class Attempt(models.Model):
             models.UniqueConstraint(fields=["user", "lesson", "number"], name="attempt_number_unique_per_user_lesson"),
             models.CheckConstraint(condition=Q(number__gte=1), name="attempt_number_positive"),
             models.CheckConstraint(condition=Q(seed__gte=0), name="attempt_seed_non_negative"),
-            models.CheckConstraint(condition=Q(mode__in=["study", "review"]), name="attempt_mode_known"),
+            models.CheckConstraint(condition=Q(mode__in=["study", "review", "missed"]), name="attempt_mode_known"),
         )
 
     def __str__(self) -> str:

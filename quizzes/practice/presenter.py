@@ -142,6 +142,7 @@ def question_view(question: Question) -> dict[str, Any]:
         "id": question.pk,
         "key": question.key,
         "kind": question.kind,
+        "numeric": question.kind == Question.Kind.NUMERIC,
         "prompt": question.prompt,
         "prompt_html": render_markdown(question.prompt),
         "answer_form": question.answer_form or None,
@@ -327,3 +328,62 @@ def present_item(*, item: AttemptItem, reveal: bool = False) -> dict[str, Any]:
     if reveal:
         view["reveal"] = _reveal(item)
     return view
+
+
+def present_missed(*, item: AttemptItem) -> dict[str, Any]:
+    """A missed item as the end screen teaches it: your answer beside the correct one, the misconception your
+    answer stands for, the explanation. Unanswered items show the correct answer and the explanation only.
+
+    Built from the item's locked result (and, for an unanswered item, from the question and variant: the
+    attempt is finished, so nothing can be answered any more).
+    """
+    question = item.question
+    numeric = numeric_view(question=question, variant=item.variant)
+    entry: dict[str, Any] = {
+        "position": item.position,
+        "number": item.position + 1,
+        "answered": item.is_answered,
+        "kind": question.kind,
+        "numeric": question.kind == Question.Kind.NUMERIC,
+        "prompt": numeric["prompt"] if numeric else question.prompt,
+        "prompt_html": numeric["prompt_html"] if numeric else render_markdown(question.prompt),
+        "yours_html": "",
+        "correct_html": "",
+        "misconception": None,  # {"title", "explanation"} (numeric) or the chosen option's feedback (choice)
+        "feedback_html": "",
+        "explanation_html": render_markdown(question.explanation),
+        "message": grade_message(item.result) if item.result else "",
+    }
+    stored = item.result or {}
+    if question.kind == Question.Kind.CHOICE:
+        options = {option.pk: option for option in question.options.all()}
+        shown = [options[pk] for pk in item.option_order or [] if pk in options]
+        correct = next((o for o in shown if o.is_correct), None)
+        chosen = options.get(item.chosen_option_id) if item.chosen_option_id else None
+        entry["correct_html"] = render_markdown(correct.text) if correct else ""
+        entry["yours_html"] = render_markdown(chosen.text) if chosen else ""
+        entry["feedback_html"] = render_markdown(stored.get("feedback"))
+        return entry
+    variant = item.variant or {}
+    if question.answer_form == Question.AnswerForm.CHOICE:
+        label = "label_zh" if _chinese() else "label_en"
+        choices = variant.get("choices", [])
+        index = stored.get("correct_choice_index")
+        if index is None and variant:
+            from attention_engine.generators import Variant
+
+            index = Variant.from_dict(variant).correct_choice_index
+        if index is not None and 0 <= index < len(choices):
+            entry["correct_html"] = render_markdown(f"`{choices[index][label]}`")
+        chosen_index = stored.get("chosen_choice_index")
+        if chosen_index is not None and 0 <= chosen_index < len(choices):
+            entry["yours_html"] = render_markdown(f"`{choices[chosen_index][label]}`")
+    else:
+        entry["correct_html"] = render_value(variant.get("answer"))
+        if item.response is not None:
+            try:
+                entry["yours_html"] = render_value(item.response)
+            except (TypeError, ValueError):
+                entry["yours_html"] = render_markdown(f"`{item.response}`")
+    entry["misconception"] = _misconception_text(stored.get("misconception"))
+    return entry

@@ -101,6 +101,20 @@ def attempt_first_unanswered(*, attempt: Attempt) -> AttemptItem | None:
     return attempt.items.unanswered().order_by("position").first()
 
 
+def study_attempt_open(*, user: User) -> Attempt | None:
+    """The learner's newest unfinished study or missed-items attempt with an item left to answer (to continue)."""
+    return (
+        Attempt.objects.owned_by(user)
+        .unfinished()
+        .exclude(mode=Attempt.Mode.REVIEW)
+        .filter(lesson__in=Lesson.objects.published(), items__answered_at__isnull=True)
+        .select_related("lesson")
+        .order_by("-started_at", "-pk")
+        .distinct()
+        .first()
+    )
+
+
 def review_attempt_open(*, user: User, lesson: Lesson, now: dt.datetime | None = None) -> Attempt | None:
     """An unfinished review attempt of this lesson started today with an item left to answer."""
     now = now or timezone.now()
@@ -216,7 +230,12 @@ def best_scores(*, user: User) -> dict[int, float]:
     # from the item scores alone (narrow rows, one query, no JSON columns)
     item_scores: dict[int, list[float | None]] = defaultdict(list)
     attempt_lesson: dict[int, int] = {}
-    rows = AttemptItem.objects.owned_by(user).values_list("attempt_id", "attempt__lesson_id", "score")
+    # a missed-items attempt holds only what an earlier one got wrong: its score says nothing about the lesson
+    rows = (
+        AttemptItem.objects.owned_by(user)
+        .exclude(attempt__mode=Attempt.Mode.MISSED)
+        .values_list("attempt_id", "attempt__lesson_id", "score")
+    )
     for attempt_id, lesson_id, score in rows:
         item_scores[attempt_id].append(score)
         attempt_lesson[attempt_id] = lesson_id

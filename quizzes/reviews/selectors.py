@@ -166,6 +166,12 @@ def new_questions(
     return list(questions[: _new_left(user, profile, now, None)])
 
 
+def first_unseen_question(*, user: User) -> Question | None:
+    """The first published question the learner has never answered, in lesson order (where they left off)."""
+    questions = _unseen_questions(user).select_related("lesson")
+    return questions.order_by("lesson__order", "lesson__key", "order", "key").first()
+
+
 def new_count(
     *,
     user: User,

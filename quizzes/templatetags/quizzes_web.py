@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString
 
-from quizzes.core import rendering
+from quizzes.core import dates, rendering
 from quizzes.reviews.selectors import due_count
 
 register = template.Library()
@@ -51,3 +51,15 @@ def get_item(mapping: Any, key: Any) -> Any:
 def percent(value: float | None) -> str:
     """0.8333 → "83%"; None → "–"."""
     return "–" if value is None else f"{round(value * 100)}%"
+
+
+@register.filter
+def day(value: Any) -> str:
+    """A date or datetime in the one date style of the active language ("Tue 1 Dec" / "12月1日 周二")."""
+    return dates.format_day(value)
+
+
+@register.filter
+def day_time(value: Any) -> str:
+    """A datetime as its day and local time ("Tue 1 Dec, 09:30")."""
+    return dates.format_day_time(value)

@@ -12,26 +12,26 @@ import functools
 import math
 from collections.abc import Sequence
 
-from django.utils import dateformat, formats
 from django.utils.dates import WEEKDAYS_ABBR
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
+from quizzes.core.dates import format_day, format_short_day, month_abbr
 from quizzes.reviews.selectors import DayCount
 
 HEAT_COLOURS = ("#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127")
 
 
 def day_label(day: dt.date) -> str:
-    """A month-day label in the active language ("December 1" / "12月1日")."""
-    return formats.date_format(day, "MONTH_DAY_FORMAT")
+    """A day in the one date style of the active language ("Tue 1 Dec" / "12月1日 周二")."""
+    return format_day(day)
 
 
 def axis_label(day: dt.date) -> str:
-    """The tightest month-day label, under a bar ("Dec 1" / "12/1"); the msgid is a date format."""
-    return formats.date_format(day, _("M j"))
+    """The day style without the weekday, under a bar ("1 Dec" / "12月1日")."""
+    return format_short_day(day)
 
 
 def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -> SafeString:
@@ -54,17 +54,32 @@ def forecast_summary(days: Sequence[DayCount]) -> str:
     ) % {"total": total, "days": len(days), "day": day_label(busiest.day), "count": busiest.count}
 
 
-def forecast_svg(days: Sequence[DayCount]) -> SafeString:
-    """A bar per day; the count is printed above each bar and the date below it (first bar: "Today")."""
-    bar_w, gap, left, top, plot_h, bottom = 36, 12, 8, 24, 120, 40
-    width = left * 2 + len(days) * (bar_w + gap) - gap
-    height = top + plot_h + bottom
+def forecast_svg(days: Sequence[DayCount], *, per_row: int | None = None) -> SafeString:
+    """A bar per day; the count is printed above each bar and the date below it (first bar: "Today").
+
+    ``per_row``: wrap into rows of that many days (phones: two weeks as two rows of 7 fit a 360 px screen
+    at full text size, where one row of 14 would have to shrink its numbers or scroll).
+    """
+    compact = per_row is not None and per_row < len(days)
+    per_row = per_row if compact and per_row else max(len(days), 1)
+    bar_w, gap, left, top, bottom = (30, 10, 6, 22, 36) if compact else (36, 12, 8, 24, 40)
+    plot_h = 70 if compact else 120
+    row_h = top + plot_h + bottom
+    rows = max(1, math.ceil(len(days) / per_row))
+    width = left * 2 + per_row * (bar_w + gap) - gap
+    height = rows * row_h
     peak = max((d.count for d in days), default=0) or 1
-    body = [f'<line x1="{left}" y1="{top + plot_h}" x2="{width - left}" y2="{top + plot_h}" stroke="#9aa2ad"/>']
+    body = [
+        f'<line x1="{left}" y1="{r * row_h + top + plot_h}" x2="{width - left}" y2="{r * row_h + top + plot_h}" '
+        f'stroke="#9aa2ad"/>'
+        for r in range(rows)
+    ]
     for i, d in enumerate(days):
-        x = left + i * (bar_w + gap)
+        row, column = divmod(i, per_row)
+        base = row * row_h + top + plot_h
+        x = left + column * (bar_w + gap)
         h = round(plot_h * d.count / peak) if d.count else 0
-        y = top + plot_h - h
+        y = base - h
         cx = x + bar_w / 2
         label = _("Today") if i == 0 else axis_label(d.day)
         title = ngettext("%(day)s: %(count)s review due", "%(day)s: %(count)s reviews due", d.count) % {
@@ -76,10 +91,11 @@ def forecast_svg(days: Sequence[DayCount]) -> SafeString:
             f'<rect x="{x}" y="{y}" width="{bar_w}" height="{max(h, 1)}" rx="3" '
             f'fill="{"#1f5fbf" if d.count else "#d9dce1"}"/>'
             f'<text x="{cx}" y="{y - 6}" text-anchor="middle" font-size="13" font-weight="600">{d.count}</text>'
-            f'<text x="{cx}" y="{top + plot_h + 18}" text-anchor="middle" font-size="11">{escape(label)}</text>'
+            f'<text x="{cx}" y="{base + 18}" text-anchor="middle" font-size="11">{escape(label)}</text>'
             f"</g>"
         )
-    return _svg(width, height, forecast_summary(days), body, "chart--forecast")
+    css_class = "chart--forecast-compact" if compact else "chart--forecast"
+    return _svg(width, height, forecast_summary(days), body, css_class)
 
 
 def heatmap_summary(days: Sequence[DayCount]) -> str:
@@ -109,9 +125,9 @@ def heat_legend(peak: int) -> list[tuple[int, str]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _format_day(day: dt.date, date_format: str, language: str | None) -> str:
-    """``formats.date_format(day)`` memoised: the heatmap formats the same 365 days on every dashboard."""
-    return dateformat.format(day, date_format)
+def _format_day(day: dt.date, language: str | None, this_year: int) -> str:
+    """``format_day(day)`` memoised: the heatmap formats the same 365 days on every dashboard."""
+    return format_day(day, today=dt.date(this_year, 1, 1))
 
 
 def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
@@ -136,18 +152,17 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
         col, row = divmod(offset + i, 7)
         if d.day.day == 1 or (i == 0 and d.day.day <= 10):
             body.append(
-                f'<text x="{left + col * step}" y="{top - 6}" font-size="10">'
-                f"{escape(formats.date_format(d.day, 'M'))}</text>"
+                f'<text x="{left + col * step}" y="{top - 6}" font-size="10">{escape(month_abbr(d.day.month))}</text>'
             )
-    # 365 cells: look the date format and the plural forms up once, not per cell
-    date_format = formats.get_format("DATE_FORMAT")
+    # 365 cells: look the plural forms up once, not per cell
+    this_year = days[-1].day.year
     plurals: dict[int, str] = {}
     for i, d in enumerate(days):
         col, row = divmod(offset + i, 7)
         x, y = left + col * step, top + row * step
         if d.count not in plurals:
             plurals[d.count] = ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", d.count)
-        title = plurals[d.count] % {"day": _format_day(d.day, date_format, get_language()), "count": d.count}
+        title = plurals[d.count] % {"day": _format_day(d.day, get_language(), this_year), "count": d.count}
         level = heat_level(d.count, peak)
         body.append(
             f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" rx="2" fill="{HEAT_COLOURS[level]}" '

@@ -79,6 +79,7 @@ urlpatterns = [
     path("attempts/<int:attempt_id>/items/<int:position>/answer/", quiz.attempt_answer, name="attempt_answer"),
     path("attempts/<int:attempt_id>/finish/", quiz.attempt_finish, name="attempt_finish"),
     path("attempts/<int:attempt_id>/summary/", quiz.attempt_summary, name="attempt_summary"),
+    path("attempts/<int:attempt_id>/missed/", quiz.attempt_missed, name="attempt_missed"),
     path("review/", review.review_session, name="review_session"),
     path("review/lessons/<slug:lesson_key>/quiz/", review.review_quiz, name="review_quiz"),
     path("interview/", interview.interview_index, name="interview_index"),

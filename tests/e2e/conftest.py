@@ -1,5 +1,11 @@
 """Browser tests: Playwright driving the system Chromium against pytest-django's live_server.
 
+Every browser test runs twice: with DEBUG off (as deployed) and on (as ``make run``), where django-htmx adds
+its debug script, which once replaced the whole page with any 400 answer to an htmx request (issue 14).
+Helpers below check what a phone user would notice: no sideways scrolling of the page, every matrix fully
+visible or in a box that scrolls with a cue, and axe-core (bundled by axe-playwright-python, injected through
+Playwright so the Content-Security-Policy does not apply to it; no npm, no CDN) finding nothing serious.
+
 Playwright cannot download browsers here; Debian's ``chromium`` package is used instead. Without
 it these tests skip with the reason — except with CI=true, where they fail: running them is the point.
 The live server runs in a thread of this process, so ``time_machine.travel(..., tick=True)`` in a
@@ -13,6 +19,7 @@ import os
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -117,3 +124,86 @@ def _no_csp_violations(request):
     yield
     seen.extend(csp_violations(page))
     assert not sorted(set(seen)), f"CSP violations: {sorted(set(seen))}"
+
+
+# --- DEBUG off (deployed) and on (make run) -----------------------------------------------------------
+
+
+@pytest.fixture(autouse=True, params=["debug-off", "debug-on"])
+def debug_mode(request, settings):
+    """Each browser test runs with DEBUG off and on; the live server thread reads the same settings."""
+    settings.DEBUG = request.param == "debug-on"
+    return settings.DEBUG
+
+
+# --- phones ---------------------------------------------------------------------------------------------
+
+PHONES = {
+    "phone-360": {"width": 360, "height": 740},
+    "phone-390": {"width": 390, "height": 844},
+}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def new_page(browser, viewport: dict, *, phone: bool):
+    """A page in a fresh context: a phone is a touch screen ((pointer: coarse), (hover: none)) with its viewport."""
+    extra = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2} if phone else {}
+    context = browser.new_context(viewport=viewport, locale="en-US", **extra)
+    page = context.new_page()
+    page.add_init_script(CSP_LISTENER)
+    page._csp_console = []
+    page.on("console", lambda message: message.type == "error" and page._csp_console.append(message.text))
+    return page
+
+
+# --- what a learner on a small screen would notice --------------------------------------------------------
+
+OVERFLOW = "() => [document.documentElement.scrollWidth, window.innerWidth]"
+
+MATRICES = """
+() => Array.from(document.querySelectorAll("main mtable")).filter(t => !t.parentElement.closest("mtable")).map(t => {
+  const box = t.getBoundingClientRect();
+  let clipper = t.parentElement;
+  while (clipper && clipper !== document.body && getComputedStyle(clipper).overflowX === "visible") {
+    clipper = clipper.parentElement;
+  }
+  const clip = clipper && clipper !== document.body ? clipper.getBoundingClientRect() : {left: 0, right: innerWidth};
+  const left = Math.max(0, clip.left), right = Math.min(innerWidth, clip.right);
+  const visible = box.left >= left - 1 && box.right <= right + 1;
+  const scroller = t.closest(".math-scroll");
+  const scrollable = !!scroller && scroller.scrollWidth > scroller.clientWidth
+    && ["auto", "scroll"].includes(getComputedStyle(scroller).overflowX);
+  const cue = !!scroller && getComputedStyle(scroller).backgroundImage.includes("gradient");
+  return {visible, scrollable, cue, left: Math.round(box.left), right: Math.round(box.right)};
+})
+"""
+
+
+def assert_fits(page, where: str = "") -> int:
+    """No sideways scrolling of the page; every matrix fully visible or in a scroll box with a visible cue.
+
+    Returns how many matrices were checked."""
+    page.wait_for_load_state("load")
+    scroll_width, inner_width = page.evaluate(OVERFLOW)
+    assert scroll_width <= inner_width, (
+        f"{where or page.url}: page is {scroll_width}px wide on a {inner_width}px screen"
+    )
+    matrices = page.evaluate(MATRICES)
+    for matrix in matrices:
+        assert matrix["visible"] or (matrix["scrollable"] and matrix["cue"]), f"{where}: {matrix}"
+    return len(matrices)
+
+
+_AXE = Axe()
+SERIOUS = {"serious", "critical"}
+
+
+def assert_accessible(page, where: str = "") -> None:
+    """axe-core finds no violation of serious or critical impact on the page as it is now."""
+    results = _AXE.run(page)
+    found = [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:4]}"
+        for v in results.response["violations"]
+        if v["impact"] in SERIOUS
+    ]
+    assert not found, f"{where or page.url}: {found}"

@@ -89,9 +89,7 @@ def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, li
         page.reload()
         expect(page.locator("#item .option--chosen")).to_have_count(1)
         expect(page.locator("#item button.option").first).to_be_disabled()
-        page.set_viewport_size({"width": 390, "height": 844})
-        shoot(page, "quiz-locked-choice-mobile")
-        page.set_viewport_size({"width": 1280, "height": 900})
+        # (the phone screenshots come from a touch-screen context: test_next_button_walk.py)
 
         # Enter goes to the next item; then end the quiz → the end screen
         _wait_for_scripts(page)
@@ -139,7 +137,7 @@ def test_sign_up_study_retake_interview_and_review_two_days_later(page: Page, li
         page.goto(_url(live_server, "web:dashboard"))
         expect(page.get_by_test_id("due-count")).to_have_text("4")
         shoot(page, "dashboard")
-        page.get_by_role("link", name="Start review").click()
+        page.get_by_role("link", name="Review 4 items").click()
         expect(page).to_have_url(_url(live_server, "web:review_session"))
         shoot(page, "review-session")
         for _step in range(10):

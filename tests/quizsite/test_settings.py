@@ -88,13 +88,15 @@ def test_ui_strings_are_translated_to_simplified_chinese(english, chinese):
 
 
 def _po_entries(path: Path) -> list[tuple[str, str]]:
-    """(msgid, first msgstr) pairs of a .po file; enough parsing for our own file."""
+    """(msgid, first msgstr) pairs of a .po file; enough parsing for our own file. A msgid with a context
+    (pgettext) is keyed as the compiled catalogue keys it: ``context + "\x04" + msgid``."""
     entries, field, values = [], None, {}
     for raw in [*path.read_text(encoding="utf-8").splitlines(), ""]:
         line = raw.strip()
         if not line:
             if "msgid" in values:
-                entries.append((values["msgid"], values.get("msgstr", values.get("msgstr[0]", ""))))
+                msgid = f"{values['msgctxt']}\x04{values['msgid']}" if "msgctxt" in values else values["msgid"]
+                entries.append((msgid, values.get("msgstr", values.get("msgstr[0]", ""))))
             field, values = None, {}
         elif line.startswith("#"):
             continue

@@ -1,4 +1,4 @@
-"""Attempts: start (study or review), list, read, answer an item (first answer locks), finish."""
+"""Attempts: start (study or review), list, read, answer an item (first answer locks), finish, practise the missed."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from quizzes.core.errors import ErrorCode
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.presenter import option_from_handle
 from quizzes.practice.selectors import attempt_for, attempts_for, item_for
-from quizzes.practice.services import attempt_finish, attempt_start, item_answer
+from quizzes.practice.services import attempt_finish, attempt_start, attempt_start_missed, item_answer
 from quizzes.reviews.models import ReviewLog
 
 TAG = ["attempts"]
@@ -113,6 +113,29 @@ class AttemptFinishView(APIView):
         attempt = _attempt(request, attempt_id)
         attempt_finish(user=request.user, attempt=attempt)
         return Response(s.AttemptSerializer(r.attempt_public(_attempt(request, attempt_id))).data)
+
+
+class AttemptMissedView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="attempts_practise_missed",
+        summary="Practise the missed ones now: a new attempt of just the items this finished attempt missed",
+        description=(
+            "Missed = answered wrong or not answered. The new attempt (mode `missed`) reshuffles the options and "
+            "draws new numbers for numeric questions. Its answers are logged like any other, but only a question's "
+            "first answer of the study day moves its review date, so practising right away does not push reviews "
+            "back. Refused with 400 `attempt_unfinished` before the attempt is finished and `nothing_missed` when "
+            "every item was right."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=None,
+        responses={201: s.AttemptSerializer, **errors(400, 401, 404, 422)},
+    )
+    @idempotent
+    def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
+        practice = attempt_start_missed(user=request.user, attempt=_attempt(request, attempt_id))
+        data = r.attempt_public(_attempt(request, practice.pk))
+        return Response(s.AttemptSerializer(data).data, status=status.HTTP_201_CREATED)
 
 
 class ItemDetailView(APIView):

@@ -1,13 +1,19 @@
 """Practice writes: starting and finishing attempts, answering items (the lock), the review session's attempts."""
 
 from quizzes.practice.services.answers import AnswerOutcome, item_answer
-from quizzes.practice.services.attempts import attempt_finish, attempt_start, attempts_expire_abandoned
+from quizzes.practice.services.attempts import (
+    attempt_finish,
+    attempt_start,
+    attempt_start_missed,
+    attempts_expire_abandoned,
+)
 from quizzes.practice.services.review_attempts import review_attempt_get_or_start
 
 __all__ = [
     "AnswerOutcome",
     "attempt_finish",
     "attempt_start",
+    "attempt_start_missed",
     "attempts_expire_abandoned",
     "item_answer",
     "review_attempt_get_or_start",

@@ -103,37 +103,15 @@ def _build_items(
     return AttemptItem.objects.bulk_create(items)
 
 
-def attempt_start(
-    *,
-    user: User,
-    lesson: Lesson,
-    mode: str = Attempt.Mode.STUDY,
-    now: dt.datetime | None = None,
+def _create_attempt(
+    *, user: User, lesson: Lesson, mode: str, questions: Sequence[Question], now: dt.datetime
 ) -> Attempt:
-    """Start the learner's next attempt at a lesson's quiz (choice + numeric questions).
+    """Number and save a new attempt with its items: every option order and numeric seed drawn afresh.
 
-    Study mode: every published quiz question, in lesson order. Review mode: only this
-    learner's quiz questions of the lesson due today, in a shuffled order. Prompts and recall
-    cards are self-rated outside attempts (``card_rate``). Numbering is race-safe: starts by
-    one learner are serialised on their user row, and the (user, lesson, number) unique
-    constraint rejects a duplicate anyway (then we count again).
+    Numbering is race-safe: starts by one learner are serialised on their user row, and the (user, lesson,
+    number) unique constraint rejects a duplicate anyway (then we count again).
     """
-    now = now or timezone.now()
-    if mode not in Attempt.Mode.values:
-        raise DomainError(ErrorCode.UNKNOWN_MODE, _("Unknown mode %(mode)s.") % {"mode": mode}, field="mode")
-    if not lesson.published:
-        raise DomainError(ErrorCode.LESSON_UNPUBLISHED, _("This lesson is not published."), field="lesson")
     seed = secrets.randbits(62)
-    rng = random.Random(seed)
-    if mode == Attempt.Mode.REVIEW:
-        questions = lesson_due_questions(user=user, lesson=lesson, now=now)
-        rng.shuffle(questions)
-        if not questions:
-            raise DomainError(ErrorCode.NOTHING_DUE, _("Nothing in this lesson is due for review."))
-    else:
-        questions = list(lesson_quiz_questions(lesson=lesson))
-        if not questions:
-            raise DomainError(ErrorCode.NO_QUESTIONS, _("This lesson has no quiz questions yet."))
     for _try in range(NUMBERING_RETRIES):
         try:
             with transaction.atomic():
@@ -150,6 +128,62 @@ def attempt_start(
         except IntegrityError:
             continue  # a concurrent start took this number; count again
     raise RuntimeError("could not number the attempt after several retries")
+
+
+def attempt_start(
+    *,
+    user: User,
+    lesson: Lesson,
+    mode: str = Attempt.Mode.STUDY,
+    now: dt.datetime | None = None,
+) -> Attempt:
+    """Start the learner's next attempt at a lesson's quiz (choice + numeric questions).
+
+    Study mode: every published quiz question, in lesson order. Review mode: only this
+    learner's quiz questions of the lesson due today, in a shuffled order. Prompts and recall
+    cards are self-rated outside attempts (``card_rate``). Missed-items attempts start from an
+    earlier attempt (``attempt_start_missed``).
+    """
+    now = now or timezone.now()
+    if mode not in (Attempt.Mode.STUDY, Attempt.Mode.REVIEW):
+        raise DomainError(ErrorCode.UNKNOWN_MODE, _("Unknown mode %(mode)s.") % {"mode": mode}, field="mode")
+    if not lesson.published:
+        raise DomainError(ErrorCode.LESSON_UNPUBLISHED, _("This lesson is not published."), field="lesson")
+    if mode == Attempt.Mode.REVIEW:
+        questions = lesson_due_questions(user=user, lesson=lesson, now=now)
+        random.Random(secrets.randbits(62)).shuffle(questions)
+        if not questions:
+            raise DomainError(ErrorCode.NOTHING_DUE, _("Nothing in this lesson is due for review."))
+    else:
+        questions = list(lesson_quiz_questions(lesson=lesson))
+        if not questions:
+            raise DomainError(ErrorCode.NO_QUESTIONS, _("This lesson has no quiz questions yet."))
+    return _create_attempt(user=user, lesson=lesson, mode=mode, questions=questions, now=now)
+
+
+def attempt_start_missed(*, user: User, attempt: Attempt, now: dt.datetime | None = None) -> Attempt:
+    """Practise what a finished attempt missed (wrong or unanswered), now: a new attempt of just those questions.
+
+    Options are reshuffled and numeric questions get new numbers, as in any attempt. Answers feed the
+    scheduler like any other, and that is what keeps this from inflating it: only the study day's first
+    answer to a question moves its card (quizzes.reviews.scheduling), so practising right after the quiz
+    is logged as a same-day repeat, while a question missed days ago and practised today counts once.
+    Questions unpublished since are left out. Refusals: ATTEMPT_UNFINISHED, NOTHING_MISSED, LESSON_UNPUBLISHED.
+    """
+    now = now or timezone.now()
+    if attempt.user_id != user.pk:
+        raise PermissionDenied(_("This attempt belongs to another learner."))
+    if attempt.finished_at is None:
+        raise DomainError(ErrorCode.ATTEMPT_UNFINISHED, _("Finish this attempt first; then practise what it missed."))
+    lesson = attempt.lesson
+    if not lesson.published:
+        raise DomainError(ErrorCode.LESSON_UNPUBLISHED, _("This lesson is not published."), field="lesson")
+    missed_ids = list(attempt.items.exclude(is_correct=True).order_by("position").values_list("question_id", flat=True))
+    live = {question.pk: question for question in lesson_quiz_questions(lesson=lesson) if question.pk in missed_ids}
+    questions = [live[pk] for pk in missed_ids if pk in live]
+    if not questions:
+        raise DomainError(ErrorCode.NOTHING_MISSED, _("This attempt missed nothing that can be practised."))
+    return _create_attempt(user=user, lesson=lesson, mode=Attempt.Mode.MISSED, questions=questions, now=now)
 
 
 @transaction.atomic

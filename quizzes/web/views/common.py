@@ -1,4 +1,4 @@
-"""Presentation helpers shared by the practice pages: due dates in the learner's words, intervals, safe ``next``."""
+"""Presentation helpers shared by the pages: due dates in the learner's words, intervals, safe ``next``, next steps."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest
-from django.utils import formats, timezone
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -15,6 +16,8 @@ from django.utils.translation import ngettext
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
 from quizzes.content.selectors import lesson_published_get
+from quizzes.core.dates import format_day
+from quizzes.practice.next_step import NextStep, NextStepKind
 from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.selectors import local_day_of, rating_preview, today_for
 
@@ -43,7 +46,7 @@ def describe_due(user: User, due: dt.datetime | None) -> dict[str, Any] | None:
         "moment": due,
         "days": days,
         "relative": relative,
-        "date": formats.date_format(local, "MONTH_DAY_FORMAT"),
+        "date": format_day(local, zone=profile.zone),
         "iso": local.date().isoformat(),
     }
 
@@ -80,3 +83,45 @@ def rating_choices(user: User, question: Question) -> list[dict[str, Any]]:
         }
         for preview in rating_preview(user=user, question=question)
     ]
+
+
+def next_step_link(user: User, step: NextStep) -> dict[str, Any]:
+    """The next step (quizzes.practice.next_step) as a page shows it: the button's label and link, a line under it.
+
+    ``url`` is None for "wait" (nothing to press: ``due`` says when to come back). Prompts and recall cards
+    come back to the dashboard after the rating, where the next step is waiting.
+    """
+    back = f"?next={reverse('web:dashboard')}"
+    title = step.lesson.title if step.lesson else ""
+    if step.kind is NextStepKind.REVIEW:
+        label = ngettext("Review %(count)d item", "Review %(count)d items", step.due) % {"count": step.due}
+        return {"kind": step.kind, "label": label, "url": reverse("web:review_session"), "detail": ""}
+    if step.kind is NextStepKind.ATTEMPT:
+        assert step.attempt is not None
+        return {
+            "kind": step.kind,
+            "label": _("Continue: %(lesson)s") % {"lesson": title},
+            "url": reverse("web:attempt_resume", args=[step.attempt.pk]),
+            "detail": _("Your quiz is waiting where you left it."),
+        }
+    if step.kind is NextStepKind.LESSON:
+        assert step.lesson is not None
+        return {
+            "kind": step.kind,
+            "label": _("Continue: %(lesson)s") % {"lesson": title},
+            "url": reverse("web:lesson_detail", args=[step.lesson.key]),
+            "detail": _("Read the lesson, then answer its quiz from memory."),
+        }
+    if step.kind in (NextStepKind.PROMPT, NextStepKind.RECALL):
+        assert step.question is not None
+        prompt = step.kind is NextStepKind.PROMPT
+        name = "web:interview_prompt" if prompt else "web:recall_card"
+        return {
+            "kind": step.kind,
+            "label": _("Continue: %(lesson)s") % {"lesson": title},
+            "url": reverse(name, args=[step.question.key]) + back,
+            "detail": _("Next: an interview prompt, answered in your own words.")
+            if prompt
+            else _("Next: write the key lines from memory."),
+        }
+    return {"kind": step.kind, "label": "", "url": None, "detail": "", "due": describe_due(user, step.next_review)}

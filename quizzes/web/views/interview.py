@@ -13,11 +13,12 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quizzes.content.models import Question
 from quizzes.content.selectors import interview_prompts, mock_interview_questions, questions_by_ids
+from quizzes.practice.next_step import next_step_for
 from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.selectors import card_due
 from quizzes.web.practice_forms import MockSizeForm
 from quizzes.web.types import LearnerRequest
-from quizzes.web.views.common import describe_due
+from quizzes.web.views.common import describe_due, next_step_link
 from quizzes.web.views.self_rated import (
     MOCK_SESSION_KEY,
     draft_key,
@@ -127,5 +128,6 @@ def interview_mock_summary(request: LearnerRequest) -> HttpResponse:
             "rated": len(rated),
             "strong": sum(1 for r in rated if r >= ReviewLog.Rating.GOOD),
             "weak": sum(1 for r in rated if r <= ReviewLog.Rating.HARD),
+            "next_step": next_step_link(request.user, next_step_for(user=request.user)),
         },
     )

@@ -21,10 +21,9 @@ from django.views.decorators.http import require_POST, require_safe
 
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.rendering import render_markdown
-from quizzes.practice.grade_messages import grade_message
 from quizzes.practice.models import Attempt, AttemptItem
-from quizzes.practice.presenter import option_at_position, present_item
+from quizzes.practice.next_step import next_step_for
+from quizzes.practice.presenter import option_at_position, present_item, present_missed
 from quizzes.practice.selectors import (
     attempt_first_unanswered,
     attempt_item_at,
@@ -36,11 +35,12 @@ from quizzes.practice.selectors import (
 )
 from quizzes.practice.services import attempt_finish as finish_attempt
 from quizzes.practice.services import attempt_start as start_attempt
+from quizzes.practice.services import attempt_start_missed as start_missed
 from quizzes.practice.services import item_answer
 from quizzes.web.practice_forms import NumericAnswerForm
 from quizzes.web.types import LearnerRequest
-from quizzes.web.views.common import describe_due, published_lesson_or_404
-from quizzes.web.views.numeric import answer_grid, numeric_answer
+from quizzes.web.views.common import describe_due, next_step_link, published_lesson_or_404
+from quizzes.web.views.numeric import answer_grid, numeric_answer, stacked_matrices
 
 
 def _own_attempt(request: LearnerRequest, attempt_id: int) -> Attempt:
@@ -70,6 +70,8 @@ def _item_context(
     view = present_item(item=item, reveal=True)
     position = view["number"]
     numeric = view["numeric"] or {}
+    if numeric:  # the given matrices one under another where they do not fit side by side
+        numeric = {**numeric, "prompt_html": stacked_matrices(numeric["prompt"])}
     return {
         "attempt": attempt,
         "item": item,
@@ -94,8 +96,15 @@ def _item_context(
 
 
 def _render_item(request: LearnerRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    template = "web/practice/_item.html" if request.htmx else "web/practice/attempt_item.html"
-    return render(request, template, context, status=status)
+    """The item page, or for htmx the item region (with the verdict for the page's live region).
+
+    An input error answers htmx with 200 and the region carrying the message: the item is swapped in place like
+    any answer. A 400 would not be swapped by htmx's defaults, and under DEBUG django-htmx's debug script
+    replaces the whole document with any 400 response (issue 14). Plain form posts keep the honest 400.
+    """
+    if request.htmx:
+        return render(request, "web/practice/_item.html", {**context, "swap": True}, status=200)
+    return render(request, "web/practice/attempt_item.html", context, status=status)
 
 
 @login_required
@@ -185,21 +194,15 @@ def attempt_finish(request: LearnerRequest, attempt_id: int) -> HttpResponse:
 @login_required
 @require_safe
 def attempt_summary(request: LearnerRequest, attempt_id: int) -> HttpResponse:
-    """The end screen: score, what was missed (with links back) and the next review date."""
+    """The end screen: score, what was missed (taught: your answer, the correct one, the misconception, the
+    explanation), the button that practises just those, and the next step."""
     attempt = _own_attempt(request, attempt_id)
     if attempt.finished_at is None:
         return redirect("web:attempt_resume", attempt_id=attempt.pk)
     summary = attempt_summary_of(user=request.user, attempt=attempt)
-    missed = [
-        {
-            "position": item.position + 1,
-            "url": _item_url(attempt, item.position + 1),
-            "prompt": render_markdown(item.question.prompt),
-            "answered": item.is_answered,
-            "message": grade_message(item.result) if item.is_answered else "",
-        }
-        for item in summary.missed
-    ]
+    missed = [{**present_missed(item=item), "url": _item_url(attempt, item.position + 1)} for item in summary.missed]
+    for entry in missed:
+        entry["prompt_html"] = stacked_matrices(entry["prompt"])
     return render(
         request,
         "web/practice/attempt_summary.html",
@@ -209,5 +212,19 @@ def attempt_summary(request: LearnerRequest, attempt_id: int) -> HttpResponse:
             "score_percent": None if summary.score is None else round(100 * summary.score),
             "missed": missed,
             "next_review": describe_due(request.user, summary.next_review),
+            "next_step": next_step_link(request.user, next_step_for(user=request.user)),
         },
     )
+
+
+@login_required
+@require_POST
+def attempt_missed(request: LearnerRequest, attempt_id: int) -> HttpResponse:
+    """ "Practise the missed ones now": a new attempt of just the items this one missed (reshuffled, new numbers)."""
+    attempt = _own_attempt(request, attempt_id)
+    try:
+        practice = start_missed(user=request.user, attempt=attempt)
+    except ValidationError as exc:  # DomainError: unfinished, nothing missed, lesson unpublished
+        messages.error(request, " ".join(exc.messages))
+        return redirect("web:attempt_summary", attempt_id=attempt.pk)
+    return redirect(_item_url(practice, 1))

@@ -12,11 +12,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from quizzes.practice.next_step import next_step_for
 from quizzes.practice.selectors import review_attempt_open
 from quizzes.practice.services import review_attempt_get_or_start
 from quizzes.reviews import selectors as review_selectors
 from quizzes.web.types import LearnerRequest
-from quizzes.web.views.common import describe_due, published_lesson_or_404
+from quizzes.web.views.common import describe_due, next_step_link, published_lesson_or_404
 
 
 @login_required
@@ -51,6 +52,7 @@ def review_session(request: LearnerRequest) -> HttpResponse:
             "progress": progress,
             "progress_percent": round(100 * progress.done / progress.total) if progress.total else 100,
             "next_review": describe_due(request.user, next_review),
+            "next_step": None if plan else next_step_link(request.user, next_step_for(user=request.user, due=0)),
         },
     )
 

@@ -21,6 +21,7 @@ from quizzes.content.models import Question
 from quizzes.content.selectors import questions_by_ids, rateable_question
 from quizzes.core.rendering import render_markdown
 from quizzes.reviews.models import ReviewLog
+from quizzes.reviews.selectors import card_due
 from quizzes.reviews.services import card_rate
 from quizzes.web.practice_forms import RatingForm, SelfAnswerForm
 from quizzes.web.types import LearnerRequest
@@ -116,6 +117,8 @@ def _reveal(request: LearnerRequest, question: Question, draft: str) -> dict[str
     yours = draft.splitlines()
     return {
         "ratings": rating_choices(request.user, question),
+        # the first rating always brings the question back in two days (the seed's rule): say so on the buttons
+        "first_study": card_due(user=request.user, question=question) is None,
         "reference": render_markdown(question.reference_answer),
         "rubric": [render_markdown(point) for point in question.rubric],
         "explanation": render_markdown(question.explanation),

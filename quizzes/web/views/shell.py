@@ -14,12 +14,13 @@ from quizzes.content.attention_demo import demo_matrix
 from quizzes.content.selectors import lesson_list_published, lesson_practice_questions, lesson_quiz_count
 from quizzes.content.teaching import answer_key, checkpoint_lock, checkpoint_section, teaching_sections
 from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.practice.next_step import next_step_for
 from quizzes.practice.selectors import lesson_attempts, lesson_progress
 from quizzes.reviews import selectors as review_selectors
 from quizzes.web import charts
 from quizzes.web.forms import DemoForm
 from quizzes.web.types import PageRequest, signed_in
-from quizzes.web.views.common import published_lesson_or_404
+from quizzes.web.views.common import next_step_link, published_lesson_or_404
 
 #: The lesson whose page carries the d_k demo (lesson 1, scaled dot-product attention).
 DEMO_LESSON_KEY = "sdpa"
@@ -46,11 +47,12 @@ def dashboard(request: PageRequest) -> HttpResponse:
     context = {
         "profile": profile,
         "due": due,
-        "next_review": None if due else review_selectors.next_review_at(user=user),
+        "next_step": next_step_link(user, next_step_for(user=user, now=now, due=due)),
         "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=heatmap),
         "progress": lesson_progress(user=user, now=now, profile=profile),
         "forecast": forecast,
         "forecast_svg": charts.forecast_svg(forecast),
+        "forecast_svg_compact": charts.forecast_svg(forecast, per_row=7),  # phones: two rows of a week
         "forecast_summary": charts.forecast_summary(forecast),
         "heatmap_svg": charts.heatmap_svg(heatmap),
         "heatmap_summary": charts.heatmap_summary(heatmap),

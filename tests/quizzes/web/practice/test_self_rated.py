@@ -174,4 +174,5 @@ def test_mock_interview_runs_prompt_by_prompt_to_a_summary(learner_client, user,
     summary = learner_client.get(response["Location"]).content.decode()
     assert "2 of 2 prompts rated: 1 Good or Easy, 1 Again or Hard." in summary
     assert "Easy" in summary and "Again" in summary
+    assert "data-next-step=" in summary  # the end screen offers the next thing
     assert ReviewCard.objects.filter(user=user, question_id__in=asked).count() == 2

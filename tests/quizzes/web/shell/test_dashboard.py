@@ -40,32 +40,48 @@ def studied(learner, sdpa_lesson, time_machine):
     return questions
 
 
-def test_right_after_studying_nothing_is_due_and_the_next_review_is_shown(learner_client, studied, time_machine):
+def test_right_after_studying_nothing_is_due_and_the_next_step_is_the_rest_of_the_lesson(
+    learner_client, studied, sdpa_lesson, time_machine
+):
     time_machine.move_to(T0 + dt.timedelta(hours=1), tick=False)
     body = learner_client.get("/").content.decode()
     assert re.search(r'data-testid="due-count">0<', body)
-    assert "Nothing is due right now." in body
-    assert "Next review: March 4, 2026, 10 a.m. (in 1\xa0day, 23\xa0hours)." in body
+    # the lesson's two quiz questions were never answered: the primary button continues there
+    assert 'data-next-step="lesson"' in body
+    lesson_url = reverse("web:lesson_detail", args=["sdpa"])
+    assert f'href="{lesson_url}" data-next-step-button>Continue: 缩放点积注意力' in body
     assert re.search(r'data-testid="streak">1<', body)
-    # forecast: 4 due on Mar 4, nothing today
-    assert 'aria-label="4 reviews due in the next 14 days; busiest day March 4 with 4."' in body
-    assert "<title>March 4: 4 reviews due</title>" in body
-    assert "<title>Today (March 2): 0 reviews due</title>" in body
+    # forecast: 4 due on Mar 4, nothing today; one date style ("Wed 4 Mar") in titles, summaries and tables
+    assert 'aria-label="4 reviews due in the next 14 days; busiest day Wed 4 Mar with 4."' in body
+    assert "<title>Wed 4 Mar: 4 reviews due</title>" in body
+    assert "<title>Today (Mon 2 Mar): 0 reviews due</title>" in body
     # heatmap: today's 4 ratings, with a readable title and the table fallback
     assert 'aria-label="4 ratings on 1 of the last 365 days."' in body
-    assert "<title>March 2, 2026: 4 ratings</title>" in body
-    assert "<td>March 2, 2026</td><td>4</td>" in body
+    assert "<title>Mon 2 Mar: 4 ratings</title>" in body
+    assert "<td>Mon 2 Mar</td><td>4</td>" in body
+
+
+def test_when_everything_is_studied_the_dashboard_says_when_to_come_back(learner_client, learner, time_machine):
+    lesson = factories.LessonFactory()
+    time_machine.move_to(T0, tick=False)
+    card_rate(user=learner, question=factories.PromptQuestionFactory(lesson=lesson), rating=3)
+    time_machine.move_to(T0 + dt.timedelta(hours=1), tick=False)
+    body = learner_client.get("/").content.decode()
+    assert 'data-next-step="wait"' in body
+    assert "data-next-step-button" not in body
+    assert "All caught up. Next review: 2 days from now, <time>Wed 4 Mar</time>." in body
 
 
 def test_two_days_later_the_items_are_due(learner_client, studied, sdpa_lesson, time_machine):
     time_machine.move_to(T0 + dt.timedelta(days=2, hours=1), tick=False)
     body = learner_client.get("/").content.decode()
     assert re.search(r'data-testid="due-count">4<', body)
-    assert "items are due for review." in body
-    assert f'href="{reverse("web:review_session")}">Start review' in body
-    assert 'aria-label="4 due"' in body  # the nav badge
+    assert "items are due for review today." in body
+    # reviews come first: the primary button reviews them
+    assert f'href="{reverse("web:review_session")}" data-next-step-button>Review 4 items' in body
+    assert '<span class="visually-hidden">4 due</span>' in body  # the nav badge
     assert re.search(r'data-testid="streak">0<', body)  # no rating yesterday or today
-    assert "<title>Today (March 4): 4 reviews due</title>" in body
+    assert "<title>Today (Wed 4 Mar): 4 reviews due</title>" in body
     # mastery row for the lesson: 4 of 6 questions studied, 4 due
     row = re.search(r"缩放点积注意力</a></th>(.*?)</tr>", body, re.S).group(1)
     cells = re.findall(r"<td>\s*(.*?)\s*</td>", row, re.S)
@@ -75,7 +91,7 @@ def test_two_days_later_the_items_are_due(learner_client, studied, sdpa_lesson, 
 
 def test_empty_dashboard(learner_client):
     body = learner_client.get("/").content.decode()
-    assert "Study a lesson to schedule your first reviews." in body
+    assert "Nothing to study yet: no lessons are published." in body
     assert 'aria-label="No reviews due in the next 14 days."' in body
 
 

@@ -1,0 +1,90 @@
+"""One date style per language, everywhere a page names a day: "Tue 1 Dec" / "12月1日 周二".
+
+Pages, charts and messages all call :func:`format_day` (templates through the ``|day`` filter), so a
+due date reads the same on the dashboard, the end screen, the rating buttons and the review session.
+The year is added only when it is not the current one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.utils import timezone
+from django.utils.translation import pgettext
+
+
+def _weekday(index: int) -> str:
+    """Monday = 0, abbreviated in the active language (our own catalogue: "周一", not Django's "星期一")."""
+    return (
+        pgettext("weekday", "Mon"),
+        pgettext("weekday", "Tue"),
+        pgettext("weekday", "Wed"),
+        pgettext("weekday", "Thu"),
+        pgettext("weekday", "Fri"),
+        pgettext("weekday", "Sat"),
+        pgettext("weekday", "Sun"),
+    )[index]
+
+
+def month_abbr(number: int) -> str:
+    """January = 1, abbreviated in the active language ("Dec" / "12月")."""
+    return (
+        pgettext("month", "Jan"),
+        pgettext("month", "Feb"),
+        pgettext("month", "Mar"),
+        pgettext("month", "Apr"),
+        pgettext("month", "May"),
+        pgettext("month", "Jun"),
+        pgettext("month", "Jul"),
+        pgettext("month", "Aug"),
+        pgettext("month", "Sep"),
+        pgettext("month", "Oct"),
+        pgettext("month", "Nov"),
+        pgettext("month", "Dec"),
+    )[number - 1]
+
+
+def _as_date(value: dt.date | dt.datetime, zone: dt.tzinfo | None) -> tuple[dt.date, dt.datetime | None]:
+    if isinstance(value, dt.datetime):
+        local = timezone.localtime(value, zone) if timezone.is_aware(value) else value
+        return local.date(), local
+    return value, None
+
+
+def format_day(
+    value: dt.date | dt.datetime | None, *, zone: dt.tzinfo | None = None, today: dt.date | None = None
+) -> str:
+    """A day in the active language: "Tue 1 Dec" / "12月1日 周二" (with the year when it is not this year).
+
+    A datetime is first moved to ``zone`` (default: the active time zone). "" for None.
+    """
+    if value is None:
+        return ""
+    day, _local = _as_date(value, zone)
+    parts = {
+        "weekday": _weekday(day.weekday()),
+        "day": day.day,
+        "month": month_abbr(day.month),
+        "year": day.year,
+    }
+    this_year = (today or timezone.localdate()).year
+    if day.year == this_year:
+        return pgettext("day format", "%(weekday)s %(day)d %(month)s") % parts
+    return pgettext("day format", "%(weekday)s %(day)d %(month)s %(year)d") % parts
+
+
+def format_short_day(day: dt.date) -> str:
+    """The same style without the weekday, where space is tight (a chart's axis): "1 Dec" / "12月1日"."""
+    return pgettext("short day format", "%(day)d %(month)s") % {"day": day.day, "month": month_abbr(day.month)}
+
+
+def format_day_time(value: dt.datetime | None, *, zone: dt.tzinfo | None = None) -> str:
+    """A moment as its day (:func:`format_day`) and the local time: "Tue 1 Dec, 09:30" / "12月1日 周二 09:30"."""
+    if value is None:
+        return ""
+    _day, local = _as_date(value, zone)
+    assert local is not None
+    return pgettext("day and time format", "%(day)s, %(time)s") % {
+        "day": format_day(value, zone=zone),
+        "time": local.strftime("%H:%M"),
+    }
