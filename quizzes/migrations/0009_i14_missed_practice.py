@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0007_user_email_unique_case_insensitive'),
+        ('quizzes', '0008_i14_lesson_teaching'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
