@@ -60,6 +60,7 @@ class ErrorCode(StrEnum):
     FOREIGN_OPTION = "foreign_option"
     ANSWER_LOCKED = "answer_locked"
     UNREADABLE_ANSWER = "unreadable_answer"
+    CODE_NOT_RUNNABLE = "code_not_runnable"
 
     # --- reviews --------------------------------------------------------------------------------
     NOT_SELF_RATED = "not_self_rated"
