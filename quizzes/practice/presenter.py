@@ -388,7 +388,7 @@ def code_reveal(*, check: Mapping[str, Any], code: str) -> dict[str, Any]:
         "unchecked": "",
     }
     lines = []
-    for number, text in enumerate(code.split("\n"), start=1):
+    for number, text in enumerate(code.rstrip("\n").split("\n"), start=1):
         entry = marks.get(number)
         mark = entry["mark"] if entry and entry["line"] == number else ""
         lines.append(
