@@ -72,11 +72,18 @@ def test_a_bug_is_named_at_its_line_and_the_rating_can_be_changed(learner_client
     assert learner_client.post(rate, {"rating": "9"}).status_code == 400
 
 
-def test_the_reveal_is_worded_in_chinese(learner_client, code_attempt):
-    learner_client.post(item_url(code_attempt, 1, "answer"), {"code": DIAGONAL_BUG.code})
+def test_the_page_and_the_reveal_are_worded_in_chinese(learner_client, code_attempt):
     with translation.override("zh-hans"):
+        before = learner_client.get(item_url(code_attempt, 1), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+        typo = learner_client.post(
+            item_url(code_attempt, 1, "answer"), {"code": "scores = (\n"}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+        ).content.decode()
+        learner_client.post(item_url(code_attempt, 1, "answer"), {"code": DIAGONAL_BUG.code})
         html = learner_client.get(item_url(code_attempt, 1), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "运行并检查" in before and "Run and check" not in before
+    assert "第 1 行第" in typo and "这不是合法的 Python" in typo
     assert misconceptions.get("mask_hides_diagonal").title_zh in html
+    assert "第 2 行（mask）" in html
 
 
 def test_rating_someone_elses_item_is_a_404(client, code_attempt):
