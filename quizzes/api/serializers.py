@@ -356,7 +356,8 @@ class ItemResultSerializer(serializers.Serializer):
         allow_blank=True,
         help_text=(
             "Numeric: the grading message worded in the request's language (Accept-Language: en or zh-Hans), "
-            'e.g. "2 of 3 rows correct" / "3 行中有 2 行正确"; the stored message for results without a code.'
+            'e.g. "2 of 3 rows correct" / "3 行中有 2 行正确"; the stored message for results without a code. '
+            'Code: the checker\'s verdict, e.g. "line 2 (mask): The mask also hid the diagonal".'
         ),
     )
     chosen_choice_index = serializers.IntegerField(required=False)

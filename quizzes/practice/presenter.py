@@ -294,10 +294,8 @@ def _result(item: AttemptItem) -> dict[str, Any]:
     result["feedback_html"] = render_markdown(stored.get("feedback") or "")
     if "correct_value" in stored:
         result["correct_value_latex"] = value_to_latex(stored["correct_value"])
-    if "message" in stored:
+    if "message" in stored or "check" in stored:
         result["message_display"] = grade_message(stored)  # in the request's language
-    if isinstance(stored.get("check"), dict):
-        result["message_display"] = word_verdict(stored["check"])
     return result
 
 
@@ -348,7 +346,6 @@ def _reveal(item: AttemptItem) -> dict[str, Any]:
     if item.question.kind == Question.Kind.CODE and isinstance(stored.get("check"), dict):
         reveal["code"] = code_reveal(check=stored["check"], code=str(item.response or ""))
         reveal["misconception"] = _misconception_text(stored.get("misconception"))
-        reveal["grade_message"] = word_verdict(stored["check"])
     return reveal
 
 

@@ -138,3 +138,26 @@ class TestRating:
         with pytest.raises(ValidationError) as caught:
             item_rate(user=user, item=item, rating=7)
         assert caught.value.error_code is ErrorCode.BAD_RATING
+
+
+def test_a_code_item_comes_back_in_the_review_session_when_due(user):
+    import time_machine
+
+    from quizzes.practice.services import review_attempt_get_or_start
+
+    item = _item(user, "causal_mask")
+    with time_machine.travel(utc(2026, 3, 2, 9), tick=False):
+        item_answer(user=user, item=item, code=codecheck.get("causal_mask").reference, now=utc(2026, 3, 2, 9))
+    with time_machine.travel(utc(2026, 3, 4, 10), tick=False):  # the first review: two days later
+        review = review_attempt_get_or_start(user=user, lesson=item.question.lesson, now=utc(2026, 3, 4, 10))
+    assert [i.question.kind for i in review.items.select_related("question")] == ["code"]
+
+
+def test_the_end_screen_names_the_bug_of_a_missed_code_item(user):
+    from attention_engine import misconceptions
+    from quizzes.practice.grade_messages import grade_message
+
+    item = _item(user, "stable_softmax")
+    outcome = item_answer(user=user, item=item, code="p = x / x.sum(axis=-1, keepdims=True)\n")
+    title = misconceptions.get("linear_normalisation").title_en
+    assert grade_message(outcome.result) == f"line 1 (p): {title}"
