@@ -92,3 +92,36 @@ def test_rate_accepts_or_changes_the_suggested_rating(api, other_api, code_item,
     assert_error(api.post(url, {"rating": 5}, format="json"), 400)
     assert_error(api.post(url, {"rating": "3"}, format="json"), 400)
     assert_error(other_api.post(url, {"rating": 3}, format="json"), 404)
+
+
+def test_the_engines_attack_corpus_through_the_api_is_refused_clearly_never_a_500(api, user, lesson, settings):
+    """Every entry of tests/attention_engine/codecheck/attacks.json sent as a code answer: refused before
+    running → 400 code_not_runnable (or the API's own size limit, 413) with the item still open; refused
+    while running → 200, locked and graded wrong."""
+    from quizzes.practice.services import attempt_start
+    from tests.attention_engine.codecheck.test_attacks import ATTACK, CORPUS, source
+
+    factories.CodeQuestionFactory(lesson=lesson, key="attack", code_spec=ATTACK.to_dict())
+    for key in codecheck.names():
+        factories.CodeQuestionFactory(lesson=lesson, key=key.replace("_", "-"), code_spec=key)
+    items: dict[str, AttemptItem] = {}
+    for entry in CORPUS:
+        if entry["spec"] not in items or items[entry["spec"]].is_answered:
+            for item in attempt_start(user=user, lesson=lesson).items.select_related("question"):
+                items["attack" if item.question.key == "attack" else item.question.code_spec] = item
+        item = items[entry["spec"]]
+        code = source(entry)
+        response = api.post(f"/api/v1/items/{item.pk}/answer/", {"code": code}, format="json")
+        body = response.json()
+        assert "Traceback" not in response.content.decode()
+        item.refresh_from_db()
+        if entry["kind"] == "static":
+            if len(code) > settings.API_MAX_BODY_BYTES:
+                assert_error(response, 413, "payload_too_large")
+            else:
+                assert response.status_code == 400, (entry["name"], body)
+                assert body["error"]["code"] in ("code_not_runnable", "validation_error"), (entry["name"], body)
+            assert not item.is_answered, entry["name"]
+        else:
+            assert response.status_code == 200, (entry["name"], body)
+            assert body["item"]["result"]["correct"] is False and item.is_answered
