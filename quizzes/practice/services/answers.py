@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 import math
 from typing import Any
 
@@ -20,6 +21,8 @@ from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
+
+log = logging.getLogger(__name__)
 
 MAX_NUMERIC_RESPONSE_CHARS = 2000
 #: A code answer longer than this is refused before it reaches the checker (whose own limit is lower).
@@ -212,7 +215,15 @@ def _grade_code(item: AttemptItem, code: Any) -> tuple[dict[str, Any], Any]:
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, problem, field="code")
     code = code.replace("\r\n", "\n").replace("\r", "\n")
     spec = spec_from_field(item.question.code_spec)
-    check = sandbox().grade_code(spec, code, seed=GRADING_SEED).to_dict()
+    try:
+        check = sandbox().grade_code(spec, code, seed=GRADING_SEED).to_dict()
+    except (RuntimeError, OSError) as exc:  # the worker process could not start: our problem, not the learner's
+        log.exception("codecheck: the sandbox worker could not start")
+        raise DomainError(
+            ErrorCode.CODE_NOT_RUNNABLE,
+            _("The code could not be checked just now; nothing was locked. Try again."),
+            field="code",
+        ) from exc
     if not check["runnable"]:
         raise CodeNotRunnable(word_verdict(check), check=check)
     return {

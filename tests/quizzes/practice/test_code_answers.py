@@ -161,3 +161,19 @@ def test_the_end_screen_names_the_bug_of_a_missed_code_item(user):
     outcome = item_answer(user=user, item=item, code="p = x / x.sum(axis=-1, keepdims=True)\n")
     title = misconceptions.get("linear_normalisation").title_en
     assert grade_message(outcome.result) == f"line 1 (p): {title}"
+
+
+def test_a_sandbox_that_cannot_start_is_a_clear_refusal_and_locks_nothing(user, monkeypatch):
+    """A real failed start (the worker's interpreter exits at once): the learner hears "try again"."""
+    import sys
+
+    from attention_engine.codecheck import worker
+
+    item = _item(user, "stable_softmax")
+    monkeypatch.setattr(worker, "_SANDBOX", None)  # this process's worker is restored afterwards
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    with pytest.raises(ValidationError) as caught:
+        item_answer(user=user, item=item, code=codecheck.get("stable_softmax").reference)
+    assert caught.value.error_code is ErrorCode.CODE_NOT_RUNNABLE
+    item.refresh_from_db()
+    assert not item.is_answered and not ReviewLog.objects.exists()
