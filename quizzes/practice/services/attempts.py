@@ -113,7 +113,7 @@ def attempt_start(
     """Start the learner's next attempt at a lesson's quiz (choice + numeric questions).
 
     Study mode: every published quiz question, in lesson order. Review mode: only this
-    learner's quiz questions of the lesson due today, in a shuffled order. Prompts and recall
+    learner's quiz questions of the lesson due today, in a shuffled order, code questions last. Prompts and recall
     cards are self-rated outside attempts (``card_rate``). Numbering is race-safe: starts by
     one learner are serialised on their user row, and the (user, lesson, number) unique
     constraint rejects a duplicate anyway (then we count again).
@@ -128,6 +128,8 @@ def attempt_start(
     if mode == Attempt.Mode.REVIEW:
         questions = lesson_due_questions(user=user, lesson=lesson, now=now)
         rng.shuffle(questions)
+        # The seed's review: "redo the quiz, then write the 3 lines from memory": code cards come last.
+        questions.sort(key=lambda q: q.kind == Question.Kind.CODE)
         if not questions:
             raise DomainError(ErrorCode.NOTHING_DUE, _("Nothing in this lesson is due for review."))
     else:

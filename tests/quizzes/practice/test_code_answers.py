@@ -177,3 +177,26 @@ def test_a_sandbox_that_cannot_start_is_a_clear_refusal_and_locks_nothing(user, 
     assert caught.value.error_code is ErrorCode.CODE_NOT_RUNNABLE
     item.refresh_from_db()
     assert not item.is_answered and not ReviewLog.objects.exists()
+
+
+def test_in_a_review_the_code_card_comes_after_the_quiz(user):
+    """The seed: come back in two days, redo the quiz, then write the 3 lines from memory."""
+    import time_machine
+
+    from quizzes.practice.services import review_attempt_get_or_start
+
+    lesson = factories.LessonFactory()
+    code_question = factories.CodeQuestionFactory(lesson=lesson, order=0, code_spec="stable_softmax")
+    for order in range(1, 6):
+        factories.ChoiceQuestionFactory(lesson=lesson, order=order, options=3)
+    with time_machine.travel(utc(2026, 3, 2, 9), tick=False):
+        attempt = attempt_start(user=user, lesson=lesson)
+        for item in attempt.items.select_related("question"):
+            if item.question == code_question:
+                item_answer(user=user, item=item, code=codecheck.get("stable_softmax").reference)
+            else:
+                item_answer(user=user, item=item, option_id=item.option_order[0])
+    with time_machine.travel(utc(2026, 3, 4, 10), tick=False):
+        review = review_attempt_get_or_start(user=user, lesson=lesson, now=utc(2026, 3, 4, 10))
+    kinds = [i.question.kind for i in review.items.select_related("question").order_by("position")]
+    assert len(kinds) == 6 and kinds[-1] == "code"
