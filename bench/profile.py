@@ -1,7 +1,7 @@
 """Where a request's time goes: the load scenarios in process, per-request ms and queries, optional pyinstrument.
 
     .venv/bin/python bench/profile.py due [--requests 200] [--pyinstrument]
-    .venv/bin/python bench/profile.py answer|dashboard|ping|offline ...
+    .venv/bin/python bench/profile.py answer|dashboard|ping|offline|code ...
 
 Runs against the load benchmark's database (BENCH_DATABASE_URL, default …/quizsite_bench, seeded by
 ``make bench-load`` or ``manage.py seed_scale``) and Redis db 5, with DEBUG off, through Django's test
@@ -39,7 +39,7 @@ os.environ.update(
 )
 sys.path.insert(0, str(REPO))
 
-SCENARIOS = ("ping", "due", "dashboard", "answer", "offline")
+SCENARIOS = ("ping", "due", "dashboard", "answer", "offline", "code")
 
 
 Row = tuple[str, str, dict, "str | None"]
@@ -84,6 +84,29 @@ def _answer_rows(users: list, count: int, rng: random.Random) -> list[Row]:
     return rows
 
 
+def _code_rows(users: list, count: int, rng: random.Random) -> list[Row]:
+    """Lesson 1's code card answered over the API: the sandbox grades every submission (the production
+    path, the worker process started on the warm-up request), then the lock, the review log and FSRS.
+    Each learner sends one of the spec's known submissions: the reference, an equivalent spelling or a
+    misconception's buggy code (the diagnosis path) — always runnable, so every request locks."""
+    from attention_engine import codecheck
+    from quizzes.models import Lesson, Question
+    from quizzes.practice.services import attempt_start
+
+    question = Question.objects.published().filter(kind=Question.Kind.CODE, code_spec="sdpa_three_lines").first()
+    if question is None:
+        raise SystemExit("no published code card on sdpa_three_lines: run `manage.py load_lessons` first")
+    spec = codecheck.get("sdpa_three_lines")
+    codes = [spec.reference, *spec.equivalents, *(m.code for m in spec.misconceptions)]
+    lesson = Lesson.objects.get(pk=question.lesson_id)
+    rows: list[Row] = []
+    for user in users[:count]:
+        item = attempt_start(user=user, lesson=lesson, mode="study").items.get(question=question)
+        body = {"code": rng.choice(codes), "duration_ms": 60000}
+        rows.append(("POST", f"/api/v1/items/{item.pk}/answer/", _token(user), json.dumps(body)))
+    return rows
+
+
 def _offline_rows(users: list, rng: random.Random) -> list[Row]:
     from quizzes.models import Question
 
@@ -115,6 +138,8 @@ def requests_for(name: str, count: int, rng: random.Random) -> list[Row]:
         rows = _dashboard_rows(users[:count])
     elif name == "answer":
         rows = _answer_rows(users, count, rng)
+    elif name == "code":
+        rows = _code_rows(users, count, rng)
     else:  # offline
         rows = _offline_rows(users[:count], rng)
     return rows[:count]

@@ -111,6 +111,14 @@ class RecallQuestionFactory(QuestionFactory):
     )
 
 
+class CodeQuestionFactory(QuestionFactory):
+    """A code question on a built-in spec (``code_spec="stable_softmax"`` for another)."""
+
+    kind = Question.Kind.CODE
+    code_spec = "sdpa_three_lines"
+    prompt = "写出练习里的 3 行 TODO。"
+
+
 def utc(*args: int) -> dt.datetime:
     """An aware UTC datetime: utc(2025, 3, 10, 14)."""
     return dt.datetime(*args, tzinfo=dt.UTC)

@@ -46,7 +46,7 @@ from quizzes.content.validation import validate_choice_options
 from quizzes.core.errors import DomainError
 from quizzes.core.figures import solution_heatmap
 from quizzes.core.rendering import render_markdown, render_value
-from quizzes.practice.presenter import numeric_view, question_view, shape_text, solution_steps
+from quizzes.practice.presenter import code_view, numeric_view, question_view, shape_text, solution_steps
 
 MAX_PREVIEW_SEED = 2**31 - 1
 
@@ -156,9 +156,24 @@ def _template_help() -> str:
     return "; ".join(parts)
 
 
+class CodeSpecField(forms.JSONField):
+    """A code question's spec: a built-in key typed as is (``sdpa_three_lines``), or a whole spec as JSON."""
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().isidentifier():
+            return value.strip()
+        return super().to_python(value)
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return value  # a built-in key, shown without JSON quotes
+        return super().prepare_value(value)
+
+
 class QuestionForm(forms.ModelForm):
     rubric = LinesField(label=_("rubric points"), required=False, help_text=_("One point per line."))
     expected_lines = LinesField(label=_("expected lines"), required=False, help_text=_("One line per line."))
+    code_spec = CodeSpecField(label=_("code spec"), required=False)
 
     class Meta:
         model = Question
@@ -171,6 +186,13 @@ class QuestionForm(forms.ModelForm):
         except Exception:  # the help text is a convenience; never break the form over it
             self.fields["params"].help_text = _("JSON object of template parameters.")
         self.fields["params"].required = False
+        from attention_engine import codecheck
+
+        self.fields["code_spec"].help_text = _(
+            "Code only: a built-in spec key (%(keys)s) or a whole spec as a JSON object "
+            "(QuestionSpec.to_dict() of attention_engine.codecheck). Checked on save: the reference runs, every "
+            "equivalent spelling passes and every misconception is named."
+        ) % {"keys": ", ".join(codecheck.names())}
 
     def clean_params(self) -> Any:
         return self.cleaned_data.get("params") or {}
@@ -194,6 +216,27 @@ class QuestionForm(forms.ModelForm):
                     _("Learners have history with this question in its lesson; it cannot move. Create a new question."),
                 )
         return cleaned
+
+
+def _code_preview(question: Question) -> dict[str, Any]:
+    """The editor page's parts (the presenter's before-lock view) and the answer key: the reference, the
+    equivalent spellings that must pass and each misconception's code with the name it is given."""
+    from attention_engine import misconceptions
+    from quizzes.content.code import CodeSpecError, spec_from_field
+
+    try:
+        spec = spec_from_field(question.code_spec)
+    except CodeSpecError as exc:
+        return {"code_error": str(exc)}
+    return {
+        "code": code_view(question=question),
+        "code_reference": spec.reference,
+        "code_equivalents": list(spec.equivalents),
+        "code_misconceptions": [
+            {"id": m.id, "title": (misconceptions.describe(m.id) or {}).get("title_en", m.id), "code": m.code}
+            for m in spec.misconceptions
+        ],
+    }
 
 
 class OptionFormSet(forms.BaseInlineFormSet):
@@ -345,6 +388,7 @@ class QuestionAdmin(admin.ModelAdmin):
         ),
         (_("Interview prompt"), {"fields": ("reference_answer", "rubric")}),
         (_("Recall card"), {"fields": ("expected_lines",)}),
+        (_("Code question"), {"fields": ("code_spec", "replaces_key")}),
         (_("History"), {"fields": ("created_at", "updated_at")}),
     )
 
@@ -403,6 +447,8 @@ class QuestionAdmin(admin.ModelAdmin):
             context["rubric_html"] = [render_markdown(point) for point in question.rubric]
         elif question.kind == Question.Kind.NUMERIC:
             context.update(_numeric_preview(question, seed))
+        elif question.kind == Question.Kind.CODE:
+            context.update(_code_preview(question))
         return TemplateResponse(request, "admin/quizzes/question/preview.html", context)
 
     @admin.action(description=_("Generate N standalone questions (fixed seeds)"), permissions=["add"])

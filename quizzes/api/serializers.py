@@ -205,10 +205,110 @@ class NumericPromptSerializer(serializers.Serializer):
     choices = NumericChoiceSerializer(many=True, help_text="answer_form=choice: the values to choose from.")
 
 
+class CodeInputSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    kind = serializers.CharField(help_text="normal | uniform (an array), value | dim (a plain value).")
+    shape = serializers.ListField(
+        child=serializers.CharField(), help_text='In the inputs\' dimension names; "..." = any batch axes.'
+    )
+    shape_text = serializers.CharField(help_text='e.g. "(..., T, d_k)"; "scalar" for a plain value.')
+    dtype = serializers.CharField()
+
+
+class CodeCaseSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    note = serializers.CharField(allow_blank=True, help_text="English, e.g. “T = 1, causal”.")
+    adversarial = serializers.BooleanField(help_text="Large logits, T = 1, d_k ≠ d_v, batched …")
+    required = serializers.BooleanField(help_text="false: failing it still passes the card (with rating Hard).")  # type: ignore[assignment]  # a field, not Field.required
+
+
+class CodePromptSerializer(serializers.Serializer):
+    """A code question before the lock: what the editor page shows besides the prompt (never the reference)."""
+
+    spec = serializers.CharField(help_text="The checker spec's key.")
+    spec_version = serializers.IntegerField()
+    display_code = serializers.CharField(
+        allow_blank=True,
+        help_text="The given code, read-only: helpers, then the scaffold whose `name = ...` lines are the TODO lines.",
+    )
+    inputs = CodeInputSerializer(many=True, help_text="The names the code receives.")
+    required = serializers.ListField(child=serializers.CharField(), help_text="The names the code must define.")  # type: ignore[assignment]
+    outputs = serializers.ListField(
+        child=serializers.CharField(), help_text="Names the given code computes from them (also checked)."
+    )
+    helpers = serializers.ListField(child=serializers.CharField(), help_text="Given functions, e.g. softmax.")
+    cases = CodeCaseSerializer(many=True, help_text="The inputs the code will run on.")
+
+
+class CodeMessageSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="See attention_engine/codecheck/messages.py for every code.")
+    params = serializers.DictField()
+    message = serializers.CharField(help_text="English, with the place.")
+    line = serializers.IntegerField(allow_null=True, help_text="1-based, in `where`'s text.")
+    col = serializers.IntegerField(allow_null=True)
+    where = serializers.ChoiceField(choices=["code", "scaffold"], help_text="Your code, or the given code.")
+    name = serializers.CharField(allow_null=True)
+    case = serializers.CharField(allow_null=True)
+
+
+class CodeLineMarkSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    end_line = serializers.IntegerField()
+    names = serializers.ListField(child=serializers.CharField())
+    mark = serializers.ChoiceField(choices=["correct", "incorrect", "fails_optional", "error", "unchecked"])
+    code = serializers.CharField(allow_null=True)
+
+
+class CodeCaseResultSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    adversarial = serializers.BooleanField()
+    required = serializers.BooleanField()  # type: ignore[assignment]
+    batch = serializers.ListField(child=serializers.IntegerField())
+    note = serializers.CharField(allow_blank=True)
+    passed = serializers.BooleanField()
+
+
+class CodeExampleSerializer(serializers.Serializer):
+    case = serializers.CharField()
+    note = serializers.CharField(allow_blank=True)
+    name = serializers.CharField(help_text="The name this example is about.")
+    inputs = serializers.DictField(help_text="The input values (rounded; 'nan', 'inf', '-inf' as text).")
+    input_shapes = serializers.DictField()
+    got = serializers.JSONField(allow_null=True, help_text="Your value (first 8 rows/columns, first batch entry).")
+    got_shape = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    expected = serializers.JSONField()
+    expected_shape = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    error = CodeMessageSerializer(allow_null=True)
+    truncated = serializers.BooleanField()
+
+
+class CodeCheckSerializer(serializers.Serializer):
+    """The sandbox's verdict on a code answer (``CheckResult.to_dict()`` of attention_engine.codecheck)."""
+
+    format = serializers.IntegerField()
+    spec = serializers.CharField()
+    spec_version = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    verdict = serializers.ChoiceField(choices=["correct", "accepted", "incorrect", "rejected"])
+    runnable = serializers.BooleanField(help_text="false: refused before running; nothing was locked.")
+    passed = serializers.BooleanField(help_text="Counts as correct: correct, or accepted (optional inputs fail).")
+    suggested_rating = serializers.IntegerField(allow_null=True, help_text="3 Good, 2 Hard, 1 Again; null if rejected.")
+    code = serializers.CharField(help_text="The verdict's code, e.g. misconception, works_2d_only, incorrect.")
+    params = serializers.DictField()
+    message = serializers.CharField(help_text="English; message_display is in the request's language.")
+    misconception = serializers.CharField(allow_null=True, help_text="An id of attention_engine.misconceptions.")
+    messages = CodeMessageSerializer(many=True)
+    lines = CodeLineMarkSerializer(many=True, help_text="One mark per statement of your code.")
+    cases = CodeCaseResultSerializer(many=True)
+    example = CodeExampleSerializer(allow_null=True, help_text="Your value vs the expected one on the first failure.")
+    work = serializers.IntegerField()
+
+
 class ItemResponseSerializer(serializers.Serializer):
     option_id = serializers.CharField(required=False, allow_null=True)
     choice_index = serializers.IntegerField(required=False)
     value = serializers.JSONField(required=False)
+    code = serializers.CharField(required=False, help_text="Code questions: the code as submitted.")
 
 
 class MisconceptionSerializer(serializers.Serializer):
@@ -262,7 +362,8 @@ class ItemResultSerializer(serializers.Serializer):
         allow_blank=True,
         help_text=(
             "Numeric: the grading message worded in the request's language (Accept-Language: en or zh-Hans), "
-            'e.g. "2 of 3 rows correct" / "3 行中有 2 行正确"; the stored message for results without a code.'
+            'e.g. "2 of 3 rows correct" / "3 行中有 2 行正确"; the stored message for results without a code. '
+            'Code: the checker\'s verdict, e.g. "line 2 (mask): The mask also hid the diagonal".'
         ),
     )
     chosen_choice_index = serializers.IntegerField(required=False)
@@ -272,6 +373,16 @@ class ItemResultSerializer(serializers.Serializer):
     correct_value_latex = serializers.CharField(required=False)
     answer_shape = serializers.ListField(child=serializers.IntegerField(), required=False)
     solution = SolutionStepSerializer(many=True, required=False)
+    suggested_rating = serializers.IntegerField(
+        required=False,
+        help_text=(
+            "Code: the rating the checks suggest (3 Good: every input passes; 2 Hard: only the plain ones, or "
+            "accepted; 1 Again), recorded when the item locked. Change it with POST /items/{id}/rate/."
+        ),
+    )
+    check = CodeCheckSerializer(required=False, help_text="Code: the sandbox's verdict.")
+    reference = serializers.CharField(required=False, help_text="Code: the reference solution (after the lock).")
+    display_code = serializers.CharField(required=False, allow_blank=True, help_text="Code: the given code.")
 
 
 class AttemptItemSerializer(serializers.Serializer):
@@ -281,6 +392,7 @@ class AttemptItemSerializer(serializers.Serializer):
     question = ItemQuestionSerializer()
     options = ItemOptionSerializer(many=True, help_text="Choice questions: the options in this attempt's order.")
     numeric = NumericPromptSerializer(allow_null=True)
+    code = CodePromptSerializer(allow_null=True, help_text="Code questions: the given code and names.")
     answered = serializers.BooleanField()
     answered_at = serializers.DateTimeField(allow_null=True)
     response = ItemResponseSerializer(allow_null=True)
@@ -320,6 +432,12 @@ class AnswerSerializer(serializers.Serializer):
     value = serializers.JSONField(
         required=False, help_text='Numeric, answer_form=input: a number, list, nested list or text like "0.54, 0.46".'
     )
+    code = StrictCharField(
+        max_length=20_000,
+        required=False,
+        trim_whitespace=False,
+        help_text="Code questions: your lines (for a scaffold: one line per TODO, in order).",
+    )
     duration_ms = StrictIntegerField(min_value=0, max_value=MAX_DURATION_MS, required=False)
 
 
@@ -327,6 +445,22 @@ class AnswerResultSerializer(serializers.Serializer):
     replayed = serializers.BooleanField(
         help_text="true: the item was already answered with this answer; nothing stored."
     )
+    item = AttemptItemSerializer()
+
+
+class CodeNotRunnableSerializer(ErrorResponseSerializer):
+    check = CodeCheckSerializer(
+        required=False,
+        help_text="code_not_runnable only: the refusal, every message with its line and column. Nothing was locked.",
+    )
+
+
+class ItemRateSerializer(serializers.Serializer):
+    rating = StrictIntegerField(min_value=1, max_value=4, help_text="1 Again, 2 Hard, 3 Good, 4 Easy.")
+
+
+class ItemRateResultSerializer(serializers.Serializer):
+    rating = serializers.IntegerField(help_text="The rating the scheduler now has for this answer.")
     item = AttemptItemSerializer()
 
 

@@ -23,6 +23,7 @@ v1 = [
     path("next-step/", next_step.NextStepView.as_view(), name="next-step"),
     path("items/<int:item_id>/", attempts.ItemDetailView.as_view(), name="item"),
     path("items/<int:item_id>/answer/", attempts.ItemAnswerView.as_view(), name="item-answer"),
+    path("items/<int:item_id>/rate/", attempts.ItemRateView.as_view(), name="item-rate"),
     path("reviews/due/", reviews.DueQueueView.as_view(), name="reviews-due"),
     path("reviews/rate/", reviews.CardRateView.as_view(), name="reviews-rate"),
     path("reviews/undo/", reviews.ReviewUndoView.as_view(), name="reviews-undo"),

@@ -65,13 +65,14 @@ class Question(models.Model):
         NUMERIC = "numeric", _("Numeric (generated)")
         PROMPT = "prompt", _("Interview prompt")
         RECALL = "recall", _("Recall from memory")
+        CODE = "code", _("Code (checked by running it)")
 
     class AnswerForm(models.TextChoices):
         INPUT = "input", _("Type the value")
         CHOICE = "choice", _("Choose among distractors")
 
     #: Kinds graded by the server inside an attempt; the others are self-rated.
-    QUIZ_KINDS = (Kind.CHOICE, Kind.NUMERIC)
+    QUIZ_KINDS = (Kind.CHOICE, Kind.NUMERIC, Kind.CODE)
     SELF_RATED_KINDS = (Kind.PROMPT, Kind.RECALL)
 
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="questions", verbose_name=_("lesson"))
@@ -114,6 +115,24 @@ class Question(models.Model):
     rubric = models.JSONField(_("rubric points"), default=list, blank=True)
     # recall only
     expected_lines = models.JSONField(_("expected lines"), default=list, blank=True)
+    # code only (quizzes.content.code: a built-in spec key, or a whole spec as a JSON object)
+    code_spec = models.JSONField(
+        _("code spec"),
+        null=True,
+        blank=True,
+        help_text=_(
+            'Code only: the key of a built-in spec (e.g. "sdpa_three_lines") or a whole spec as a JSON object '
+            "(attention_engine.codecheck QuestionSpec.to_dict())."
+        ),
+    )
+    replaces_key = models.SlugField(
+        _("replaces"),
+        max_length=100,
+        blank=True,
+        help_text=_(
+            "The key of a retired question this one replaces: learners' schedules on it carry over to this one."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -125,7 +144,7 @@ class Question(models.Model):
         verbose_name_plural = _("questions")
         constraints = (
             models.CheckConstraint(
-                condition=Q(kind__in=["choice", "numeric", "prompt", "recall"]), name="question_kind_known"
+                condition=Q(kind__in=["choice", "numeric", "prompt", "recall", "code"]), name="question_kind_known"
             ),
             models.CheckConstraint(
                 condition=(Q(kind="numeric") & ~Q(template="") & Q(answer_form__in=["input", "choice"]))
@@ -142,6 +161,10 @@ class Question(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["generated_from", "fixed_seed"], name="question_one_generated_per_source_seed"
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="code") & Q(code_spec__isnull=False)) | (~Q(kind="code") & Q(code_spec__isnull=True)),
+                name="question_code_spec_iff_code",
             ),
         )
 

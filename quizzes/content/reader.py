@@ -42,12 +42,15 @@ QUESTION_KEYS = {
     "reference_answer",
     "rubric",
     "expected_lines",
+    "code_spec",
+    "replaces",
 }
 KIND_KEYS = {
     "choice": {"options"},
     "numeric": {"template", "template_version", "params", "answer_form"},
     "prompt": {"reference_answer", "rubric"},
     "recall": {"expected_lines"},
+    "code": {"code_spec", "replaces"},
 }
 OPTION_KEYS = {"key", "text", "correct", "feedback", "retired"}
 
@@ -65,6 +68,8 @@ QUESTION_FIELDS = (
     "reference_answer",
     "rubric",
     "expected_lines",
+    "code_spec",
+    "replaces_key",
 )
 OPTION_FIELDS = ("text", "is_correct", "feedback", "order", "retired")
 
@@ -342,7 +347,7 @@ class LessonReader:
         if not isinstance(params, dict):
             self.problem(file, f"'params' must be a mapping, got {params!r}", **where)
             params = {}
-        numeric, prompt, recall = kind == "numeric", kind == "prompt", kind == "recall"
+        numeric, prompt, recall, code = kind == "numeric", kind == "prompt", kind == "recall", kind == "code"
         template = self.text(data, "template", file, **where) if numeric else ""
         return {
             "kind": kind,
@@ -357,7 +362,20 @@ class LessonReader:
             "reference_answer": self.text(data, "reference_answer", file, **where) if prompt else "",
             "rubric": self.text_list(data, "rubric", file, **where) if prompt else [],
             "expected_lines": self.text_list(data, "expected_lines", file, **where) if recall else [],
+            "code_spec": self.code_spec(data, file, **where) if code else None,
+            "replaces_key": self.text(data, "replaces", file, required=False, **where) if code else "",
         }
+
+    def code_spec(self, data: dict, file: str, **where: str | None) -> Any:
+        """A built-in key (text) or a whole spec (a mapping); anything else is reported here (the model
+        validation then checks that the spec itself is usable)."""
+        value = data.get("code_spec")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, dict):
+            return value
+        self.problem(file, "'code_spec' must be a built-in spec key or a mapping (a whole spec)", **where)
+        return None
 
     def history_conflicts(self, file: str, existing: Question, kind: str, lesson_changed: bool, where: Where) -> None:
         """A question learners have history with keeps its kind and its lesson (old attempts describe it)."""

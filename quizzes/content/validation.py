@@ -42,6 +42,7 @@ class QuestionFields(Protocol):
     reference_answer: str
     rubric: Any
     expected_lines: Any
+    code_spec: Any
 
 
 def _is_finite(value: Any) -> bool:
@@ -223,9 +224,29 @@ def _recall_field_errors(question: QuestionFields) -> dict[str, str]:
     return {}
 
 
+def _code_field_errors(question: QuestionFields) -> dict[str, str]:
+    """A code question's spec (quizzes.content.code): readable, and its reference, equivalent spellings and
+    misconceptions check out; no other kind has one."""
+    from quizzes.content.code import code_spec_problems
+
+    if question.kind != "code":
+        return {"code_spec": _("Only code questions have a code spec.")} if question.code_spec is not None else {}
+    if question.code_spec is None or question.code_spec == "":
+        return {"code_spec": _("A code question needs a code spec: a built-in key or a whole spec.")}
+    problems = code_spec_problems(question.code_spec)
+    if problems:
+        return {"code_spec": _("The code spec does not check out: %(problems)s") % {"problems": "; ".join(problems)}}
+    return {}
+
+
 def validate_question_fields(question: QuestionFields) -> None:
     """Per-kind field rules (Question.clean). Options are checked separately: they are inlines."""
-    errors = {**_numeric_field_errors(question), **_prompt_field_errors(question), **_recall_field_errors(question)}
+    errors = {
+        **_numeric_field_errors(question),
+        **_prompt_field_errors(question),
+        **_recall_field_errors(question),
+        **_code_field_errors(question),
+    }
     if errors:
         raise ValidationError(errors)
     if question.kind == "numeric":

@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     UNREADABLE_ANSWER = "unreadable_answer"
     ATTEMPT_UNFINISHED = "attempt_unfinished"
     NOTHING_MISSED = "nothing_missed"
+    CODE_NOT_RUNNABLE = "code_not_runnable"
 
     # --- reviews --------------------------------------------------------------------------------
     NOT_SELF_RATED = "not_self_rated"

@@ -91,6 +91,10 @@ def grade_message(result: Mapping[str, Any] | None) -> str:
     """The message of a locked item's stored result, in the active language ("" when there is none)."""
     if not result:
         return ""
+    if isinstance(result.get("check"), dict):  # a code answer: the checker's verdict (quizzes.practice.code_messages)
+        from quizzes.practice.code_messages import word_verdict
+
+        return word_verdict(result["check"])
     stored = result.get("message") or ""
     code = result.get("message_code")
     if not code:

@@ -33,6 +33,7 @@ from django.utils.translation import gettext as _
 from quizzes.content.models import Question
 from quizzes.core.figures import solution_heatmap
 from quizzes.core.rendering import math_to_mathml, render_markdown, render_value, value_to_latex
+from quizzes.practice.code_messages import misconception_title, word_message, word_verdict
 from quizzes.practice.grade_messages import grade_message
 from quizzes.practice.models import AttemptItem
 
@@ -58,6 +59,17 @@ BEFORE_LOCK: dict[str, Any] = {
         "answer_format": None,
         "answer_format_html": None,
         "choices": [{"index": None, "number": None, "label": None, "label_zh": None, "label_en": None}],
+    },
+    # a code question: the given code and the names, never the spec's reference or misconception code
+    "code": {
+        "spec": None,
+        "spec_version": None,
+        "display_code": None,
+        "inputs": [{"name": None, "kind": None, "shape": None, "shape_text": None, "dtype": None}],
+        "required": None,
+        "outputs": None,
+        "helpers": None,
+        "cases": [{"name": None, "note": None, "adversarial": None, "required": None}],
     },
 }
 
@@ -184,6 +196,47 @@ def numeric_view(*, question: Question, variant: Mapping[str, Any] | None) -> di
     return whitelisted(view, BEFORE_LOCK["numeric"])
 
 
+def _dims_text(shape: Sequence[Any]) -> str:
+    """A spec input's shape in its dimensions' names: ``(..., T, d_k)``; "scalar" for a plain value."""
+    if not shape:
+        return _("scalar")
+    dims = [str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def code_view(*, question: Question) -> dict[str, Any] | None:
+    """A code question before the lock: the code shown around the learner's lines (helpers, the scaffold
+    with its TODO lines), the names given with their shapes and the names to define. Built from the
+    spec's ``describe()`` through the whitelist: the reference solution and the misconceptions' code
+    are never in it."""
+    if question.kind != Question.Kind.CODE or question.code_spec is None:
+        return None
+    from quizzes.content.code import CodeSpecError, spec_from_field
+
+    try:
+        described = spec_from_field(question.code_spec).describe()
+    except CodeSpecError:
+        return None
+    view = {
+        "spec": described["key"],
+        "spec_version": described["version"],
+        "display_code": described["display_code"],
+        "inputs": [
+            {
+                **i,
+                "shape": [str(d) for d in i["shape"]],
+                "shape_text": _dims_text(i["shape"]) if i["kind"] in ("normal", "uniform") else _("scalar"),
+            }
+            for i in described["inputs"]
+        ],
+        "required": list(described["required"]),
+        "outputs": list(described["outputs"]),
+        "helpers": list(described["helpers"]),
+        "cases": described["cases"],
+    }
+    return whitelisted(view, BEFORE_LOCK["code"])
+
+
 def _options(item: AttemptItem) -> list[dict[str, Any]]:
     """The options this item showed, in its order (retired ones too: the attempt showed them)."""
     if item.question.kind != Question.Kind.CHOICE:
@@ -213,6 +266,7 @@ def _before_lock(item: AttemptItem, options: list[dict[str, Any]]) -> dict[str, 
         "question": question_view(item.question),
         "options": options,
         "numeric": numeric_view(question=item.question, variant=item.variant),
+        "code": code_view(question=item.question),
     }
     return whitelisted(view, BEFORE_LOCK)
 
@@ -221,6 +275,8 @@ def _before_lock(item: AttemptItem, options: list[dict[str, Any]]) -> dict[str, 
 
 
 def _response(item: AttemptItem) -> dict[str, Any]:
+    if item.question.kind == Question.Kind.CODE:
+        return {"code": item.response}
     if item.question.kind == Question.Kind.CHOICE:
         chosen = item.chosen_option_id
         return {"option_id": option_handle(item_id=item.pk, option_id=chosen) if chosen else None}
@@ -240,7 +296,7 @@ def _result(item: AttemptItem) -> dict[str, Any]:
     result["feedback_html"] = render_markdown(stored.get("feedback") or "")
     if "correct_value" in stored:
         result["correct_value_latex"] = value_to_latex(stored["correct_value"])
-    if "message" in stored:
+    if "message" in stored or "check" in stored:
         result["message_display"] = grade_message(stored)  # in the request's language
     return result
 
@@ -290,7 +346,90 @@ def _reveal(item: AttemptItem) -> dict[str, Any]:
         reveal["misconception"] = _misconception_text(stored.get("misconception"))
         reveal["steps"] = solution_steps(stored.get("solution", []))
         reveal["heatmap_svg"] = solution_heatmap(item.variant)  # weight/mask templates: the weights as a picture
+    if item.question.kind == Question.Kind.CODE and isinstance(stored.get("check"), dict):
+        reveal["code"] = code_reveal(check=stored["check"], code=str(item.response or ""))
+        reveal["misconception"] = _misconception_text(stored.get("misconception"))
     return reveal
+
+
+MARK_SYMBOLS = {"correct": "✓", "incorrect": "✗", "fails_optional": "~", "error": "!", "unchecked": ""}
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value == value and abs(value) < 1e6 else str(value)
+    return str(value)
+
+
+def value_text(value: Any) -> str:
+    """A worked example's value (a number, a vector, a matrix; "nan"/"inf" as text) as aligned text rows."""
+    if value is None:
+        return ""
+    if not isinstance(value, list):
+        return _cell(value)
+    rows = value if value and isinstance(value[0], list) else [value]
+    cells = [[_cell(x) for x in row] for row in rows]
+    width = max((len(c) for row in cells for c in row), default=0)
+    return "\n".join(" ".join(c.rjust(width) for c in row) for row in cells)
+
+
+def code_reveal(*, check: Mapping[str, Any], code: str) -> dict[str, Any]:
+    """A code answer's reveal for pages: the verdict, the learner's lines each with its mark, every
+    message worded in the request's language, the worked example as text, the inputs tried."""
+    marks: dict[int, dict[str, Any]] = {}
+    for entry in check.get("lines") or []:
+        for number in range(int(entry["line"]), int(entry["end_line"]) + 1):
+            marks[number] = entry
+    labels = {
+        "correct": _("correct"),
+        "incorrect": _("wrong"),
+        "fails_optional": _("fails an optional input"),
+        "error": _("error"),
+        "unchecked": "",
+    }
+    lines = []
+    for number, text in enumerate(code.rstrip("\n").split("\n"), start=1):
+        entry = marks.get(number)
+        mark = entry["mark"] if entry and entry["line"] == number else ""
+        lines.append(
+            {
+                "number": number,
+                "text": text,
+                "mark": mark,
+                "symbol": MARK_SYMBOLS.get(mark, ""),
+                "label": labels.get(mark, ""),
+            }
+        )
+    example = check.get("example")
+    shown = None
+    if isinstance(example, dict):
+        error = example.get("error")
+        shown = {
+            "case": example.get("case"),
+            "note": example.get("note"),
+            "name": example.get("name"),
+            "inputs": [
+                {"name": k, "text": value_text(v), "shape": shape_text(example.get("input_shapes", {}).get(k, []))}
+                for k, v in (example.get("inputs") or {}).items()
+            ],
+            "got": value_text(example.get("got")),
+            "got_shape": shape_text(example["got_shape"]) if example.get("got_shape") is not None else "",
+            "expected": value_text(example.get("expected")),
+            "expected_shape": shape_text(example.get("expected_shape") or []),
+            "error": word_message(error) if isinstance(error, dict) else "",
+            "truncated": bool(example.get("truncated")),
+        }
+    return {
+        "verdict": check.get("verdict"),
+        "passed": bool(check.get("passed")),
+        "text": word_verdict(check),
+        "misconception_title": misconception_title(check.get("misconception")),
+        "suggested_rating": check.get("suggested_rating"),
+        "lines": lines,
+        "messages": [word_message(m) for m in check.get("messages") or []],
+        "example": shown,
+        "cases": check.get("cases") or [],
+    }
 
 
 def _mark_options(options: list[dict[str, Any]], result: Mapping[str, Any]) -> None:

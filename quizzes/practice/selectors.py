@@ -93,6 +93,18 @@ def attempt_item_at(*, attempt: Attempt, position: int) -> AttemptItem | None:
     )
 
 
+def item_rating(*, item: AttemptItem) -> int | None:
+    """The rating an answered item gave the scheduler (a code item: the suggested one, or the learner's
+    own choice since), None when it has none (unanswered, or the rating was undone)."""
+    from quizzes.reviews.models import ReviewLog
+
+    return (
+        ReviewLog.objects.filter(user_id=item.attempt.user_id, attempt_item=item)
+        .values_list("rating", flat=True)
+        .first()
+    )
+
+
 def attempt_item_count(*, attempt: Attempt) -> int:
     return attempt.items.count()
 

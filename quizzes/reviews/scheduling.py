@@ -66,8 +66,18 @@ def make_scheduler(desired_retention: float) -> fsrs.Scheduler:
     )
 
 
-def rating_for_result(correct: bool) -> fsrs.Rating:
-    """Server-graded answers: wrong → Again, right → Good (response time is not used)."""
+def rating_for_result(correct: bool, *, suggested: int | None = None, chosen: int | None = None) -> fsrs.Rating:
+    """The rating a server-graded answer gives FSRS: the one place for this rule.
+
+    Choice and numeric answers: wrong → Again, right → Good (response time is not used). A code
+    answer comes with the checker's ``suggested`` rating (Good / Hard / Again: every input passes /
+    only the plain ones / a plain one fails), recorded when the item locks; the learner may then
+    accept it or pick another (``chosen``), which replaces it (``card_rate_answer``).
+    """
+    if chosen is not None:
+        return fsrs.Rating(chosen)
+    if suggested is not None:
+        return fsrs.Rating(suggested)
     return fsrs.Rating.Good if correct else fsrs.Rating.Again
 
 

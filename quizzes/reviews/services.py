@@ -123,8 +123,10 @@ def card_record_answer(
     reviewed_at: dt.datetime,
     duration_ms: int | None = None,
     source: str = ReviewLog.Source.WEB,
+    suggested_rating: int | None = None,
 ) -> ReviewLog:
-    """Log a server-graded answer (wrong → Again, right → Good) and reschedule. Called by item_answer.
+    """Log a server-graded answer and reschedule (the rating: ``scheduling.rating_for_result``, from the
+    result or a code check's suggested rating). Called by item_answer.
 
     No savepoint: a failure here must undo the caller's lock of the item too, so nothing is gained by one.
     """
@@ -132,7 +134,7 @@ def card_record_answer(
         return _add_log(
             user=user,
             question=item.question,
-            rating=int(scheduling.rating_for_result(correct)),
+            rating=int(scheduling.rating_for_result(correct, suggested=suggested_rating)),
             reviewed_at=reviewed_at,
             duration_ms=duration_ms,
             source=source,
@@ -199,6 +201,77 @@ def card_rate(
             raise
         return ReviewLog.objects.select_related("card").get(user=user, client_uuid=client_uuid).card
     return ReviewCard.objects.get(pk=log.card_id)
+
+
+def card_rate_answer(*, user: User, item: AttemptItem, rating: int) -> ReviewCard:
+    """The learner's own rating of a graded answer whose rating is theirs to confirm (a code item: the
+    checker suggests Good / Hard / Again, the learner accepts or changes it): it replaces the rating the
+    item recorded when it locked, and the card is replayed. Rating the same value again changes nothing.
+    """
+    if item.attempt.user_id != user.pk:
+        raise PermissionDenied(_("This attempt belongs to another learner."))
+    if item.question.kind != Question.Kind.CODE or item.answered_at is None:
+        raise DomainError(
+            ErrorCode.NOT_SELF_RATED, _("Only an answered code item takes your own rating."), field="rating"
+        )
+    refused = rating_refusal(rating=rating)
+    if refused:
+        raise DomainError(refused.code, refused.message, field="rating")
+    with transaction.atomic():
+        log = ReviewLog.objects.select_for_update().filter(user=user, attempt_item=item).first()
+        if log is None:  # the rating was undone meanwhile: nothing left to change
+            raise DomainError(ErrorCode.NOTHING_TO_UNDO, _("This answer no longer has a rating."), field="rating")
+        card = ReviewCard.objects.select_for_update().get(pk=log.card_id)
+        if log.rating != rating:
+            log.rating = int(scheduling.rating_for_result(True, chosen=rating))
+            log.save(update_fields=["rating"])
+            replayed = card_replay(card=card)
+            assert replayed is not None  # the card keeps this log
+            card = replayed
+    return card
+
+
+def cards_carry_over(*, replacements: dict[str, str] | None = None) -> int:
+    """Copy learners' review cards from retired questions to the questions that replace them.
+
+    ``replacements`` maps a new question's key to the old one's (default: every question's
+    ``replaces_key``). A learner with a card on the old question and none on the new one gets a copy:
+    the FSRS state and every rating (as logs of the new card, without their attempt items or client
+    UUIDs), so their interval carries on. Idempotent: a learner who already has the new card (a copy,
+    or their own answer) is left alone. Returns how many cards were copied.
+    """
+    if replacements is None:
+        replacements = dict(Question.objects.exclude(replaces_key="").values_list("key", "replaces_key"))
+    copied = 0
+    for new_key, old_key in replacements.items():
+        new = Question.objects.filter(key=new_key).first()
+        old = Question.objects.filter(key=old_key).first()
+        if new is None or old is None or new.pk == old.pk:
+            continue
+        with transaction.atomic():
+            have = set(ReviewCard.objects.filter(question=new).values_list("user_id", flat=True))
+            for card in ReviewCard.objects.filter(question=old).exclude(user_id__in=have).select_for_update():
+                logs = list(card.logs.oldest_first())
+                fields = {
+                    f.attname: getattr(card, f.attname)
+                    for f in ReviewCard._meta.concrete_fields
+                    if f.attname not in ("id", "question_id", "created_at", "updated_at")
+                }
+                copy = ReviewCard.objects.create(**{**fields, "question_id": new.pk})
+                ReviewLog.objects.bulk_create(
+                    ReviewLog(
+                        user_id=log.user_id,
+                        card=copy,
+                        rating=log.rating,
+                        reviewed_at=log.reviewed_at,
+                        duration_ms=log.duration_ms,
+                        source=log.source,
+                        role=log.role,
+                    )
+                    for log in logs
+                )
+                copied += 1
+    return copied
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,34 @@ class NumericAnswerForm(forms.Form):
         return [[self[name] for name in row] for row in self.rows]
 
 
+class CodeAnswerForm(forms.Form):
+    """A code answer: the learner's lines (the sandbox checks them; the service refuses bad ones)."""
+
+    code = forms.CharField(
+        strip=False,
+        max_length=20_000,
+        widget=forms.Textarea(
+            attrs={
+                "rows": 6,
+                "spellcheck": "false",
+                "autocapitalize": "off",
+                "autocomplete": "off",
+                "class": "code-input",
+                "data-code-editor": "",
+            }
+        ),
+        error_messages={"required": _("Write your code first.")},
+    )
+
+
+class ItemRatingForm(forms.Form):
+    rating = forms.TypedChoiceField(
+        choices=ReviewLog.Rating.choices,
+        coerce=int,
+        error_messages={"invalid_choice": _("Rate with Again, Hard, Good or Easy.")},
+    )
+
+
 class RatingForm(forms.Form):
     rating = forms.TypedChoiceField(
         choices=ReviewLog.Rating.choices,

@@ -77,6 +77,7 @@ urlpatterns = [
     path("attempts/<int:attempt_id>/", quiz.attempt_resume, name="attempt_resume"),
     path("attempts/<int:attempt_id>/items/<int:position>/", quiz.attempt_item, name="attempt_item"),
     path("attempts/<int:attempt_id>/items/<int:position>/answer/", quiz.attempt_answer, name="attempt_answer"),
+    path("attempts/<int:attempt_id>/items/<int:position>/rate/", quiz.attempt_rate, name="attempt_rate"),
     path("attempts/<int:attempt_id>/finish/", quiz.attempt_finish, name="attempt_finish"),
     path("attempts/<int:attempt_id>/summary/", quiz.attempt_summary, name="attempt_summary"),
     path("attempts/<int:attempt_id>/missed/", quiz.attempt_missed, name="attempt_missed"),

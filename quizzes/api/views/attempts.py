@@ -21,10 +21,18 @@ from quizzes.api.views.common import PageQuerySerializer, page_of, query
 from quizzes.content.models import Question
 from quizzes.content.selectors import lesson_published_by_id
 from quizzes.core.errors import ErrorCode
+from quizzes.practice.code_messages import word_message
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.presenter import option_from_handle
-from quizzes.practice.selectors import attempt_for, attempts_for, item_for
-from quizzes.practice.services import attempt_finish, attempt_start, attempt_start_missed, item_answer
+from quizzes.practice.selectors import attempt_for, attempts_for, item_for, item_rating
+from quizzes.practice.services import (
+    CodeNotRunnable,
+    attempt_finish,
+    attempt_start,
+    attempt_start_missed,
+    item_answer,
+    item_rate,
+)
 from quizzes.reviews.models import ReviewLog
 
 TAG = ["attempts"]
@@ -152,6 +160,15 @@ class ItemDetailView(APIView):
 def _answer_arguments(item: AttemptItem, data: dict[str, Any]) -> dict[str, Any]:
     """The service's keyword arguments for this item's kind; a missing or foreign answer is a 400 naming the field."""
     question = item.question
+    if question.kind == Question.Kind.CODE:
+        if not isinstance(data.get("code"), str):
+            raise ApiError(
+                status_code=400,
+                code=ErrorCode.VALIDATION_ERROR,
+                message=_("Some fields are invalid; see fields."),
+                fields={"code": [_("Send your code as text in code.")]},
+            )
+        return {"code": data["code"]}
     if question.kind == Question.Kind.CHOICE:
         handle = data.get("option_id")
         if handle is None:
@@ -182,18 +199,29 @@ class ItemAnswerView(APIView):
         summary="Answer an item: the first answer locks it",
         description=(
             "Choice questions: `option_id`; numeric questions: `value` (answer_form=input) or `choice_index` "
-            "(answer_form=choice). The first answer is graded and locks the item; the response reveals the result. "
-            "The same answer again returns the same result (`replayed: true`); a different answer after the lock "
-            "is refused with 409 and the locked item."
+            "(answer_form=choice); code questions: `code` (run in a sandbox on seeded inputs). The first answer is "
+            "graded and locks the item; the response reveals the result. The same answer again returns the same "
+            "result (`replayed: true`); a different answer after the lock is refused with 409 and the locked item. "
+            "Code the checker refuses before running (a syntax error, a disallowed construct, a missing name) is a "
+            "400 with code `code_not_runnable`, the messages with line and column in `check`, and locks nothing: "
+            "fix it and send it again. A runnable code answer locks and records the suggested rating "
+            "(`result.suggested_rating`); change it with POST /items/{id}/rate/."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=s.AnswerSerializer,
         responses={
             200: s.AnswerResultSerializer,
+            400: OpenApiResponse(
+                s.CodeNotRunnableSerializer,
+                description=(
+                    "Invalid input (the error shape); for code that cannot run, code `code_not_runnable` "
+                    "and the checker's messages in `check`."
+                ),
+            ),
             409: OpenApiResponse(
                 s.AnswerConflictSerializer, description="Already answered differently: the locked item."
             ),
-            **errors(400, 401, 404, 422),
+            **errors(401, 404, 422),
         },
     )
     @idempotent
@@ -201,13 +229,22 @@ class ItemAnswerView(APIView):
         item = _item(request, item_id)
         serializer = s.AnswerSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        outcome = item_answer(
-            user=request.user,
-            item=item,
-            duration_ms=serializer.validated_data.get("duration_ms"),
-            source=ReviewLog.Source.API,
-            **_answer_arguments(item, serializer.validated_data),
-        )
+        try:
+            outcome = item_answer(
+                user=request.user,
+                item=item,
+                duration_ms=serializer.validated_data.get("duration_ms"),
+                source=ReviewLog.Source.API,
+                **_answer_arguments(item, serializer.validated_data),
+            )
+        except CodeNotRunnable as exc:
+            raise ApiError(
+                status_code=400,
+                code=ErrorCode.CODE_NOT_RUNNABLE,
+                message=exc.messages[0],
+                fields={"code": [word_message(m) for m in exc.check.get("messages", [])]},
+                extra={"check": exc.check},
+            ) from exc
         item_data = s.AttemptItemSerializer(r.item_public(outcome.item)).data
         if outcome.conflicting:
             raise ApiError(
@@ -218,3 +255,28 @@ class ItemAnswerView(APIView):
             )
         # item_data is already serialized: wrapping it in AnswerResultSerializer (the schema) would do it twice.
         return Response({"replayed": outcome.replayed, "item": item_data})
+
+
+class ItemRateView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="items_rate",
+        summary="Accept or change the rating a code answer suggested",
+        description=(
+            "A locked code item recorded the checker's suggested rating (`result.suggested_rating`) for the "
+            "scheduler; send the rating you choose (the same one to accept it). It replaces the recorded one and "
+            "the card is rescheduled. Only answered code items take a rating (otherwise a 400 naming the rating field)."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=s.ItemRateSerializer,
+        responses={200: s.ItemRateResultSerializer, **errors(400, 401, 403, 404, 422)},
+    )
+    @idempotent
+    def post(self, request: LearnerApiRequest, item_id: int) -> Response:
+        item = _item(request, item_id)
+        serializer = s.ItemRateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        item_rate(user=request.user, item=item, rating=serializer.validated_data["rating"])
+        item = _item(request, item_id)
+        data = {"rating": item_rating(item=item), "item": s.AttemptItemSerializer(r.item_public(item)).data}
+        return Response(data)

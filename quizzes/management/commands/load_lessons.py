@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from quizzes.content.report import ContentError
 from quizzes.content.selectors import content_counts
-from quizzes.content.writer import content_load
+from quizzes.operations.lessons import lessons_load
 
 
 class Command(BaseCommand):
@@ -32,17 +32,19 @@ class Command(BaseCommand):
         self, *args: Any, directory: str | None = None, check: bool = False, no_prune: bool = False, **options: Any
     ) -> None:
         try:
-            report = content_load(directory=directory, prune=not no_prune, validate_only=check)
+            report, carried = lessons_load(directory=directory, prune=not no_prune, validate_only=check)
         except ContentError as exc:
             raise CommandError(f"lesson files not loaded ({len(exc.problems)} problem(s)):\n{exc}") from exc
         verb = "checked" if check else "loaded"
         self.stdout.write(f"{verb} {len(report.files)} file(s): {', '.join(report.files)}")
         for line in report.lines():
             self.stdout.write(f"  {line}")
+        if carried:
+            self.stdout.write(f"  review cards carried over to replacing questions: {carried}")
         if check and report.cues is not None:
             self.stdout.write(f"  {report.cues.line()}")
         if not check:
             for lesson, kinds in sorted(content_counts().items()):
                 summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
                 self.stdout.write(f"  {lesson}: {summary}")
-        self.stdout.write(self.style.SUCCESS("no changes" if not report.changed else "done"))
+        self.stdout.write(self.style.SUCCESS("no changes" if not (report.changed or carried) else "done"))

@@ -1,6 +1,6 @@
 """Practice writes: starting and finishing attempts, answering items (the lock), the review session's attempts."""
 
-from quizzes.practice.services.answers import AnswerOutcome, item_answer
+from quizzes.practice.services.answers import AnswerOutcome, CodeNotRunnable, item_answer, item_rate
 from quizzes.practice.services.attempts import (
     attempt_finish,
     attempt_start,
@@ -11,10 +11,12 @@ from quizzes.practice.services.review_attempts import review_attempt_get_or_star
 
 __all__ = [
     "AnswerOutcome",
+    "CodeNotRunnable",
     "attempt_finish",
     "attempt_start",
     "attempt_start_missed",
     "attempts_expire_abandoned",
     "item_answer",
+    "item_rate",
     "review_attempt_get_or_start",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 import math
 from typing import Any
 
@@ -18,10 +19,24 @@ from attention_engine import misconceptions
 from quizzes.content.models import Option, Question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.models import Attempt, AttemptItem
-from quizzes.reviews.models import ReviewLog
-from quizzes.reviews.services import card_record_answer
+from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.services import card_rate_answer, card_record_answer
+
+log = logging.getLogger(__name__)
 
 MAX_NUMERIC_RESPONSE_CHARS = 2000
+#: A code answer longer than this is refused before it reaches the checker (whose own limit is lower).
+MAX_CODE_RESPONSE_CHARS = 20_000
+
+
+class CodeNotRunnable(DomainError):
+    """A code answer the checker refused before running it (a syntax error, a disallowed construct, a
+    missing name …): nothing is locked, the learner fixes it and submits again. ``check`` is the
+    checker's result (``CheckResult.to_dict()``: every message with its line and column)."""
+
+    def __init__(self, message: str, *, check: dict[str, Any]) -> None:
+        super().__init__(ErrorCode.CODE_NOT_RUNNABLE, message, field="code")
+        self.check = check
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,11 +194,61 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
     }, value
 
 
-def _grade(item: AttemptItem, *, option_id: Any, value: Any, choice_index: Any) -> tuple[dict, Any, Option | None]:
+def _grade_code(item: AttemptItem, code: Any) -> tuple[dict[str, Any], Any]:
+    """Run the learner's code in the sandbox (attention_engine.codecheck) on the spec's seeded inputs.
+
+    Refused before running → CodeNotRunnable (nothing locks). Runnable → the reveal: the check result
+    whole (verdict, misconception, per-line marks, worked example, suggested rating), the reference
+    solution and the explanation. ``correct`` is the checker's ``passed`` (correct, or accepted: right on
+    every required input).
+    """
+    from attention_engine.codecheck import sandbox
+    from quizzes.content.code import GRADING_SEED, spec_from_field
+    from quizzes.practice.code_messages import word_verdict
+
+    if not isinstance(code, str) or not code.strip():
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("Write your code first."), field="code")
+    if len(code) > MAX_CODE_RESPONSE_CHARS:
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("That answer is too long."), field="code")
+    problem = _unstorable(code)
+    if problem:
+        raise DomainError(ErrorCode.UNREADABLE_ANSWER, problem, field="code")
+    code = code.replace("\r\n", "\n").replace("\r", "\n")
+    spec = spec_from_field(item.question.code_spec)
+    try:
+        check = sandbox().grade_code(spec, code, seed=GRADING_SEED).to_dict()
+    except (RuntimeError, OSError) as exc:  # the worker process could not start: our problem, not the learner's
+        log.exception("codecheck: the sandbox worker could not start")
+        raise DomainError(
+            ErrorCode.CODE_NOT_RUNNABLE,
+            _("The code could not be checked just now; nothing was locked. Try again."),
+            field="code",
+        ) from exc
+    if not check["runnable"]:
+        raise CodeNotRunnable(word_verdict(check), check=check)
+    return {
+        "kind": Question.Kind.CODE,
+        "correct": bool(check["passed"]),
+        "score": 1.0 if check["passed"] else 0.0,
+        "suggested_rating": check["suggested_rating"],
+        "check": check,
+        "misconception": misconceptions.describe(check["misconception"]),
+        "reference": spec.reference,
+        "display_code": spec.display_code(),
+        "explanation": item.question.explanation,
+    }, code
+
+
+def _grade(
+    item: AttemptItem, *, option_id: Any, value: Any, choice_index: Any, code: Any = None
+) -> tuple[dict, Any, Option | None]:
     """Grade on the server; returns (the reveal, the normalised response, the chosen option)."""
     question = item.question
     if question.kind == Question.Kind.CHOICE:
         return _grade_choice(item, option_id)
+    if question.kind == Question.Kind.CODE:
+        graded, response = _grade_code(item, code)
+        return graded, response, None
     if question.kind != Question.Kind.NUMERIC or not item.variant:
         raise DomainError(ErrorCode.NOT_ANSWERABLE, _("This item cannot be answered in an attempt."))
     from attention_engine.generators import Variant
@@ -212,6 +277,7 @@ def item_answer(
     option_id: int | None = None,
     value: str | float | list | None = None,
     choice_index: int | None = None,
+    code: str | None = None,
     duration_ms: int | None = None,
     source: str = ReviewLog.Source.WEB,
     now: dt.datetime | None = None,
@@ -220,7 +286,9 @@ def item_answer(
 
     Pass ``option_id`` for a choice question, ``value`` (number, list, nested list or text
     like "0.54, 0.46") for a typed numeric answer, ``choice_index`` for a numeric question
-    answered by choosing. Invalid input raises DomainError (UNREADABLE_ANSWER, FOREIGN_OPTION) naming the field.
+    answered by choosing, ``code`` for a code question (run in the sandbox; code the checker refuses
+    before running raises CodeNotRunnable and locks nothing, so the learner can fix a typo). Invalid
+    input raises DomainError (UNREADABLE_ANSWER, FOREIGN_OPTION, CODE_NOT_RUNNABLE) naming the field.
 
     The lock is a conditional UPDATE … WHERE answered_at IS NULL on the item (one row per
     (attempt, question), see AttemptItem): of concurrent submits exactly one matches, and
@@ -230,7 +298,11 @@ def item_answer(
     now = now or timezone.now()
     if item.attempt.user_id != user.pk:
         raise PermissionDenied(_("This attempt belongs to another learner."))
-    result, response, chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index)
+    if item.question.kind == Question.Kind.CODE and item.is_answered and item.result is not None:
+        # Locked already: no need to run the code again to answer with the stored result.
+        same = isinstance(code, str) and code.replace("\r\n", "\n").replace("\r", "\n") == item.response
+        return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=not same)
+    result, response, chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index, code=code)
     result = _jsonable(result)
     with transaction.atomic():
         if Attempt.objects.filter(pk=item.attempt_id, finished_at__isnull=False).exists() and not (
@@ -251,10 +323,22 @@ def item_answer(
             for field, stored in answer.items():  # what the row now holds; no reload needed
                 setattr(item, field, stored)
             card_record_answer(
-                user=user, item=item, correct=result["correct"], reviewed_at=now, duration_ms=duration_ms, source=source
+                user=user,
+                item=item,
+                correct=result["correct"],
+                reviewed_at=now,
+                duration_ms=duration_ms,
+                source=source,
+                suggested_rating=result.get("suggested_rating"),
             )
             return AnswerOutcome(item=item, result=result, replayed=False, conflicting=False)
     item.refresh_from_db(fields=list(answer))  # the first answer's; the item keeps its question and attempt
     stored = item.result
     assert isinstance(stored, dict)  # a locked item holds its result (attempt_item_answer_all_or_nothing)
     return AnswerOutcome(item=item, result=stored, replayed=True, conflicting=item.response != response)
+
+
+def item_rate(*, user: User, item: AttemptItem, rating: int) -> ReviewCard:
+    """The learner accepts or changes the rating a code answer suggested (Good / Hard / Again): it replaces
+    the rating recorded when the item locked (reviews.services.card_rate_answer). Returns the card."""
+    return card_rate_answer(user=user, item=item, rating=rating)

@@ -140,7 +140,7 @@ def attempt_start(
     """Start the learner's next attempt at a lesson's quiz (choice + numeric questions).
 
     Study mode: every published quiz question, in lesson order. Review mode: only this
-    learner's quiz questions of the lesson due today, in a shuffled order. Prompts and recall
+    learner's quiz questions of the lesson due today, in a shuffled order, code questions last. Prompts and recall
     cards are self-rated outside attempts (``card_rate``). Missed-items attempts start from an
     earlier attempt (``attempt_start_missed``).
     """
@@ -152,6 +152,8 @@ def attempt_start(
     if mode == Attempt.Mode.REVIEW:
         questions = lesson_due_questions(user=user, lesson=lesson, now=now)
         random.Random(secrets.randbits(62)).shuffle(questions)
+        # The seed's review: "redo the quiz, then write the 3 lines from memory": code cards come last.
+        questions.sort(key=lambda q: q.kind == Question.Kind.CODE)
         if not questions:
             raise DomainError(ErrorCode.NOTHING_DUE, _("Nothing in this lesson is due for review."))
     else:

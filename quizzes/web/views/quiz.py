@@ -28,16 +28,18 @@ from quizzes.practice.selectors import (
     attempt_first_unanswered,
     attempt_item_at,
     attempt_item_count,
+    item_rating,
     user_attempt,
 )
 from quizzes.practice.selectors import (
     attempt_summary as attempt_summary_of,
 )
+from quizzes.practice.services import CodeNotRunnable, item_answer, item_rate
 from quizzes.practice.services import attempt_finish as finish_attempt
 from quizzes.practice.services import attempt_start as start_attempt
 from quizzes.practice.services import attempt_start_missed as start_missed
-from quizzes.practice.services import item_answer
-from quizzes.web.practice_forms import NumericAnswerForm
+from quizzes.reviews.models import ReviewLog
+from quizzes.web.practice_forms import CodeAnswerForm, ItemRatingForm, NumericAnswerForm
 from quizzes.web.types import LearnerRequest
 from quizzes.web.views.common import describe_due, next_step_link, published_lesson_or_404
 from quizzes.web.views.numeric import answer_grid, numeric_answer, stacked_matrices
@@ -64,7 +66,14 @@ def _item_url(attempt: Attempt, position: int) -> str:
 
 
 def _item_context(
-    attempt: Attempt, item: AttemptItem, total: int, *, form: NumericAnswerForm | None = None, error: str = ""
+    attempt: Attempt,
+    item: AttemptItem,
+    total: int,
+    *,
+    form: NumericAnswerForm | None = None,
+    error: str = "",
+    code_form: CodeAnswerForm | None = None,
+    error_messages: list[str] | None = None,
 ) -> dict[str, Any]:
     """The item region: the presenter's view of the item, plus where the page's buttons go."""
     view = present_item(item=item, reveal=True)
@@ -72,7 +81,29 @@ def _item_context(
     numeric = view["numeric"] or {}
     if numeric:  # the given matrices one under another where they do not fit side by side
         numeric = {**numeric, "prompt_html": stacked_matrices(numeric["prompt"])}
+    code: dict[str, Any] = {}
+    if item.question.kind == Question.Kind.CODE:
+        reveal = view.get("reveal") or {}
+        suggested = (reveal.get("code") or {}).get("suggested_rating")
+        current = item_rating(item=item) if view["answered"] else None
+        code = {
+            "view": view["code"] or {},
+            "form": code_form or CodeAnswerForm(),
+            "error_messages": error_messages or [],
+            "rate_url": reverse("web:attempt_rate", args=[attempt.pk, position]),
+            "current_rating": current,
+            "ratings": [
+                {
+                    "rating": rating.value,
+                    "label": rating.label,
+                    "suggested": rating.value == suggested,
+                    "chosen": rating.value == current,
+                }
+                for rating in ReviewLog.Rating
+            ],
+        }
     return {
+        "code": code,
         "attempt": attempt,
         "item": item,
         "question": item.question,
@@ -146,6 +177,8 @@ def attempt_answer(request: LearnerRequest, attempt_id: int, position: int) -> H
     if item.is_answered:
         return _after_answer(request, attempt, item, total)
     form = None
+    if item.question.kind == Question.Kind.CODE:
+        return _answer_code(request, attempt, item, total)
     if item.question.kind == Question.Kind.CHOICE:
         # The form sends the option's displayed position, never its database id: ids follow authoring
         # order, which would hint at the correct option before the lock.
@@ -168,6 +201,56 @@ def attempt_answer(request: LearnerRequest, attempt_id: int, position: int) -> H
         message = " ".join(exc.messages)
         return _render_item(request, _item_context(attempt, item, total, form=form, error=message), status=400)
     return _after_answer(request, attempt, outcome.item, total)
+
+
+def _answer_code(request: LearnerRequest, attempt: Attempt, item: AttemptItem, total: int) -> HttpResponse:
+    """A code answer: code the checker refuses before running is shown again with the message (line and
+    column) and locks nothing; the first runnable submission locks, like any answer."""
+    code_form = CodeAnswerForm(request.POST)
+    if not code_form.is_valid():
+        error = " ".join(str(e) for errors in code_form.errors.values() for e in errors)
+        return _render_item(request, _item_context(attempt, item, total, code_form=code_form, error=error), 400)
+    try:
+        outcome = item_answer(user=request.user, item=item, code=code_form.cleaned_data["code"])
+    except CodeNotRunnable as exc:
+        from quizzes.practice.code_messages import word_message
+
+        details = [word_message(m) for m in exc.check.get("messages", [])[1:]]
+        context = _item_context(
+            attempt, item, total, code_form=code_form, error=" ".join(exc.messages), error_messages=details
+        )
+        return _render_item(request, context, status=400)
+    except ValidationError as exc:
+        if isinstance(exc, DomainError) and exc.error_code is ErrorCode.ATTEMPT_FINISHED:
+            messages.error(request, _("This attempt is finished; start a retake to answer again."))
+            return redirect("web:attempt_summary", attempt_id=attempt.pk)
+        context = _item_context(attempt, item, total, code_form=code_form, error=" ".join(exc.messages))
+        return _render_item(request, context, status=400)
+    return _after_answer(request, attempt, outcome.item, total)
+
+
+@login_required
+@require_POST
+def attempt_rate(request: LearnerRequest, attempt_id: int, position: int) -> HttpResponse:
+    """Accept or change the rating a code answer suggested; FSRS gets this one (service)."""
+    attempt, item, total = _get_item(request, attempt_id, position)
+    form = ItemRatingForm(request.POST)
+    if not form.is_valid():
+        error = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _render_item(request, _item_context(attempt, item, total, error=error), status=400)
+    rating = form.cleaned_data["rating"]
+    try:
+        card = item_rate(user=request.user, item=item, rating=rating)
+    except ValidationError as exc:
+        return _render_item(request, _item_context(attempt, item, total, error=" ".join(exc.messages)), status=400)
+    due = describe_due(request.user, card.due)
+    if due is not None:
+        messages.success(
+            request,
+            _("Rated %(rating)s. Next review: %(relative)s, %(date)s.")
+            % {"rating": ReviewLog.Rating(rating).label, "relative": due["relative"], "date": due["date"]},
+        )
+    return redirect(_item_url(attempt, item.position + 1))
 
 
 def _after_answer(request: LearnerRequest, attempt: Attempt, item: AttemptItem, total: int) -> HttpResponse:

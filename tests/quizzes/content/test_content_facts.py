@@ -87,9 +87,13 @@ def test_dot_T_reverses_all_axes_and_only_swapaxes_swaps_the_last_two():
     assert a.swapaxes(-2, -1).shape == (2, 16, 4)
     m = np.arange(6.0).reshape(2, 3)
     assert np.array_equal(m.T, m.swapaxes(-2, -1))  # the same on a 2-D array
-    explanation = q("l1-recall-three-lines")["explanation"]
+    explanation = q("l1-code-three-lines")["explanation"]
     assert "只转置最后两维" not in explanation and "（或 `.T`）" not in explanation
-    assert "(16, 4, 2)" in explanation and "(2, 16, 4)" in explanation
+    assert "反转**全部**轴" in explanation and "(2, 4, 5, 16)" in explanation
+    from attention_engine.codecheck import get
+
+    batched = next(c for c in get("sdpa_three_lines").cases if c.batch)
+    assert (*batched.batch, batched.dims["T"], batched.dims["d_k"]) == (2, 4, 5, 16)  # the shape the text names
 
 
 def test_a_token_is_not_always_most_similar_to_itself():
@@ -102,10 +106,14 @@ def test_a_token_is_not_always_most_similar_to_itself():
     assert "$x_1=[1,0]$" in option(q("l1-qkv-source"), "b")["feedback"]
 
 
-def test_recall_card_prompt_and_expected_lines_agree_on_the_softmax_axis():
-    card = q("l1-recall-three-lines")
-    assert card["expected_lines"][2] == "weights = softmax(scores)"
-    assert "axis=-1" in card["prompt"] and "沿正确的轴" not in card["prompt"]
+def test_code_card_replaces_the_recall_card_and_its_softmax_helper_runs_over_the_last_axis():
+    card = q("l1-code-three-lines")
+    assert "l1-recall-three-lines" not in QUESTIONS  # retired: the code card replaces it
+    assert card["kind"] == "code" and card["replaces"] == "l1-recall-three-lines"
+    assert "axis=-1" in card["explanation"]
+    from attention_engine.codecheck import get
+
+    assert "def softmax(x, axis=-1):" in get(card["code_spec"]).display_code()
 
     def seed_softmax(x):  # seed 000's helper, verbatim in behaviour
         x = x - x.max(axis=-1, keepdims=True)

@@ -501,9 +501,9 @@ def test_seed_demo_is_idempotent_and_uses_the_environment(monkeypatch):
 
 
 REQUIRED = {
-    "sdpa": {"choice": 8, "numeric": 5, "prompt": 2, "recall": 1},
+    "sdpa": {"choice": 8, "numeric": 5, "prompt": 2, "code": 3},
     "six-questions": {"choice": 8, "numeric": 7, "prompt": 2},
-    "nanogpt-attention": {"choice": 8, "numeric": 3, "prompt": 2},
+    "nanogpt-attention": {"choice": 8, "numeric": 3, "prompt": 2, "code": 2},
 }
 SIX_QUESTION_TEMPLATES = {
     "rnn_gradient_decay",

@@ -95,3 +95,27 @@ def test_concurrent_first_answers_to_one_question_in_different_attempts_share_on
     card = ReviewCard.objects.get(user=user, question=question)
     assert card.logs.count() == 6
     assert sorted(card.logs.values_list("role", flat=True)) == ["first"] + ["repeat"] * 5
+
+
+def test_concurrent_code_submits_lock_once_and_record_one_rating():
+    """Eight learners' tabs submit different code at once: all are graded in the one sandbox worker (one at
+    a time), exactly one locks, one review log is written with that submission's suggested rating."""
+    from attention_engine import codecheck
+
+    user = factories.UserFactory()
+    question = factories.CodeQuestionFactory(code_spec="stable_softmax")
+    item = attempt_start(user=user, lesson=question.lesson).items.get()
+    spec = codecheck.get("stable_softmax")
+    codes = [spec.reference, *(m.code for m in spec.misconceptions)]
+
+    def submit(index: int):
+        fresh = AttemptItem.objects.select_related("attempt", "question").get(pk=item.pk)
+        return item_answer(user=user, item=fresh, code=codes[index % len(codes)])
+
+    outcomes = run_together(8, submit)
+    stored = AttemptItem.objects.get(pk=item.pk)
+    winners = [o for o in outcomes if not o.replayed]
+    assert len(winners) == 1 and stored.response == winners[0].item.response
+    assert all(o.result == stored.result for o in outcomes)
+    log = ReviewLog.objects.get(attempt_item=item)
+    assert log.rating == stored.result["suggested_rating"]
