@@ -32,12 +32,14 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from quizzes.content.models import Lesson, Option, Question
-from quizzes.reviews import learner_cache
+from quizzes.reviews import learner_cache, scheduling
 
 USERNAME_PREFIX = "scale-"
 PASSWORD = "scale-pass"
 SCALE_LESSON_KEY = "scale-bench"
 EXTRA_NEW_QUESTIONS = 10
+#: Every seeded learner's day rollover hour and desired retention (the model's defaults).
+ROLLOVER_HOUR, RETENTION = 4, 0.9
 TIME_ZONES = (
     "UTC",
     "Asia/Shanghai",
@@ -258,7 +260,7 @@ class ScaleSeeder:
                 "reminder_hour",
             ),
             (
-                (uid, TIME_ZONES[k % len(TIME_ZONES)], 4, 0.9, 20, 200, k % 3 == 0, 18)
+                (uid, TIME_ZONES[k % len(TIME_ZONES)], ROLLOVER_HOUR, RETENTION, 20, 200, k % 3 == 0, 18)
                 for k, uid in enumerate(ids, start=1)
             ),
         )
@@ -308,7 +310,10 @@ class ScaleSeeder:
 
         def card_rows() -> Iterator[tuple]:
             card_id = first_card
-            for uid, c in zip(user_ids, per, strict=True):
+            for k, (uid, c) in enumerate(zip(user_ids, per, strict=True), start=1):
+                # The seeded state stands for a replayed one: stored under the learner's settings (_learners' profiles).
+                key = scheduling.settings_key(time_zone=TIME_ZONES[k % len(TIME_ZONES)], rollover_hour=ROLLOVER_HOUR,
+                                              desired_retention=RETENTION)  # fmt: skip
                 for i in range(len(c["state"])):
                     last = dt.datetime.fromtimestamp(round(now_ts - c["elapsed"][i] * DAY), utc)
                     due = dt.datetime.fromtimestamp(round(now_ts - c["elapsed"][i] * DAY + c["interval"][i] * DAY), utc)
@@ -319,7 +324,7 @@ class ScaleSeeder:
                             "stability": stab, "difficulty": diff, "due": due.isoformat(),
                             "last_review": last.isoformat()}  # fmt: skip
                     yield (card_id, uid, pool[c["question_index"][i]], json.dumps(fsrs), state, due, last, stab, diff,
-                           int(c["reps"][i]), int(c["lapses"][i]), False, False, last, last)  # fmt: skip
+                           int(c["reps"][i]), int(c["lapses"][i]), key, False, False, last, last)  # fmt: skip
                     card_id += 1
 
         def log_rows() -> Iterator[tuple]:
@@ -353,6 +358,7 @@ class ScaleSeeder:
                 "difficulty",
                 "reps",
                 "lapses",
+                "schedule_key",
                 "suspended",
                 "is_leech",
                 "created_at",

@@ -49,6 +49,81 @@ def _lock_card(*, user: User, question: Question, at: dt.datetime) -> ReviewCard
     return card
 
 
+def schedule_key(profile: LearnerProfile) -> str:
+    """The settings a card's stored state is computed under (``ReviewCard.schedule_key``)."""
+    return scheduling.settings_key(
+        time_zone=profile.time_zone,
+        rollover_hour=profile.day_rollover_hour,
+        desired_retention=profile.desired_retention,
+    )
+
+
+def _store_state(card: ReviewCard, state: scheduling.Replay, key: str) -> None:
+    """Copy a replay's end state onto the card's columns (not saved)."""
+    fsrs_card = state.card
+    assert fsrs_card is not None  # there is at least one log
+    card.fsrs_card = fsrs_card.to_dict()
+    card.state = int(fsrs_card.state)
+    card.due = fsrs_card.due
+    card.last_review = fsrs_card.last_review
+    card.stability = fsrs_card.stability
+    card.difficulty = fsrs_card.difficulty
+    card.reps = state.reps
+    card.lapses = state.lapses
+    card.is_leech = state.is_leech  # flag only; suspending is the learner's call (see card_suspend)
+    card.schedule_key = key
+
+
+#: The columns ``card_advance`` changes, for a ``bulk_update`` of advanced cards.
+ADVANCED_FIELDS = (
+    "fsrs_card",
+    "state",
+    "due",
+    "last_review",
+    "stability",
+    "difficulty",
+    "reps",
+    "lapses",
+    "is_leech",
+    "schedule_key",
+    "updated_at",
+)
+
+
+def card_advance(
+    *, card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog], last_log_at: dt.datetime | None
+) -> bool:
+    """Step a card's stored state with new logs (oldest first, not saved yet): one FSRS step per log.
+
+    Exact — the same card and roles as ``card_replay`` after saving the logs — when every new log sorts
+    after the card's stored logs (``last_log_at``, None for none) and the state was stored under the
+    learner's current settings: ``scheduling.replay`` is ``scheduling.resume`` from the empty state.
+    Sets the new logs' roles and the card's columns (the caller saves both, under the card's row lock)
+    and returns True; returns False, changing nothing, when the card must be replayed instead.
+    """
+    key = schedule_key(profile)
+    zone, rollover = profile.zone, profile.day_rollover_hour
+    if last_log_at is None:
+        start = scheduling.Replay(card=None, roles=[], reps=0, lapses=0, last_counted_day=None)
+    elif card.schedule_key == key and all(log.reviewed_at >= last_log_at for log in logs):
+        start = scheduling.stored(card.fsrs_card, reps=card.reps, lapses=card.lapses, zone=zone, rollover_hour=rollover)
+    else:
+        return False
+    state = scheduling.resume(
+        start,
+        [scheduling.LogEntry(rating=log.rating, reviewed_at=log.reviewed_at) for log in logs],
+        card_id=card.pk,
+        scheduler=scheduling.make_scheduler(profile.desired_retention),
+        zone=zone,
+        rollover_hour=rollover,
+    )
+    for log, role in zip(logs, state.roles, strict=True):
+        log.role = role
+    _store_state(card, state, key)
+    card.updated_at = timezone.now()  # bulk_update skips auto_now
+    return True
+
+
 def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> ReviewCard | None:
     """Rebuild a card's FSRS state and denormalised columns from all its logs.
 
@@ -69,17 +144,7 @@ def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> R
             log.role = role
             changed.append(log)
     ReviewLog.objects.bulk_update(changed, ["role"])
-    fsrs_card = state.card
-    assert fsrs_card is not None  # there is at least one log
-    card.fsrs_card = fsrs_card.to_dict()
-    card.state = int(fsrs_card.state)
-    card.due = fsrs_card.due
-    card.last_review = fsrs_card.last_review
-    card.stability = fsrs_card.stability
-    card.difficulty = fsrs_card.difficulty
-    card.reps = state.reps
-    card.lapses = state.lapses
-    card.is_leech = state.is_leech  # flag only; suspending is the learner's call (see card_suspend)
+    _store_state(card, state, schedule_key(profile))
     card.full_clean(exclude=["user", "question"], validate_constraints=False)  # FKs: the database checks them
     card.save()
     return card
