@@ -31,6 +31,7 @@ from django.contrib.auth.hashers import make_password
 from django.db import connection, transaction
 from django.utils import timezone
 
+from quizzes.accounts.models import CHECK_SOON
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.reviews import learner_cache, scheduling
 
@@ -96,7 +97,7 @@ class ScaleSeeder:
 
     # --- entry point ------------------------------------------------------------------------
 
-    def run(self, *, learners: int, cards: int, seed: int, wipe: bool) -> None:
+    def run(self, *, learners: int, cards: int, seed: int, wipe: bool, attempts: bool = True) -> None:
         if connection.vendor != "postgresql":
             raise ScaleSeedError("seed_scale needs PostgreSQL (DATABASE_URL=postgres://…): it loads rows with COPY.")
         if learners < 1 or cards < 1:
@@ -122,8 +123,9 @@ class ScaleSeeder:
             self._step(f"{learners:,} learners + profiles")
             n_cards, n_logs = self._cards_and_logs(user_ids, pool, cards, seed, now)
             self._step(f"{n_cards:,} review cards + {n_logs:,} review logs")
-            n_attempts, n_items = self._attempts(user_ids, seed, now)
-            self._step(f"{n_attempts:,} attempts + {n_items:,} answered items")
+            if attempts:  # the reminder benchmark needs none (and at 1M learners they are most of the time)
+                n_attempts, n_items = self._attempts(user_ids, seed, now)
+                self._step(f"{n_attempts:,} attempts + {n_items:,} answered items")
         with connection.cursor() as cursor:
             for table in ("auth_user", "quizzes_learnerprofile", "quizzes_reviewcard", "quizzes_reviewlog",
                           "quizzes_attempt", "quizzes_attemptitem"):  # fmt: skip
@@ -258,9 +260,21 @@ class ScaleSeeder:
                 "reviews_per_day",
                 "reminder_opt_in",
                 "reminder_hour",
+                "next_reminder_at",
             ),
             (
-                (uid, TIME_ZONES[k % len(TIME_ZONES)], ROLLOVER_HOUR, RETENTION, 20, 200, k % 3 == 0, 18)
+                # A third opt in to reminders; the first pass works out their moments (CHECK_SOON).
+                (
+                    uid,
+                    TIME_ZONES[k % len(TIME_ZONES)],
+                    ROLLOVER_HOUR,
+                    RETENTION,
+                    20,
+                    200,
+                    k % 3 == 0,
+                    18,
+                    CHECK_SOON if k % 3 == 0 else None,
+                )
                 for k, uid in enumerate(ids, start=1)
             ),
         )

@@ -41,6 +41,7 @@ from quizzes.content.models import Question
 from quizzes.core.errors import ErrorCode
 from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import Refusal, review_time_refusal, stored_client_uuids
 from quizzes.reviews.services import ADVANCED_FIELDS, card_advance, card_replay
 
@@ -227,10 +228,11 @@ def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerP
             to_replay += [card for card in advanced if card.pk in lost]
             advanced = [card for card in advanced if card.pk not in lost]
         ReviewCard.objects.bulk_update(advanced, ADVANCED_FIELDS)
-        for card in to_replay:
-            card_replay(card=card, profile=profile)
+        replayed = [card for card in to_replay if card_replay(card=card, profile=profile) is not None]
         if empty:
             ReviewCard.objects.filter(pk__in=[card.pk for card in empty]).delete()
+        if advanced or replayed:
+            reminder_clock_card_due(profile=profile, due=min(card.due for card in [*advanced, *replayed]))
         learner_cache.learner_changed(user.pk)  # bulk writes send no signals
 
 

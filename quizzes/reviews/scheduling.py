@@ -66,6 +66,12 @@ def settings_key(*, time_zone: str, rollover_hour: int, desired_retention: float
     return f"v{RULES_VERSION}|{time_zone}|{rollover_hour}|{desired_retention!r}"
 
 
+def reminder_moment(day: dt.date, zone: zoneinfo.ZoneInfo, rollover_hour: int, reminder_hour: int) -> dt.datetime:
+    """When study day ``day``'s review reminder becomes due (UTC): the first reminder_hour:00 after the day starts."""
+    calendar_day = day if reminder_hour >= rollover_hour else day + dt.timedelta(days=1)
+    return dt.datetime.combine(calendar_day, dt.time(reminder_hour), tzinfo=zone).astimezone(dt.UTC)
+
+
 @functools.lru_cache(maxsize=64)
 def make_scheduler(desired_retention: float) -> fsrs.Scheduler:
     """One scheduler per retention, shared: py-fsrs never changes a Scheduler after building it."""

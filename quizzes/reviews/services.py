@@ -1,8 +1,9 @@
 """Review writes: recording ratings, replaying, undo, suspend (offline uploads: quizzes.reviews.offline).
 
-Every change to a card's schedule goes: append/remove a ReviewLog → ``card_replay``, which
-rebuilds the FSRS state from the full log list (quizzes.reviews.scheduling.replay). One code path for
-new ratings, undo and offline uploads merged out of order.
+Every card's schedule is what replaying its whole log list through FSRS gives (``card_replay``,
+quizzes.reviews.scheduling.replay): undo and ratings that arrive out of order replay. A rating after every
+stored one (the usual case: an answer now) takes one FSRS step from the stored state instead
+(``card_advance``), which gives the same card because the replay is that same stepping from nothing.
 Callers that touch the same card serialise on the card row (SELECT … FOR UPDATE).
 A rating's checks are quizzes.reviews.rules, shared with the offline upload.
 """
@@ -26,6 +27,7 @@ from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import rating_refusal, review_time_refusal, stored_client_uuids
 from quizzes.reviews.selectors import card_state
 
@@ -42,11 +44,8 @@ def _check_owner(card: ReviewCard, user: User) -> None:
         raise PermissionDenied(_("This review card belongs to another learner."))
 
 
-def _lock_card(*, user: User, question: Question, at: dt.datetime) -> ReviewCard:
-    card, _created = ReviewCard.objects.select_for_update().get_or_create(
-        user=user, question=question, defaults={"due": at}
-    )
-    return card
+def _lock_card(*, user: User, question: Question, at: dt.datetime) -> tuple[ReviewCard, bool]:
+    return ReviewCard.objects.select_for_update().get_or_create(user=user, question=question, defaults={"due": at})
 
 
 def schedule_key(profile: LearnerProfile) -> str:
@@ -161,7 +160,7 @@ def _add_log(
     client_uuid: uuid.UUID | None = None,
     attempt_item: AttemptItem | None = None,
 ) -> ReviewLog:
-    card = _lock_card(user=user, question=question, at=reviewed_at)
+    card, created = _lock_card(user=user, question=question, at=reviewed_at)
     log = ReviewLog(
         user=user,
         card=card,
@@ -174,9 +173,16 @@ def _add_log(
     )
     # Uniqueness (see card_rate) and the foreign keys are the database's job: one query fewer each.
     log.full_clean(exclude=["user", "card", "attempt_item"], validate_constraints=False)
-    log.save()
-    card_replay(card=card, profile=profile_for(user=user))  # the card is the user's: no card.user query
-    log.refresh_from_db(fields=["role"])
+    profile = profile_for(user=user)
+    last_log_at = None if created else ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
+    if card_advance(card=card, profile=profile, logs=[log], last_log_at=last_log_at):  # the usual: one FSRS step
+        log.save()
+        card.save(update_fields=ADVANCED_FIELDS)
+    else:  # reviewed before a stored rating, or under other settings: replay the card's whole log
+        log.save()
+        card_replay(card=card, profile=profile)  # the card is the user's: no card.user query
+        log.refresh_from_db(fields=["role"])
+    reminder_clock_card_due(profile=profile, due=card.due)
     return log
 
 
@@ -292,7 +298,11 @@ def card_undo_last(*, user: User, card: ReviewCard | None = None) -> UndoOutcome
         raise DomainError(ErrorCode.NOTHING_TO_UNDO, _("There is no rating to undo."))
     locked = ReviewCard.objects.select_for_update().get(pk=last.card_id)
     last.delete()
-    return UndoOutcome(question_id=locked.question_id, card=card_replay(card=locked))
+    profile = profile_for(user=user)
+    replayed = card_replay(card=locked, profile=profile)
+    if replayed is not None:  # undo moves a due date earlier: the reminder may come sooner
+        reminder_clock_card_due(profile=profile, due=replayed.due)
+    return UndoOutcome(question_id=locked.question_id, card=replayed)
 
 
 def _set_suspended(*, user: User, card: ReviewCard, suspended: bool) -> ReviewCard:
@@ -302,6 +312,8 @@ def _set_suspended(*, user: User, card: ReviewCard, suspended: bool) -> ReviewCa
         locked.suspended = suspended
         locked.full_clean(validate_constraints=False)
         locked.save(update_fields=["suspended", "updated_at"])
+        if not suspended:  # a card back in the queue may be due before the others
+            reminder_clock_card_due(profile=profile_for(user=user), due=locked.due)
     return locked
 
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from quizzes.accounts.services import learner_profile_update
 from quizzes.models import ReviewCard, ReviewLog
 from quizzes.reviews.offline import EntryStatus, OfflineEntry, offline_reviews_merge
-from quizzes.reviews.services import card_replay
+from quizzes.reviews.services import card_rate, card_replay
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -210,3 +210,37 @@ def test_reuploading_an_old_batch_after_new_reviews_changes_nothing(world):
     result = offline_reviews_merge(user=user, entries=first, now=now)
     assert {o.status for o in result.entries} == {EntryStatus.ALREADY_STORED}
     assert _state(user) == before
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    history=history_strategy,
+    zone=st.sampled_from(ZONES),
+    rollover=st.integers(0, 23),
+    late=st.none() | st.integers(0, 23),
+)
+def test_ratings_one_by_one_give_the_cards_and_logs_of_a_full_replay(world, history, zone, rollover, late):
+    """Online ratings (card_rate) take one FSRS step each; one sent late (before a stored rating) replays."""
+    user, questions, start, _now = world
+    timeline = sorted(history, key=lambda e: e[1])
+    if late is not None and late < len(timeline) > 1:
+        timeline.append(timeline.pop(late))  # arrives last, reviewed earlier than others
+    with transaction.atomic():
+        learner_profile_update(user=user, time_zone=zone, day_rollover_hour=rollover)
+        for q, hours, outcome in timeline:
+            card_rate(
+                user=user,
+                question=questions[q % 2],  # the two self-rated questions
+                rating=outcome,
+                reviewed_at=start + dt.timedelta(hours=hours),
+            )
+        stepped = _state(user)
+        _replay_all(user)
+        replayed = _state(user)
+        transaction.set_rollback(True)
+    assert stepped == replayed
