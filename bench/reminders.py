@@ -1,6 +1,6 @@
 """Reminder passes at scale: 100k learners through real Celery workers and a real SMTP server; nobody due at 1M.
 
-    .venv/bin/python bench/reminders.py [--workers 1 2] [--markdown] [--cleanup]
+    .venv/bin/python bench/reminders.py [--workers 1 2] [--parts 100k 1m] [--markdown] [--cleanup]
 
 1. Data (bench/databases.py, created and seeded on first use): BENCH_REMINDERS_DATABASE_URL (default
    …/quizsite_bench_reminders), ``seed_scale --learners 100000 --cards 10 --no-attempts``: a third of the
@@ -8,11 +8,13 @@
    learners × 1 card. Redis: BENCH_REDIS_URL (default db 5) is the broker, emptied before each run.
 2. The SMTP server: aiosmtpd on 127.0.0.1 in this process, accepting every message (and counting it): each
    chunk task opens one SMTP connection and sends its e-mails through it, so sending costs what it costs.
-3. For each worker count (``--workers``, default 1 then 2): every opted-in learner is made due now (their
-   reminder hour set to their rollover hour, so today's moment has passed; deliveries of earlier runs
-   deleted; clocks set to CHECK_SOON, as after the migration), N worker processes start (``celery worker
-   --concurrency N``, prefork) and report ready, then the beat task runs once in this process: it takes
-   the due learners (one UPDATE … RETURNING) and dispatches chunks of 500 to the broker (**dispatch**).
+3. For each worker count (``--workers``, default 1 then 2): 1/12 of the opted-in learners, all in one
+   time zone (``--zone``: a realistic pass meets the zones whose reminder hour just came), are made due
+   now (reminder hour = rollover hour, so today's moment has passed; clocks CHECK_SOON, as after the
+   migration; deliveries of earlier runs deleted), every other clock a day ahead; N worker processes
+   start (``celery worker --concurrency N``, prefork) and report ready, then the beat task runs once in
+   this process: it takes the due learners (one UPDATE … RETURNING) and dispatches chunks of 500 to the
+   broker (**dispatch**).
    The run ends when no taken learner still holds the pass's lease (every chunk has looked at its
    learners and set their next moment) (**total**). E-mails/s = e-mails the SMTP server accepted ÷ total.
 4. Nobody due: the same pass right after (100k), and at 1M learners after setting every clock to a
@@ -101,8 +103,14 @@ def stop(worker: subprocess.Popen) -> None:
         worker.kill()
 
 
-def reset_everyone_due() -> int:
-    """Every opted-in learner due now, nothing sent yet; returns how many opted in."""
+def reset_one_zone_due(zone: str) -> tuple[int, int]:
+    """1/12 of the opted-in learners due now (the first of one time zone's), everyone else later.
+
+    A realistic pass: reminders go out at a local hour, so one pass meets the opted-in learners of the zones
+    whose hour just came: one zone in twelve (the seed's opted-in learners fall in 4 of its 12 zones, so the
+    due ones are the first twelfth by id of one of those). Deliveries of earlier runs are deleted; the due
+    learners' clocks are CHECK_SOON (as after the migration), the others' a day ahead. Returns (opted in, due).
+    """
     from django.db import connection
 
     from quizzes.accounts.models import CHECK_SOON
@@ -111,15 +119,21 @@ def reset_everyone_due() -> int:
         cursor.execute("DELETE FROM quizzes_reminderdelivery")
         cursor.execute(
             "UPDATE quizzes_learnerprofile SET reminder_hour = day_rollover_hour, last_reminded_on = NULL, "
-            "next_reminder_at = %s WHERE reminder_opt_in",
-            [CHECK_SOON],
+            "next_reminder_at = now() + interval '1 day' WHERE reminder_opt_in"
         )
         opted = cursor.rowcount
+        cursor.execute(
+            "UPDATE quizzes_learnerprofile SET next_reminder_at = %s WHERE user_id IN (SELECT user_id FROM "
+            "quizzes_learnerprofile WHERE reminder_opt_in AND time_zone = %s ORDER BY user_id LIMIT %s)",
+            [CHECK_SOON, zone, opted // 12],
+        )
+        due = cursor.rowcount
         cursor.execute("VACUUM ANALYZE quizzes_learnerprofile")  # a fair start for every run
-    return opted
+        cursor.execute("VACUUM ANALYZE quizzes_reminderdelivery")
+    return opted, due
 
 
-def one_run(concurrency: int, sink: Sink) -> dict:
+def one_run(concurrency: int, sink: Sink, zone: str) -> dict:
     """Runs in a process whose DATABASE_URL is the 100k database (Django set up)."""
     import redis as redis_client
     from django.db import connection
@@ -127,9 +141,10 @@ def one_run(concurrency: int, sink: Sink) -> dict:
     from quizzes.notifications.services import REMINDER_LEASE
     from quizzes.tasks import send_review_reminders
 
-    opted = reset_everyone_due()
+    opted, due = reset_one_zone_due(zone)
     redis_client.Redis.from_url(REDIS).flushdb()
     log = REPO / "bench" / "results" / f"reminders-worker-{concurrency}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
     worker = start_workers(concurrency, URL_100K, log)
     try:
         sent_before = sink.count
@@ -160,6 +175,8 @@ def one_run(concurrency: int, sink: Sink) -> dict:
     return {
         "worker_processes": concurrency,
         "opted_in": opted,
+        "due_zone": zone,
+        "due": due,
         "taken": result["learners"],
         "chunks": result["chunks"],
         "dispatch_s": dispatch,
@@ -204,7 +221,7 @@ def nobody_due(label: str) -> dict:
     }
 
 
-def measure_100k(workers: list[int]) -> dict:
+def measure_100k(workers: list[int], zone: str) -> dict:
     import django
 
     django.setup()
@@ -212,7 +229,7 @@ def measure_100k(workers: list[int]) -> dict:
     with Sink(SMTP_PORT) as sink:
         for n in workers:
             print(f"pass with {n} worker process(es) …", flush=True)
-            runs.append(one_run(n, sink))
+            runs.append(one_run(n, sink, zone))
             print(f"  {runs[-1]}", flush=True)
     return {"runs": runs, "nobody_due": nobody_due("100k, right after the pass")}
 
@@ -235,22 +252,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker process counts to compare")
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--skip-1m", action="store_true", help="no 1M-learner database (it takes minutes to seed)")
+    parser.add_argument("--zone", default="Asia/Kolkata", help="the time zone whose learners are due in the pass")
+    parser.add_argument(
+        "--parts", nargs="+", choices=["100k", "1m"], default=["100k", "1m"], help="1M: minutes to seed"
+    )
     parser.add_argument("--cleanup", action="store_true", help="drop the bench databases and empty Redis afterwards")
     parser.add_argument("--measure", choices=["100k", "1m"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:  # a child process, DATABASE_URL set for one database
-        data = measure_100k(args.workers) if args.measure == "100k" else measure_1m()
+        data = measure_100k(args.workers, args.zone) if args.measure == "100k" else measure_1m()
         print("BENCH_JSON " + json.dumps(data, default=str))
         return 0
-    databases.ensure(URL_100K, learners=100_000, cards=10, attempts=False)
-    if not args.skip_1m:
-        databases.ensure(URL_1M, learners=1_000_000, cards=1, attempts=False)
+    parts = {"100k": (URL_100K, 100_000, 10), "1m": (URL_1M, 1_000_000, 1)}
+    for label in args.parts:
+        url, learners, cards = parts[label]
+        databases.ensure(url, learners=learners, cards=cards, attempts=False)
     results: dict = {}
     try:
-        for label, url in (("100k", URL_100K), *(() if args.skip_1m else (("1m", URL_1M),))):
+        for label in args.parts:
+            url = parts[label][0]
             out = subprocess.run(
-                [sys.executable, __file__, "--measure", label, "--workers", *map(str, args.workers)],
+                [sys.executable, __file__, "--measure", label, "--zone", args.zone,
+                 "--workers", *map(str, args.workers)],
                 cwd=REPO, env=env_for(url), stdout=subprocess.PIPE, text=True, check=True,
             ).stdout  # fmt: skip
             for line in out.splitlines():
@@ -273,8 +296,8 @@ def main() -> int:
 
 
 def print_table(results: dict, *, markdown: bool) -> None:
-    runs = results["100k"]["runs"]
-    base = runs[0]["total_s"]
+    runs = results.get("100k", {}).get("runs", [])
+    base = runs[0]["total_s"] if runs else 1.0
     header = (
         "worker processes",
         "learners taken",
