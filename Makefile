@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv torch test lint run serve schema messages screenshots bench bench-load bench-scaling clean
+.PHONY: venv torch test lint run serve schema messages screenshots bench bench-load bench-scaling bench-reminders clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -61,12 +61,17 @@ screenshots: venv
 bench: venv
 	$(BIN)/python bench/generators.py
 
-# Needs PostgreSQL + Redis on 127.0.0.1 and wrk (apt-get install wrk); seeds 1M cards on the first run (~2 min).
+# The database benchmarks need PostgreSQL + Redis on 127.0.0.1 (bench-load also wrk: apt-get install wrk). Each
+# creates and seeds its own databases on the first run, printing progress (minutes: see bench/README.md);
+# BENCH_ARGS=--cleanup drops them (and empties the bench Redis db) afterwards.
 bench-load: venv
-	$(BIN)/python bench/load.py --markdown
+	$(BIN)/python bench/load.py --markdown $(BENCH_ARGS)
 
 bench-scaling: venv
-	$(BIN)/python bench/scaling.py --markdown
+	$(BIN)/python bench/scaling.py --markdown $(BENCH_ARGS)
+
+bench-reminders: venv
+	$(BIN)/python bench/reminders.py --markdown $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis db.sqlite3

@@ -3,9 +3,10 @@
     .venv/bin/python bench/load.py [--duration 20] [--warmup 3] [--connections 32] [--only NAME ...] [--markdown]
 
 1. Data: the bench database (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/quizsite_bench)
-   is migrated, loaded with the lessons and, if it has no scale learners yet, seeded with
-   ``seed_scale --learners 10000 --cards 100`` (1M review cards). Redis: BENCH_REDIS_URL (default db 5),
-   emptied before the run so no learner's due queue is cached at the start.
+   is created if missing, migrated, loaded with the lessons and, if it has no scale learners yet, seeded with
+   ``seed_scale --learners 10000 --cards 100`` (1M review cards; bench/databases.py, printing each step).
+   Redis: BENCH_REDIS_URL (default db 5), emptied before the run so no learner's due queue is cached at the
+   start. ``--cleanup`` drops the database and empties Redis afterwards.
 2. Fixtures for this run, made before the server starts: knox tokens for 1,000 random learners (repeat
    fetches) and for 6,000 others (first fetches, each used once), logged-in sessions for 1,000 more,
    fresh study attempts (every choice item is answered exactly once during the run), and the question
@@ -70,6 +71,8 @@ BENCH_ENV = {
 }
 os.environ.update(BENCH_ENV)
 sys.path.insert(0, str(REPO))
+
+from bench import databases  # noqa: E402 (after the path)
 
 
 @dataclass(frozen=True)
@@ -138,14 +141,9 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
     from quizzes.practice.services import attempt_start
 
     t0 = time.perf_counter()
-    call_command("migrate", verbosity=0)
-    if not Lesson.objects.exists():
-        call_command("load_lessons", verbosity=0)
+    call_command("migrate", verbosity=0)  # main() created, migrated and seeded it (bench/databases.py)
     User = get_user_model()
     scale = User.objects.filter(username__startswith="scale-")
-    if not scale.exists():
-        print("no scale learners yet: seed_scale --learners 10000 --cards 100", flush=True)
-        call_command("seed_scale", learners=10000, cards=100, seed=0)
     ids = list(scale.order_by("id").values_list("id", flat=True))
     rng = random.Random(seed)
     rng.shuffle(ids)
@@ -400,9 +398,20 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", choices=SCENARIOS, help="run only these (bare always runs)")
     parser.add_argument("--markdown", action="store_true", help="print the README table")
+    parser.add_argument("--cleanup", action="store_true", help="drop the bench database and empty Redis afterwards")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: sudo apt-get install -y wrk")
+    databases.ensure(BENCH_ENV["DATABASE_URL"], learners=10_000, cards=100)
+    try:
+        return run(args)
+    finally:
+        if args.cleanup:
+            databases.drop(BENCH_ENV["DATABASE_URL"])
+            databases.flush_redis(BENCH_ENV["REDIS_URL"])
+
+
+def run(args: argparse.Namespace) -> int:
     files = prepare(args.answer_items, args.seed)
     names = [name for name in SCENARIOS if not args.only or name == "bare" or name in args.only]
     server = start_server()

@@ -1,7 +1,7 @@
 """Where a request's time goes: the load scenarios in process, per-request ms and queries, optional pyinstrument.
 
     .venv/bin/python bench/profile.py due [--requests 200] [--pyinstrument]
-    .venv/bin/python bench/profile.py answer|dashboard|ping|offline|code ...
+    .venv/bin/python bench/profile.py answer|dashboard|ping|offline|code ... [--entries 500] [--rounds 3]
 
 Runs against the load benchmark's database (BENCH_DATABASE_URL, default …/quizsite_bench, seeded by
 ``make bench-load`` or ``manage.py seed_scale``) and Redis db 5, with DEBUG off, through Django's test
@@ -107,16 +107,21 @@ def _code_rows(users: list, count: int, rng: random.Random) -> list[Row]:
     return rows
 
 
-def _offline_rows(users: list, rng: random.Random) -> list[Row]:
+def _offline_rows(users: list, rng: random.Random, size: int) -> list[Row]:
+    """``size`` entries per upload, in time order (a phone's week offline: every question at most once a
+    day-ish), the newest 5 minutes ago; up to 20 questions, so a 500-entry upload reviews each one ~25 times."""
     from quizzes.models import Question
 
     questions = list(Question.objects.published().values_list("pk", "kind", "created_at"))
     newest = max(created for _, _, created in questions)  # a review can't predate its question
-    at = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=1)).isoformat()
+    last = max(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5), newest + dt.timedelta(seconds=size))
     rows: list[Row] = []
     for user in users:
+        picked = rng.sample(questions, min(20, size))
         entries = []
-        for pk, kind, _ in rng.sample(questions, 20):
+        for i in range(size):
+            pk, kind, _ = picked[i % len(picked)]
+            at = (last - dt.timedelta(seconds=size - 1 - i)).isoformat()
             entry = {"client_uuid": str(uuid.uuid4()), "question_id": pk, "reviewed_at": at}
             entry.update({"correct": rng.random() < 0.8} if kind in Question.QUIZ_KINDS else {"rating": 3})
             entries.append(entry)
@@ -124,7 +129,7 @@ def _offline_rows(users: list, rng: random.Random) -> list[Row]:
     return rows
 
 
-def requests_for(name: str, count: int, rng: random.Random) -> list[Row]:
+def requests_for(name: str, count: int, rng: random.Random, entries: int = 20) -> list[Row]:
     """(method, path, headers, body) per request, each from a different random scale learner."""
     from django.contrib.auth import get_user_model
 
@@ -141,8 +146,23 @@ def requests_for(name: str, count: int, rng: random.Random) -> list[Row]:
     elif name == "code":
         rows = _code_rows(users, count, rng)
     else:  # offline
-        rows = _offline_rows(users[:count], rng)
+        rows = _offline_rows(users[:count], rng, entries)
     return rows[:count]
+
+
+def _measure(client, rows: list[Row], passes: int = 1) -> tuple[list[float], list[int], dict[int, int]]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    times, queries, statuses = [], [], {}
+    for method, path, headers, body in rows * passes:
+        with CaptureQueriesContext(connection) as captured:
+            t0 = time.perf_counter()
+            response = client.generic(method, path, data=body or "", content_type="application/json", **headers)
+            times.append((time.perf_counter() - t0) * 1000)
+        queries.append(len(captured))
+        statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+    return times, queries, statuses
 
 
 def main() -> int:
@@ -154,17 +174,26 @@ def main() -> int:
     parser.add_argument(
         "--passes", type=int, default=1, help="send the same requests again (GETs: the second pass reads the cache)"
     )
+    parser.add_argument("--entries", type=int, default=20, help="entries per offline upload")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="interleave with the bare ping: N rounds of (ping, scenario), each --requests; prints the median "
+        "of the rounds' medians and the ratio to the ping (host speed cancels)",
+    )
     args = parser.parse_args()
 
     import django
 
     django.setup()
-    from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
-    rows = requests_for(args.scenario, args.requests, random.Random(args.seed))
+    rng = random.Random(args.seed)
     client = Client(raise_request_exception=True)
+    if args.rounds:
+        return _interleaved(client, args, rng)
+    rows = requests_for(args.scenario, args.requests, rng, args.entries)
     method, path, headers, body = rows[0]  # warm-up: imports, connection, template and URL caches
     client.generic(method, path, data=body or "", content_type="application/json", **headers)
     rows = rows[1:]
@@ -174,14 +203,7 @@ def main() -> int:
 
         profiler = Profiler(interval=0.0005)
         profiler.start()
-    times, queries, statuses = [], [], {}
-    for method, path, headers, body in rows * args.passes:
-        with CaptureQueriesContext(connection) as captured:
-            t0 = time.perf_counter()
-            response = client.generic(method, path, data=body or "", content_type="application/json", **headers)
-            times.append((time.perf_counter() - t0) * 1000)
-        queries.append(len(captured))
-        statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+    times, queries, statuses = _measure(client, rows, args.passes)
     if profiler is not None:
         profiler.stop()
         print(profiler.output_text(unicode=True, color=False, show_all=False))
@@ -194,6 +216,33 @@ def main() -> int:
             f"queries {min(counts)}–{max(counts)} (mean {statistics.fmean(counts):.1f})"
         )
     print(f"statuses {statuses}")
+    return 0
+
+
+def _interleaved(client, args: argparse.Namespace, rng: random.Random) -> int:
+    """Rounds of (ping, scenario) with fresh learners each: medians per round, then the median over rounds."""
+    per_round = []
+    for number in range(args.rounds):
+        ping = requests_for("ping", args.requests + 1, rng)
+        rows = requests_for(args.scenario, args.requests + 1, rng, args.entries)
+        for warm in (ping[0], rows[0]):
+            client.generic(warm[0], warm[1], data=warm[3] or "", content_type="application/json", **warm[2])
+        ping_ms, _q, _s = _measure(client, ping[1:])
+        ms, queries, statuses = _measure(client, rows[1:], args.passes)
+        round_ = (statistics.median(ping_ms), statistics.median(ms), statistics.fmean(queries))
+        per_round.append(round_)
+        print(
+            f"round {number + 1}: ping median {round_[0]:.2f} ms, {args.scenario} median {round_[1]:.2f} ms "
+            f"(× ping {round_[1] / round_[0]:.2f}), queries {min(queries)}–{max(queries)}, statuses {statuses}",
+            flush=True,
+        )
+    ping_med = statistics.median(r[0] for r in per_round)
+    scen_med = statistics.median(r[1] for r in per_round)
+    ratio = statistics.median(r[1] / r[0] for r in per_round)
+    print(
+        f"{args.scenario}: median of {args.rounds} rounds {scen_med:.2f} ms, ping {ping_med:.2f} ms, "
+        f"× ping {ratio:.2f} (median of the rounds' ratios)"
+    )
     return 0
 
 

@@ -6,8 +6,9 @@ Two PostgreSQL databases seeded by ``seed_scale`` with the same seed: SMALL (100
 cards = 10k cards; BENCH_SMALL_DATABASE_URL, default …/quizsite_bench_small) and LARGE (10,000 × 100
 = 1M cards; BENCH_DATABASE_URL, default …/quizsite_bench, the load benchmark's database). Learner k
 is the same person in both (same profile, same 100 cards, same logs), so only the table size
-differs. A database whose scale learners don't match is re-seeded (``--wipe``); the large one takes
-about two minutes.
+differs. Each database is created, migrated and seeded on first use (bench/databases.py, printing each
+step); one whose scale learners don't match is re-seeded (``--wipe``); the large one takes about two
+minutes. ``--cleanup`` drops both afterwards.
 
 For learners scale-000001 … scale-000100 in each database, the SQL that ``quizzes.reviews.selectors.due_cards``
 sends for the queue (captured from the real selector, not re-typed here) is executed ``--repeat``
@@ -28,6 +29,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench import databases  # noqa: E402 (after the path)
+
 SMALL = os.environ.get("BENCH_SMALL_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_small")
 LARGE = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench")
 SIZES = {"small": (SMALL, 100, 100), "large": (LARGE, 10000, 100)}
@@ -35,45 +40,11 @@ LEARNERS = 100
 
 
 def django_env(url: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-        "DATABASE_URL": url,
-        "REDIS_URL": "",
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-only",
-        "LOG_LEVEL": "WARNING",
-    }
+    return databases.django_env(url)
 
 
 def ensure_seeded(url: str, learners: int, cards: int) -> None:
-    from urllib.parse import urlsplit
-
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    with psycopg.connect(parts._replace(path="/postgres").geturl(), autocommit=True) as conn:
-        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
-            conn.execute(f'CREATE DATABASE "{name}"')
-    manage = [sys.executable, "manage.py"]
-    env = django_env(url)
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=REPO, env=env, check=True)
-    with psycopg.connect(url) as conn:
-        if conn.execute("SELECT count(*) FROM quizzes_lesson").fetchone()[0] == 0:
-            subprocess.run([*manage, "load_lessons", "-v0"], cwd=REPO, env=env, check=True, stdout=subprocess.DEVNULL)
-        users = conn.execute("SELECT count(*) FROM auth_user WHERE username LIKE 'scale-%%'").fetchone()[0]
-        cards_now = conn.execute(
-            "SELECT count(*) FROM quizzes_reviewcard c JOIN auth_user u ON u.id = c.user_id "
-            "WHERE u.username = 'scale-000001'"
-        ).fetchone()[0]
-    if users == learners and cards_now >= cards:
-        return
-    print(f"seeding {name}: {learners} learners × {cards} cards", flush=True)
-    subprocess.run(
-        [*manage, "seed_scale", "--learners", str(learners), "--cards", str(cards), "--seed", "0", "--wipe"],
-        cwd=REPO, env=env, check=True,
-    )  # fmt: skip
+    databases.ensure(url, learners=learners, cards=cards)
 
 
 def measure(repeat: int) -> dict:
@@ -139,19 +110,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--cleanup", action="store_true", help="drop both bench databases afterwards")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         print("BENCH_JSON " + json.dumps(measure(args.repeat)))
         return 0
     results = {}
-    for label, (url, learners, cards) in SIZES.items():
-        ensure_seeded(url, learners, cards)
-        out = subprocess.run(
-            [sys.executable, __file__, "--measure", "--repeat", str(args.repeat)],
-            cwd=REPO, env=django_env(url), capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
-        results[label] = json.loads(next(x for x in out.splitlines() if x.startswith("BENCH_JSON "))[11:])
+    try:
+        for label, (url, learners, cards) in SIZES.items():
+            ensure_seeded(url, learners, cards)
+            out = subprocess.run(
+                [sys.executable, __file__, "--measure", "--repeat", str(args.repeat)],
+                cwd=REPO, env=django_env(url), capture_output=True, text=True, check=True,
+            ).stdout  # fmt: skip
+            results[label] = json.loads(next(x for x in out.splitlines() if x.startswith("BENCH_JSON "))[11:])
+    finally:
+        if args.cleanup:
+            for url, _learners, _cards in SIZES.values():
+                databases.drop(url)
     small, large = results["small"], results["large"]
     ratio = large["query_ms"]["median"] / small["query_ms"]["median"]
     call_ratio = large["due_cards_call_ms"]["median"] / small["due_cards_call_ms"]["median"]

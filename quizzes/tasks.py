@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 import redis.exceptions
-from celery import shared_task
+from celery import group, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import OperationalError, close_old_connections
@@ -46,9 +46,21 @@ def _fresh_connection() -> None:
 
 @shared_task(name="quizzes.tasks.send_review_reminders", **RELIABLE)
 def send_review_reminders() -> dict[str, Any]:
-    """Beat, every 15 minutes: e-mail learners whose reminder is due (once per local day, see services)."""
+    """Beat, every 15 minutes: take the learners whose reminder clock has come, one chunk task each (any worker)."""
     _fresh_connection()
-    run = reminders.reminders_send_due()
+    chunks = reminders.reminders_chunks()
+    if chunks:
+        group(send_review_reminders_chunk.s(chunk) for chunk in chunks).apply_async()
+    learners = sum(map(len, chunks))
+    logger.info("reminders: %d learners due, %d chunks dispatched", learners, len(chunks))
+    return {"learners": learners, "chunks": len(chunks)}
+
+
+@shared_task(name="quizzes.tasks.send_review_reminders_chunk", **RELIABLE)
+def send_review_reminders_chunk(user_ids: list[int]) -> dict[str, Any]:
+    """E-mail the learners of one chunk whose reminder is due (once per local day, see services)."""
+    _fresh_connection()
+    run = reminders.reminders_send_to(user_ids=user_ids)
     logger.info("reminders: %d sent, %d failed, %d skipped", len(run.sent), len(run.failed), run.skipped)
     return {"sent": len(run.sent), "failed": len(run.failed), "skipped": run.skipped}
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import zoneinfo
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -11,6 +13,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+#: A reminder clock that says "look at this learner in the next pass" (which then sets the real moment).
+CHECK_SOON = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 
 
 def validate_time_zone(value: str) -> None:
@@ -40,10 +45,25 @@ class LearnerProfile(models.Model):
     reminder_opt_in = models.BooleanField(_("send review reminders"), default=False)
     reminder_hour = models.PositiveSmallIntegerField(_("reminder hour"), default=18, validators=[MaxValueValidator(23)])
     last_reminded_on = models.DateField(_("last reminded on"), null=True, blank=True)
+    # Never later than the learner's next reminder could be due (earlier only costs one needless check):
+    # the reminder pass reads the learners with next_reminder_at <= now through the index, nobody else.
+    next_reminder_at = models.DateTimeField(
+        _("next reminder check"),
+        null=True,
+        blank=True,
+        help_text=_("When the reminder pass next looks at this learner (empty: reminders off or nothing to review)."),
+    )
 
     class Meta:
         verbose_name = _("learner profile")
         verbose_name_plural = _("learner profiles")
+        indexes = (
+            models.Index(
+                fields=["next_reminder_at"],
+                condition=Q(next_reminder_at__isnull=False),
+                name="profile_next_reminder_at",
+            ),
+        )
         constraints = (
             models.CheckConstraint(condition=Q(day_rollover_hour__lte=23), name="profile_rollover_hour_range"),
             models.CheckConstraint(condition=Q(reminder_hour__lte=23), name="profile_reminder_hour_range"),
@@ -55,6 +75,17 @@ class LearnerProfile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.time_zone})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Opted in ⇒ a reminder clock (CHECK_SOON when none: the next pass computes it); opted out ⇒ none."""
+        if not self.reminder_opt_in:
+            self.next_reminder_at = None
+        elif self.next_reminder_at is None:
+            self.next_reminder_at = CHECK_SOON
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "reminder_opt_in" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "next_reminder_at"}
+        super().save(*args, **kwargs)
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
-from quizzes.accounts.models import LearnerProfile, TokenDevice
+from quizzes.accounts.models import CHECK_SOON, LearnerProfile, TokenDevice
 from quizzes.accounts.selectors import email_taken
 from quizzes.core.errors import DomainError, ErrorCode
 
@@ -34,6 +34,9 @@ PROFILE_FIELDS = (
     "reminder_opt_in",
     "reminder_hour",
 )
+
+#: The settings a learner's reminder moment depends on (besides their cards).
+REMINDER_FIELDS = {"time_zone", "day_rollover_hour", "reminder_opt_in", "reminder_hour"}
 
 #: Shown when an address is already used (sign-up form, and a sign-up that lost the race for it).
 EMAIL_TAKEN_MESSAGE = gettext_lazy(
@@ -59,6 +62,8 @@ def learner_profile_update(*, user: User, **changes: Any) -> LearnerProfile:
     profile, _created = LearnerProfile.objects.select_for_update().get_or_create(user=user)
     for name, value in changes.items():
         setattr(profile, name, value)
+    if REMINDER_FIELDS & set(changes):
+        profile.next_reminder_at = CHECK_SOON  # the reminder pass works out the new moment (reviews.reminder_clock)
     profile.full_clean()
     profile.save()
     return profile

@@ -1,4 +1,4 @@
-"""Reads for reminders: who opted in, and which learner an unsubscribe link names."""
+"""Reads for reminders: which learner an unsubscribe link names (who is due: services.reminders_take_due)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core import signing
-from django.db.models import QuerySet
-
-from quizzes.accounts.models import LearnerProfile
 
 UNSUBSCRIBE_SALT = "quizzes.reminders.unsubscribe"
-
-
-def learners_to_remind() -> QuerySet[LearnerProfile]:
-    """Profiles of active learners with an e-mail address who opted in to reminders, in a stable order."""
-    return (
-        LearnerProfile.objects.filter(reminder_opt_in=True, user__is_active=True)
-        .exclude(user__email="")
-        .select_related("user")
-        .order_by("pk")
-    )
 
 
 def unsubscribe_user_for_token(*, token: str) -> User:

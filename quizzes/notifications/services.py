@@ -14,21 +14,34 @@ If sending raises (SMTP down, refused), nothing went out: the claim is deleted s
 run tries again. If the process dies between sending and stamping, the row stays with
 ``sent_at`` NULL and is not retried: at most once, never twice.
 
+The pass costs O(learners due now), spread over every worker: each learner's reminder clock
+(``LearnerProfile.next_reminder_at``, quizzes.reviews.reminder_clock) is never later than their next
+reminder could be due, so the beat task takes only ``next_reminder_at <= now`` in one indexed
+``UPDATE … RETURNING`` (``reminders_take_due``, which also leases them for ``REMINDER_LEASE`` so a
+duplicate beat takes nobody), cuts the ids into chunks of ``REMINDER_CHUNK`` and enqueues one task per
+chunk (a Celery group: any worker takes any chunk). Each chunk looks at its learners as above — claim,
+send, stamp — and sets each one's clock to their next moment. A chunk lost with its worker is retaken
+when the lease runs out; at worst it is looked at twice, and the claim still sends once.
+
 Language: there is no per-learner language yet, so e-mails use settings.LANGUAGE_CODE
 (templates exist for "en" and "zh-hans").
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core import signing
-from django.core.mail import EmailMultiAlternatives
-from django.db import IntegrityError, transaction
+from django.core.mail import EmailMultiAlternatives, get_connection
+from django.core.mail.backends.base import BaseEmailBackend
+from django.db import IntegrityError, connection, transaction
 from django.template.loader import select_template
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
@@ -36,10 +49,11 @@ from django.utils import timezone, translation
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.services import learner_profile_update
 from quizzes.notifications.models import ReminderDelivery
-from quizzes.notifications.selectors import UNSUBSCRIBE_SALT, learners_to_remind, unsubscribe_user_for_token
+from quizzes.notifications.selectors import UNSUBSCRIBE_SALT, unsubscribe_user_for_token
 from quizzes.reviews import scheduling
 from quizzes.reviews import selectors as review_selectors
 from quizzes.reviews.models import ReviewCard
+from quizzes.reviews.reminder_clock import reminder_clock_after_check
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +72,7 @@ class ReminderRun:
 
 def reminder_moment(*, profile: LearnerProfile, day: dt.date) -> dt.datetime:
     """When study day ``day``'s reminder becomes due (UTC): the first reminder_hour:00 after the day starts."""
-    calendar_day = day if profile.reminder_hour >= profile.day_rollover_hour else day + dt.timedelta(days=1)
-    local = dt.datetime.combine(calendar_day, dt.time(profile.reminder_hour), tzinfo=profile.zone)
-    return local.astimezone(dt.UTC)
+    return scheduling.reminder_moment(day, profile.zone, profile.day_rollover_hour, profile.reminder_hour)
 
 
 def reminder_is_due(*, profile: LearnerProfile, now: dt.datetime) -> tuple[bool, dt.date]:
@@ -141,7 +153,9 @@ def _claim(*, user: User, day: dt.date, due: int, now: dt.datetime) -> ReminderD
         return None
 
 
-def reminder_send_for(*, profile: LearnerProfile, now: dt.datetime) -> bool | None:
+def reminder_send_for(
+    *, profile: LearnerProfile, now: dt.datetime, connection: BaseEmailBackend | None = None
+) -> bool | None:
     """Send this learner's reminder if it is due and unsent: True sent, False failed, None nothing to do."""
     user = profile.user
     if not (profile.reminder_opt_in and user.is_active and user.email):
@@ -157,12 +171,19 @@ def reminder_send_for(*, profile: LearnerProfile, now: dt.datetime) -> bool | No
     if delivery is None:
         return None
     try:
-        reminder_message(user=user, due=len(cards), lessons=lessons, day=day).send(fail_silently=False)
+        message = reminder_message(user=user, due=len(cards), lessons=lessons, day=day)
+        if connection is not None:
+            connection.open()  # kept open for the next learner of the chunk (a no-op once open)
+        message.connection = connection
+        message.send(fail_silently=False)
     except Exception:
         # Nothing was sent: release the claim so the next run retries. (Broad on purpose: any
         # backend error means "not sent", and one learner's failure must not stop the others.)
         logger.exception("reminder to user %s for %s not sent; will retry on the next run", user.pk, day)
         delivery.delete()
+        if connection is not None:
+            with contextlib.suppress(Exception):  # the next learner reconnects
+                connection.close()
         return False
     ReminderDelivery.objects.filter(pk=delivery.pk).update(sent_at=timezone.now())
     LearnerProfile.objects.filter(pk=profile.pk).update(last_reminded_on=day)
@@ -174,17 +195,65 @@ def _lesson_order(card: ReviewCard) -> tuple[int, str]:
     return (lesson.order, lesson.key)
 
 
-def reminders_send_due(*, now: dt.datetime | None = None) -> ReminderRun:
-    """One pass over opted-in learners (the periodic task). Safe to run concurrently and repeatedly."""
+#: How long the learners a pass took stay out of the next passes while their chunk waits for a worker: a
+#: duplicate beat finds nobody; a chunk lost with its worker is taken again by the first pass after this.
+REMINDER_LEASE = dt.timedelta(minutes=30)
+
+#: Learners per chunk task (one SMTP connection each).
+REMINDER_CHUNK = 500
+
+
+def reminders_take_due(*, now: dt.datetime | None = None, lease: dt.timedelta = REMINDER_LEASE) -> list[int]:
+    """The user ids whose reminder clock has come (``next_reminder_at <= now``), taken for ``lease``: one query.
+
+    One ``UPDATE … RETURNING`` through the partial index on next_reminder_at, so a pass costs O(learners
+    due now) and one statement when nobody is; concurrent passes never take the same learner (the row lock
+    of the UPDATE). Only active learners with an address who opted in are taken.
+    """
     now = now or timezone.now()
+    profiles, users = LearnerProfile._meta.db_table, get_user_model()._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {profiles} SET next_reminder_at = %s "
+            f"WHERE next_reminder_at <= %s AND reminder_opt_in "
+            f"AND user_id IN (SELECT id FROM {users} WHERE is_active AND email <> '') "
+            f"RETURNING user_id",
+            [now + lease, now],
+        )
+        return sorted(row[0] for row in cursor.fetchall())
+
+
+def reminders_send_to(*, user_ids: Sequence[int], now: dt.datetime | None = None) -> ReminderRun:
+    """Look at these learners (a chunk the pass took): send what is due, then set each one's next moment."""
     run = ReminderRun()
-    profiles = learners_to_remind()
-    for profile in profiles.iterator(chunk_size=500):
-        outcome = reminder_send_for(profile=profile, now=now)
-        if outcome is True:
-            run.sent.append(profile.user_id)
-        elif outcome is False:
-            run.failed.append(profile.user_id)
-        else:
-            run.skipped += 1
+    profiles = list(LearnerProfile.objects.filter(user_id__in=list(user_ids)).select_related("user").order_by("pk"))
+    if not profiles:
+        return run
+    mail = get_connection()  # one SMTP connection for the chunk, opened at the first e-mail
+    try:
+        for profile in profiles:
+            moment = now or timezone.now()
+            outcome = reminder_send_for(profile=profile, now=moment, connection=mail)
+            reminder_clock_after_check(profile=profile, now=moment, retry=outcome is False)
+            if outcome is True:
+                run.sent.append(profile.user_id)
+            elif outcome is False:
+                run.failed.append(profile.user_id)
+            else:
+                run.skipped += 1
+    finally:
+        with contextlib.suppress(Exception):
+            mail.close()
     return run
+
+
+def reminders_chunks(*, now: dt.datetime | None = None, size: int = REMINDER_CHUNK) -> list[list[int]]:
+    """The pass (the beat task): take the learners due now and cut them into chunks for any worker."""
+    ids = reminders_take_due(now=now)
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+def reminders_send_due(*, now: dt.datetime | None = None) -> ReminderRun:
+    """One whole pass in this process (take, then look at every learner taken). Safe to run concurrently."""
+    now = now or timezone.now()
+    return reminders_send_to(user_ids=reminders_take_due(now=now), now=now)

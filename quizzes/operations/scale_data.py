@@ -31,13 +31,16 @@ from django.contrib.auth.hashers import make_password
 from django.db import connection, transaction
 from django.utils import timezone
 
+from quizzes.accounts.models import CHECK_SOON
 from quizzes.content.models import Lesson, Option, Question
-from quizzes.reviews import learner_cache
+from quizzes.reviews import learner_cache, scheduling
 
 USERNAME_PREFIX = "scale-"
 PASSWORD = "scale-pass"
 SCALE_LESSON_KEY = "scale-bench"
 EXTRA_NEW_QUESTIONS = 10
+#: Every seeded learner's day rollover hour and desired retention (the model's defaults).
+ROLLOVER_HOUR, RETENTION = 4, 0.9
 TIME_ZONES = (
     "UTC",
     "Asia/Shanghai",
@@ -94,7 +97,7 @@ class ScaleSeeder:
 
     # --- entry point ------------------------------------------------------------------------
 
-    def run(self, *, learners: int, cards: int, seed: int, wipe: bool) -> None:
+    def run(self, *, learners: int, cards: int, seed: int, wipe: bool, attempts: bool = True) -> None:
         if connection.vendor != "postgresql":
             raise ScaleSeedError("seed_scale needs PostgreSQL (DATABASE_URL=postgres://…): it loads rows with COPY.")
         if learners < 1 or cards < 1:
@@ -120,8 +123,9 @@ class ScaleSeeder:
             self._step(f"{learners:,} learners + profiles")
             n_cards, n_logs = self._cards_and_logs(user_ids, pool, cards, seed, now)
             self._step(f"{n_cards:,} review cards + {n_logs:,} review logs")
-            n_attempts, n_items = self._attempts(user_ids, seed, now)
-            self._step(f"{n_attempts:,} attempts + {n_items:,} answered items")
+            if attempts:  # the reminder benchmark needs none (and at 1M learners they are most of the time)
+                n_attempts, n_items = self._attempts(user_ids, seed, now)
+                self._step(f"{n_attempts:,} attempts + {n_items:,} answered items")
         with connection.cursor() as cursor:
             for table in ("auth_user", "quizzes_learnerprofile", "quizzes_reviewcard", "quizzes_reviewlog",
                           "quizzes_attempt", "quizzes_attemptitem"):  # fmt: skip
@@ -256,9 +260,21 @@ class ScaleSeeder:
                 "reviews_per_day",
                 "reminder_opt_in",
                 "reminder_hour",
+                "next_reminder_at",
             ),
             (
-                (uid, TIME_ZONES[k % len(TIME_ZONES)], 4, 0.9, 20, 200, k % 3 == 0, 18)
+                # A third opt in to reminders; the first pass works out their moments (CHECK_SOON).
+                (
+                    uid,
+                    TIME_ZONES[k % len(TIME_ZONES)],
+                    ROLLOVER_HOUR,
+                    RETENTION,
+                    20,
+                    200,
+                    k % 3 == 0,
+                    18,
+                    CHECK_SOON if k % 3 == 0 else None,
+                )
                 for k, uid in enumerate(ids, start=1)
             ),
         )
@@ -308,7 +324,10 @@ class ScaleSeeder:
 
         def card_rows() -> Iterator[tuple]:
             card_id = first_card
-            for uid, c in zip(user_ids, per, strict=True):
+            for k, (uid, c) in enumerate(zip(user_ids, per, strict=True), start=1):
+                # The seeded state stands for a replayed one: stored under the learner's settings (_learners' profiles).
+                key = scheduling.settings_key(time_zone=TIME_ZONES[k % len(TIME_ZONES)], rollover_hour=ROLLOVER_HOUR,
+                                              desired_retention=RETENTION)  # fmt: skip
                 for i in range(len(c["state"])):
                     last = dt.datetime.fromtimestamp(round(now_ts - c["elapsed"][i] * DAY), utc)
                     due = dt.datetime.fromtimestamp(round(now_ts - c["elapsed"][i] * DAY + c["interval"][i] * DAY), utc)
@@ -319,7 +338,7 @@ class ScaleSeeder:
                             "stability": stab, "difficulty": diff, "due": due.isoformat(),
                             "last_review": last.isoformat()}  # fmt: skip
                     yield (card_id, uid, pool[c["question_index"][i]], json.dumps(fsrs), state, due, last, stab, diff,
-                           int(c["reps"][i]), int(c["lapses"][i]), False, False, last, last)  # fmt: skip
+                           int(c["reps"][i]), int(c["lapses"][i]), key, False, False, last, last)  # fmt: skip
                     card_id += 1
 
         def log_rows() -> Iterator[tuple]:
@@ -353,6 +372,7 @@ class ScaleSeeder:
                 "difficulty",
                 "reps",
                 "lapses",
+                "schedule_key",
                 "suspended",
                 "is_leech",
                 "created_at",

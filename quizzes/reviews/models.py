@@ -42,6 +42,17 @@ class ReviewCard(models.Model):
     difficulty = models.FloatField(_("difficulty"), null=True, blank=True)
     reps = models.PositiveIntegerField(_("reviews"), default=0, help_text=_("Reviews that fed the scheduler."))
     lapses = models.PositiveIntegerField(_("lapses"), default=0)
+    schedule_key = models.CharField(
+        _("schedule settings"),
+        max_length=100,
+        blank=True,
+        default="",
+        db_default="",
+        help_text=_(
+            "The learner's settings the stored state was computed under; a rating under other settings replays "
+            "the card's whole log."
+        ),
+    )
     suspended = models.BooleanField(_("suspended"), default=False)
     is_leech = models.BooleanField(_("leech"), default=False)
     created_at = models.DateTimeField(auto_now_add=True)

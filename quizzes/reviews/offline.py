@@ -1,10 +1,14 @@
 """Merging reviews recorded offline (mobile clients) into the learner's schedule.
 
-The merge is idempotent and order-independent, because it never applies a review "on top of"
-the current card: it appends the new logs and replays the card's *whole* log list through FSRS in
-reviewed-at order (``card_replay``, the one code path that turns logs into card state). So a batch
+The merge is idempotent and order-independent: the final cards and logs are always what replaying
+each card's *whole* log list through FSRS in reviewed-at order gives (``card_replay``). So a batch
 uploaded twice, split in two, or with its entries shuffled or duplicated ends in the same cards and
-logs. A client UUID already stored for this learner is skipped (the database's unique
+logs. It costs O(new entries), not O(history): entries that come after a card's stored logs (the
+normal case: a phone uploads what happened since its last sync) advance the stored state one FSRS
+step each (``card_advance``, exact because the replay is that same stepping from the empty state);
+only a card with an entry older than one of its stored logs is replayed whole. A batch's reads and
+writes are batched (one query for the cards, one for stored UUIDs, one insert for the logs).
+A client UUID already stored for this learner is skipped (the database's unique
 (user, client_uuid) constraint settles concurrent uploads).
 
 Entries are judged one by one (the rules are quizzes.reviews.rules, shared with ``card_rate``); a bad
@@ -35,10 +39,11 @@ from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Question
 from quizzes.core.errors import ErrorCode
-from quizzes.reviews import scheduling
+from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import Refusal, review_time_refusal, stored_client_uuids
-from quizzes.reviews.services import card_replay
+from quizzes.reviews.services import ADVANCED_FIELDS, card_advance, card_replay
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +80,10 @@ class EntryOutcome:
 class OfflineMergeResult:
     entries: list[EntryOutcome]
     cards: list[ReviewCard]
+
+
+#: An entry that passed the checks: the entry, the rating to log, and its outcome (updated as it is stored).
+Accepted = tuple[OfflineEntry, int, EntryOutcome]
 
 
 def _resolve_questions(entries: list[OfflineEntry]) -> tuple[dict[int, Question], dict[str, Question]]:
@@ -122,8 +131,7 @@ def offline_reviews_merge(
     stored = stored_client_uuids(user=user, uuids=[e.client_uuid for e in entries])
     outcomes: list[EntryOutcome] = []
     seen: set[uuid.UUID] = set()
-    to_apply: dict[int, list[tuple[OfflineEntry, int, EntryOutcome]]] = defaultdict(list)
-    questions: dict[int, Question] = {}
+    to_apply: dict[int, list[Accepted]] = defaultdict(list)
     for entry in entries:
         if entry.question_id is not None:
             question = by_id.get(entry.question_id)
@@ -144,12 +152,10 @@ def offline_reviews_merge(
             outcome.status, outcome.reason, outcome.message = EntryStatus.REJECTED, judged.code, judged.message
             continue
         assert question is not None
-        questions[question.pk] = question
         to_apply[question.pk].append((entry, judged, outcome))
 
-    profile = profile_for(user=user)  # once for the batch: every card replays in the learner's study days
-    for question_id, group in to_apply.items():
-        _apply_group(user=user, question=questions[question_id], group=group, profile=profile)
+    if to_apply:
+        _apply(user=user, to_apply=to_apply, profile=profile_for(user=user))
 
     touched = {o.question_id for o in outcomes if o.status != EntryStatus.REJECTED and o.question_id is not None}
     cards = list(
@@ -164,47 +170,94 @@ def offline_reviews_merge(
     return OfflineMergeResult(entries=outcomes, cards=cards)
 
 
-def _apply_group(
-    *,
-    user: User,
-    question: Question,
-    group: list[tuple[OfflineEntry, int, EntryOutcome]],
-    profile: LearnerProfile,
-) -> None:
-    """Append one card's new logs and replay it, under the card's row lock."""
+def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerProfile) -> None:
+    """Store the accepted entries and reschedule their cards, under the cards' row locks.
+
+    A fixed number of queries for the batch: create the missing cards, lock them all, re-check the
+    UUIDs and read each card's newest log time, insert the logs, update the advanced cards. A card whose
+    new entries all come after its stored logs is advanced one FSRS step per entry (``card_advance``);
+    one with an entry before a stored log (out of order) is replayed whole (``card_replay``).
+    """
+    question_ids = sorted(to_apply)  # one order for inserting and locking: concurrent uploads cannot deadlock
     with transaction.atomic():
-        earliest = min(entry.reviewed_at for entry, _rating, _outcome in group)
-        card, _created = ReviewCard.objects.select_for_update().get_or_create(
-            user=user, question=question, defaults={"due": earliest}
+        ReviewCard.objects.bulk_create(
+            [
+                ReviewCard(user=user, question_id=qid, due=min(e.reviewed_at for e, _r, _o in to_apply[qid]))
+                for qid in question_ids
+            ],
+            ignore_conflicts=True,
         )
-        # Re-check under the lock: a concurrent upload of the same entries may have committed meanwhile.
-        stored = stored_client_uuids(user=user, uuids=[e.client_uuid for e, _r, _o in group])
-        added = 0
-        for entry, rating, outcome in group:
-            if entry.client_uuid in stored:
-                outcome.status = EntryStatus.ALREADY_STORED
-                continue
-            log = ReviewLog(
-                user=user,
-                card=card,
-                rating=rating,
-                reviewed_at=entry.reviewed_at,
-                duration_ms=entry.duration_ms,
-                source=ReviewLog.Source.OFFLINE,
-                client_uuid=entry.client_uuid,
-            )
-            log.full_clean(exclude=["user", "card"], validate_constraints=False)  # FKs: the database checks them
-            try:
-                with transaction.atomic():
-                    log.save()
-            except IntegrityError:  # the same UUID stored for another card by a concurrent upload
-                outcome.status = EntryStatus.ALREADY_STORED
-                continue
-            added += 1
-        if added:
-            card_replay(card=card, profile=profile)
-        elif _created:
-            card.delete()
+        cards = list(ReviewCard.objects.select_for_update().filter(user=user, question_id__in=question_ids))
+        # Read under the locks: a concurrent upload of the same entries may have committed meanwhile.
+        stored = stored_client_uuids(user=user, uuids=[e.client_uuid for g in to_apply.values() for e, _r, _o in g])
+        last_log_at = ReviewLog.objects.newest_per_card(cards=cards)
+
+        new_logs: list[tuple[ReviewLog, EntryOutcome]] = []
+        advanced: list[ReviewCard] = []
+        to_replay: list[ReviewCard] = []
+        empty: list[ReviewCard] = []
+        for card in cards:
+            logs = []
+            # Replay order is (reviewed_at, id): insert in time order, ties in batch order (a stable sort).
+            for entry, rating, outcome in sorted(to_apply[card.question_id], key=lambda a: a[0].reviewed_at):
+                if entry.client_uuid in stored:
+                    outcome.status = EntryStatus.ALREADY_STORED
+                    continue
+                log = ReviewLog(
+                    user=user,
+                    card=card,
+                    rating=rating,
+                    reviewed_at=entry.reviewed_at,
+                    duration_ms=entry.duration_ms,
+                    source=ReviewLog.Source.OFFLINE,
+                    client_uuid=entry.client_uuid,
+                )
+                log.full_clean(exclude=["user", "card"], validate_constraints=False)  # FKs: the database checks them
+                logs.append(log)
+                new_logs.append((log, outcome))
+            if not logs:
+                if card.pk not in last_log_at:  # created above for entries stored meanwhile: new again
+                    empty.append(card)
+            elif card_advance(card=card, profile=profile, logs=logs, last_log_at=last_log_at.get(card.pk)):
+                advanced.append(card)
+            else:
+                to_replay.append(card)
+
+        lost = _insert(new_logs)
+        if lost:  # an advanced card's state counted a log that is not stored: replay it from what is
+            to_replay += [card for card in advanced if card.pk in lost]
+            advanced = [card for card in advanced if card.pk not in lost]
+        ReviewCard.objects.bulk_update(advanced, ADVANCED_FIELDS)
+        replayed = [card for card in to_replay if card_replay(card=card, profile=profile) is not None]
+        if empty:
+            ReviewCard.objects.filter(pk__in=[card.pk for card in empty]).delete()
+        if advanced or replayed:
+            reminder_clock_card_due(profile=profile, due=min(card.due for card in [*advanced, *replayed]))
+        learner_cache.learner_changed(user.pk)  # bulk writes send no signals
+
+
+def _insert(new_logs: list[tuple[ReviewLog, EntryOutcome]]) -> set[int]:
+    """Insert the logs in one statement; the ids of cards that lost a log to a concurrent upload.
+
+    Should another upload have stored one of these UUIDs for another card meanwhile (the unique
+    (user, client_uuid) constraint), the logs go in one by one and that entry is already stored.
+    """
+    try:
+        with transaction.atomic():
+            ReviewLog.objects.bulk_create([log for log, _outcome in new_logs])
+        return set()
+    except IntegrityError:
+        pass
+    lost: set[int] = set()
+    for log, outcome in new_logs:
+        log.pk = None
+        try:
+            with transaction.atomic():
+                log.save()
+        except IntegrityError:
+            outcome.status = EntryStatus.ALREADY_STORED
+            lost.add(log.card_id)
+    return lost
 
 
 def offline_entry_from_dict(*, data: dict[str, Any]) -> OfflineEntry:

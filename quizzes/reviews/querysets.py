@@ -49,5 +49,10 @@ class ReviewLogQuerySet(models.QuerySet["ReviewLog"]):
         """The learner's logs stored under any of these client UUIDs (re-sent ratings are no-ops)."""
         return self.filter(user=user, client_uuid__in=list(uuids))
 
+    def newest_per_card(self, *, cards: Iterable[ReviewCard]) -> dict[int, dt.datetime]:
+        """Card id → its newest review time, for these cards (a card without logs is absent): one query."""
+        rows = self.filter(card__in=list(cards)).order_by().values("card_id").annotate(newest=models.Max("reviewed_at"))
+        return {row["card_id"]: row["newest"] for row in rows}
+
     def between(self, start: dt.datetime, end: dt.datetime) -> ReviewLogQuerySet:
         return self.filter(reviewed_at__gte=start, reviewed_at__lt=end)

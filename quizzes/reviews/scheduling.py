@@ -21,6 +21,7 @@ into card state (new ratings, undo, and later offline uploads that arrive out of
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import zoneinfo
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,6 +30,9 @@ import fsrs
 
 FIRST_REVIEW_DELAY = dt.timedelta(days=2)
 LEECH_LAPSES = 8
+
+#: Bump when the rules above change: every stored card then replays its whole log at its next rating.
+RULES_VERSION = 1
 
 ROLE_FIRST = "first"
 ROLE_REVIEW = "review"
@@ -57,7 +61,20 @@ def day_end(day: dt.date, zone: zoneinfo.ZoneInfo, rollover_hour: int) -> dt.dat
     return day_start(day + dt.timedelta(days=1), zone, rollover_hour)
 
 
+def settings_key(*, time_zone: str, rollover_hour: int, desired_retention: float) -> str:
+    """What a card's stored state depends on besides its logs: stepping it on is exact only under the same key."""
+    return f"v{RULES_VERSION}|{time_zone}|{rollover_hour}|{desired_retention!r}"
+
+
+def reminder_moment(day: dt.date, zone: zoneinfo.ZoneInfo, rollover_hour: int, reminder_hour: int) -> dt.datetime:
+    """When study day ``day``'s review reminder becomes due (UTC): the first reminder_hour:00 after the day starts."""
+    calendar_day = day if reminder_hour >= rollover_hour else day + dt.timedelta(days=1)
+    return dt.datetime.combine(calendar_day, dt.time(reminder_hour), tzinfo=zone).astimezone(dt.UTC)
+
+
+@functools.lru_cache(maxsize=64)
 def make_scheduler(desired_retention: float) -> fsrs.Scheduler:
+    """One scheduler per retention, shared: py-fsrs never changes a Scheduler after building it."""
     return fsrs.Scheduler(
         desired_retention=desired_retention,
         learning_steps=(),
@@ -109,10 +126,39 @@ def replay(
     rollover_hour: int,
 ) -> Replay:
     """Rebuild FSRS state from a card's logs, oldest first (the caller orders ties)."""
-    card: fsrs.Card | None = None
+    start = Replay(card=None, roles=[], reps=0, lapses=0, last_counted_day=None)
+    return resume(start, entries, card_id=card_id, scheduler=scheduler, zone=zone, rollover_hour=rollover_hour)
+
+
+def stored(fsrs_card: dict, *, reps: int, lapses: int, zone: zoneinfo.ZoneInfo, rollover_hour: int) -> Replay:
+    """The state a replay ended in, from what it stored (``Card.to_dict()``, reps, lapses); roles left empty.
+
+    The last counted log is the card's ``last_review`` (every counted rating sets it), so its study day
+    is the day the next rating is compared with. Only valid under the settings the state was computed with.
+    """
+    card = fsrs.Card.from_dict(fsrs_card)  # type: ignore[arg-type]
+    assert card.last_review is not None  # a stored card has at least one counted log
+    day = local_day(to_utc(card.last_review), zone, rollover_hour)
+    return Replay(card=card, roles=[], reps=reps, lapses=lapses, last_counted_day=day)
+
+
+def resume(
+    state: Replay,
+    entries: Iterable[LogEntry],
+    *,
+    card_id: int,
+    scheduler: fsrs.Scheduler,
+    zone: zoneinfo.ZoneInfo,
+    rollover_hour: int,
+) -> Replay:
+    """Continue a replay from ``state`` with later logs, oldest first: one FSRS step per counted log.
+
+    ``replay`` is this from the empty state, so appending in order and replaying everything agree by
+    construction. The returned roles are those of ``entries`` only; ``state`` is not modified.
+    """
+    card = state.card
     roles: list[str] = []
-    reps = lapses = 0
-    last_counted_day: dt.date | None = None
+    reps, lapses, last_counted_day = state.reps, state.lapses, state.last_counted_day
     for entry in entries:
         moment = to_utc(entry.reviewed_at)
         day = local_day(moment, zone, rollover_hour)

@@ -1,8 +1,9 @@
 """Review writes: recording ratings, replaying, undo, suspend (offline uploads: quizzes.reviews.offline).
 
-Every change to a card's schedule goes: append/remove a ReviewLog → ``card_replay``, which
-rebuilds the FSRS state from the full log list (quizzes.reviews.scheduling.replay). One code path for
-new ratings, undo and offline uploads merged out of order.
+Every card's schedule is what replaying its whole log list through FSRS gives (``card_replay``,
+quizzes.reviews.scheduling.replay): undo and ratings that arrive out of order replay. A rating after every
+stored one (the usual case: an answer now) takes one FSRS step from the stored state instead
+(``card_advance``), which gives the same card because the replay is that same stepping from nothing.
 Callers that touch the same card serialise on the card row (SELECT … FOR UPDATE).
 A rating's checks are quizzes.reviews.rules, shared with the offline upload.
 """
@@ -26,6 +27,7 @@ from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import rating_refusal, review_time_refusal, stored_client_uuids
 from quizzes.reviews.selectors import card_state
 
@@ -42,11 +44,83 @@ def _check_owner(card: ReviewCard, user: User) -> None:
         raise PermissionDenied(_("This review card belongs to another learner."))
 
 
-def _lock_card(*, user: User, question: Question, at: dt.datetime) -> ReviewCard:
-    card, _created = ReviewCard.objects.select_for_update().get_or_create(
-        user=user, question=question, defaults={"due": at}
+def _lock_card(*, user: User, question: Question, at: dt.datetime) -> tuple[ReviewCard, bool]:
+    return ReviewCard.objects.select_for_update().get_or_create(user=user, question=question, defaults={"due": at})
+
+
+def schedule_key(profile: LearnerProfile) -> str:
+    """The settings a card's stored state is computed under (``ReviewCard.schedule_key``)."""
+    return scheduling.settings_key(
+        time_zone=profile.time_zone,
+        rollover_hour=profile.day_rollover_hour,
+        desired_retention=profile.desired_retention,
     )
-    return card
+
+
+def _store_state(card: ReviewCard, state: scheduling.Replay, key: str) -> None:
+    """Copy a replay's end state onto the card's columns (not saved)."""
+    fsrs_card = state.card
+    assert fsrs_card is not None  # there is at least one log
+    card.fsrs_card = fsrs_card.to_dict()
+    card.state = int(fsrs_card.state)
+    card.due = fsrs_card.due
+    card.last_review = fsrs_card.last_review
+    card.stability = fsrs_card.stability
+    card.difficulty = fsrs_card.difficulty
+    card.reps = state.reps
+    card.lapses = state.lapses
+    card.is_leech = state.is_leech  # flag only; suspending is the learner's call (see card_suspend)
+    card.schedule_key = key
+
+
+#: The columns ``card_advance`` changes, for a ``bulk_update`` of advanced cards.
+ADVANCED_FIELDS = (
+    "fsrs_card",
+    "state",
+    "due",
+    "last_review",
+    "stability",
+    "difficulty",
+    "reps",
+    "lapses",
+    "is_leech",
+    "schedule_key",
+    "updated_at",
+)
+
+
+def card_advance(
+    *, card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog], last_log_at: dt.datetime | None
+) -> bool:
+    """Step a card's stored state with new logs (oldest first, not saved yet): one FSRS step per log.
+
+    Exact — the same card and roles as ``card_replay`` after saving the logs — when every new log sorts
+    after the card's stored logs (``last_log_at``, None for none) and the state was stored under the
+    learner's current settings: ``scheduling.replay`` is ``scheduling.resume`` from the empty state.
+    Sets the new logs' roles and the card's columns (the caller saves both, under the card's row lock)
+    and returns True; returns False, changing nothing, when the card must be replayed instead.
+    """
+    key = schedule_key(profile)
+    zone, rollover = profile.zone, profile.day_rollover_hour
+    if last_log_at is None:
+        start = scheduling.Replay(card=None, roles=[], reps=0, lapses=0, last_counted_day=None)
+    elif card.schedule_key == key and all(log.reviewed_at >= last_log_at for log in logs):
+        start = scheduling.stored(card.fsrs_card, reps=card.reps, lapses=card.lapses, zone=zone, rollover_hour=rollover)
+    else:
+        return False
+    state = scheduling.resume(
+        start,
+        [scheduling.LogEntry(rating=log.rating, reviewed_at=log.reviewed_at) for log in logs],
+        card_id=card.pk,
+        scheduler=scheduling.make_scheduler(profile.desired_retention),
+        zone=zone,
+        rollover_hour=rollover,
+    )
+    for log, role in zip(logs, state.roles, strict=True):
+        log.role = role
+    _store_state(card, state, key)
+    card.updated_at = timezone.now()  # bulk_update skips auto_now
+    return True
 
 
 def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> ReviewCard | None:
@@ -69,17 +143,7 @@ def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> R
             log.role = role
             changed.append(log)
     ReviewLog.objects.bulk_update(changed, ["role"])
-    fsrs_card = state.card
-    assert fsrs_card is not None  # there is at least one log
-    card.fsrs_card = fsrs_card.to_dict()
-    card.state = int(fsrs_card.state)
-    card.due = fsrs_card.due
-    card.last_review = fsrs_card.last_review
-    card.stability = fsrs_card.stability
-    card.difficulty = fsrs_card.difficulty
-    card.reps = state.reps
-    card.lapses = state.lapses
-    card.is_leech = state.is_leech  # flag only; suspending is the learner's call (see card_suspend)
+    _store_state(card, state, schedule_key(profile))
     card.full_clean(exclude=["user", "question"], validate_constraints=False)  # FKs: the database checks them
     card.save()
     return card
@@ -96,7 +160,7 @@ def _add_log(
     client_uuid: uuid.UUID | None = None,
     attempt_item: AttemptItem | None = None,
 ) -> ReviewLog:
-    card = _lock_card(user=user, question=question, at=reviewed_at)
+    card, created = _lock_card(user=user, question=question, at=reviewed_at)
     log = ReviewLog(
         user=user,
         card=card,
@@ -109,9 +173,16 @@ def _add_log(
     )
     # Uniqueness (see card_rate) and the foreign keys are the database's job: one query fewer each.
     log.full_clean(exclude=["user", "card", "attempt_item"], validate_constraints=False)
-    log.save()
-    card_replay(card=card, profile=profile_for(user=user))  # the card is the user's: no card.user query
-    log.refresh_from_db(fields=["role"])
+    profile = profile_for(user=user)
+    last_log_at = None if created else ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
+    if card_advance(card=card, profile=profile, logs=[log], last_log_at=last_log_at):  # the usual: one FSRS step
+        log.save()
+        card.save(update_fields=ADVANCED_FIELDS)
+    else:  # reviewed before a stored rating, or under other settings: replay the card's whole log
+        log.save()
+        card_replay(card=card, profile=profile)  # the card is the user's: no card.user query
+        log.refresh_from_db(fields=["role"])
+    reminder_clock_card_due(profile=profile, due=card.due)
     return log
 
 
@@ -225,9 +296,11 @@ def card_rate_answer(*, user: User, item: AttemptItem, rating: int) -> ReviewCar
         if log.rating != rating:
             log.rating = int(scheduling.rating_for_result(True, chosen=rating))
             log.save(update_fields=["rating"])
-            replayed = card_replay(card=card)
+            profile = profile_for(user=user)
+            replayed = card_replay(card=card, profile=profile)
             assert replayed is not None  # the card keeps this log
             card = replayed
+            reminder_clock_card_due(profile=profile, due=card.due)  # a lower rating may bring the card forward
     return card
 
 
@@ -300,7 +373,11 @@ def card_undo_last(*, user: User, card: ReviewCard | None = None) -> UndoOutcome
         raise DomainError(ErrorCode.NOTHING_TO_UNDO, _("There is no rating to undo."))
     locked = ReviewCard.objects.select_for_update().get(pk=last.card_id)
     last.delete()
-    return UndoOutcome(question_id=locked.question_id, card=card_replay(card=locked))
+    profile = profile_for(user=user)
+    replayed = card_replay(card=locked, profile=profile)
+    if replayed is not None:  # undo moves a due date earlier: the reminder may come sooner
+        reminder_clock_card_due(profile=profile, due=replayed.due)
+    return UndoOutcome(question_id=locked.question_id, card=replayed)
 
 
 def _set_suspended(*, user: User, card: ReviewCard, suspended: bool) -> ReviewCard:
@@ -310,6 +387,8 @@ def _set_suspended(*, user: User, card: ReviewCard, suspended: bool) -> ReviewCa
         locked.suspended = suspended
         locked.full_clean(validate_constraints=False)
         locked.save(update_fields=["suspended", "updated_at"])
+        if not suspended:  # a card back in the queue may be due before the others
+            reminder_clock_card_due(profile=profile_for(user=user), due=locked.due)
     return locked
 
 

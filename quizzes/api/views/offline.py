@@ -22,7 +22,7 @@ class OfflineUploadView(APIView):
         description=(
             "Each entry: a client UUID, the question (id or key), what happened (`correct` for quiz questions, "
             "`rating` 1–4 for prompts and recall cards), `reviewed_at` with a time zone, and optionally the duration. "
-            "UUIDs already stored are skipped; each touched card is rebuilt by replaying its whole history in "
+            "UUIDs already stored are skipped; each touched card ends as if its whole history were replayed in "
             "reviewed-at order, so uploading twice, in pieces or in any order gives the same schedule. Entries in "
             "the future (beyond 5 minutes of clock skew), before the question or your account existed, or for an "
             "unknown question are rejected with a reason; the rest are applied. At most 500 entries per batch."

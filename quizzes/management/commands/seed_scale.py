@@ -3,6 +3,7 @@
 What it writes and how: quizzes.operations.scale_data.
 """
 
+import argparse
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -18,13 +19,18 @@ class Command(BaseCommand):
         parser.add_argument("--cards", type=int, required=True, help="review cards per learner (M)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (learner k depends only on seed, k)")
         parser.add_argument("--wipe", action="store_true", help="delete a previous scale run first")
+        parser.add_argument(
+            "--attempts", action=argparse.BooleanOptionalAction, default=True, help="one finished attempt per learner"
+        )
 
-    def handle(self, *args: Any, learners: int, cards: int, seed: int, wipe: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, learners: int, cards: int, seed: int, wipe: bool, attempts: bool, **options: Any
+    ) -> None:
         def log(line: str) -> None:
             self.stdout.write(line)
             self.stdout.flush()
 
         try:
-            ScaleSeeder(log).run(learners=learners, cards=cards, seed=seed, wipe=wipe)
+            ScaleSeeder(log).run(learners=learners, cards=cards, seed=seed, wipe=wipe, attempts=attempts)
         except ScaleSeedError as exc:
             raise CommandError(str(exc)) from exc
