@@ -10,6 +10,8 @@ before a lock, because the learner downloads the key for their own items on purp
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from typing import Any
 
@@ -58,6 +60,12 @@ def snapshot_of(*, question: Question, options: list[Option]) -> dict[str, Any]:
             for o in options
         ],
     }
+
+
+def snapshot_digest(snapshot: dict[str, Any]) -> str:
+    """The version's identity: SHA-256 of its canonical JSON (sorted keys, no spaces)."""
+    canonical = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def as_attempt_item(item: PackItem) -> AttemptItem:
@@ -170,16 +178,18 @@ def _nudged(answer: Any, by: float) -> Any:
 
 
 def _test_vectors(item: AttemptItem) -> list[dict[str, Any]]:
-    """A few typed answers and the server's grade of each, so a client can check its own grader."""
-    variant = item.variant or {}
-    answer = variant["answer"]
-    unit = variant["atol"] + variant["rtol"] * max((abs(x) for x in _flat(answer) if x is not None), default=0.0)
+    """A few typed answers and the engine's grade of each (the one the server applies), so a client can check
+    its own grader against them."""
+    from attention_engine import generators
+
+    assert item.variant is not None  # a numeric item
+    variant = generators.Variant.from_dict(item.variant)
+    answer = item.variant["answer"]
+    unit = variant.atol + variant.rtol * max((abs(x) for x in _flat(answer) if x is not None), default=0.0)
     vectors = []
     for value in (answer, _nudged(answer, 0.5 * unit), _nudged(answer, 3 * unit + 0.01)):
-        graded, _response = item_grade(item=item, value=value)
-        vectors.append(
-            {"value": value, "correct": graded["correct"], "score": graded["score"], "elements": graded["elements"]}
-        )
+        graded = generators.grade(variant, value)
+        vectors.append({"value": value, "correct": graded.correct, "score": graded.score, "elements": graded.elements})
     return vectors
 
 

@@ -1,7 +1,7 @@
 """Review pack tables: a pack issued to one learner, and its items, each the pack's own copy of a question.
 
 Why a copy: a pack item is answered offline days after it was downloaded, against what the pack
-showed. The server grades the upload against this copy (``snapshot``, ``option_order``, ``variant``),
+showed. The server grades the upload against this copy (``packed``, ``option_order``, ``variant``),
 never against the question as it is now (it may have been edited or unpublished meanwhile) and never
 against pack data a client sends back. The copy is also what an Idempotency-Key replay re-renders.
 
@@ -10,6 +10,8 @@ conditional ``UPDATE … WHERE answered_at IS NULL`` (``quizzes.packs.upload``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -49,12 +51,34 @@ class ReviewPack(models.Model):
         return f"{self.user} · pack {self.pk} ({self.issued_at:%Y-%m-%d})"
 
 
+class PackedQuestion(models.Model):
+    """One version of a question as packs carry it: its fields and options (text, correct, feedback).
+
+    Stored once per version and shared by every pack item of every learner that carries that version
+    (``digest``: SHA-256 of the canonical JSON), so a 200-item pack writes a few new versions at most
+    instead of 200 copies of the content; an edited question gets a new row, and items packed before the
+    edit keep pointing at the version they showed.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="packed_versions")
+    digest = models.CharField(_("digest"), max_length=64, unique=True)
+    snapshot = models.JSONField(_("question as packed"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("packed question")
+        verbose_name_plural = _("packed questions")
+
+    def __str__(self) -> str:
+        return f"{self.question_id} @ {self.digest[:8]}"
+
+
 class PackItem(models.Model):
     """One question as a pack carries it, and the first answer uploaded for it.
 
-    ``snapshot`` holds the question's fields and its options as the pack showed them (text, correct,
-    feedback); ``option_order`` the option ids in this item's order; ``variant`` the numeric variant
-    whole, with its seed and template version, exactly as AttemptItem keeps them.
+    ``packed`` is the question's version as the pack showed it (shared, :class:`PackedQuestion`);
+    ``option_order`` the option ids in this item's order; ``variant`` the numeric variant whole, with its
+    seed and template version, exactly as AttemptItem keeps them.
     """
 
     pack = models.ForeignKey(ReviewPack, on_delete=models.CASCADE, related_name="items")
@@ -62,7 +86,7 @@ class PackItem(models.Model):
     # items go with it, and an upload naming one is rejected as unknown.
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="pack_items")
     position = models.PositiveSmallIntegerField(_("position"))
-    snapshot = models.JSONField(_("question as packed"))
+    packed = models.ForeignKey(PackedQuestion, on_delete=models.CASCADE, related_name="+")
     option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
     variant = models.JSONField(_("numeric variant"), null=True, blank=True)
     variant_seed = models.BigIntegerField(_("variant seed"), null=True, blank=True)
@@ -102,3 +126,10 @@ class PackItem(models.Model):
     @property
     def is_answered(self) -> bool:
         return self.answered_at is not None
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        """The question as this item showed it (its PackedQuestion's copy)."""
+        snapshot = self.packed.snapshot
+        assert isinstance(snapshot, dict)
+        return snapshot

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from quizzes.content.models import Option, Question
-from quizzes.packs.models import PackItem, ReviewPack
+from quizzes.packs.models import PackedQuestion, PackItem, ReviewPack
 from quizzes.practice.models import AttemptItem
 from quizzes.reviews.models import ReviewCard
 
@@ -43,6 +43,11 @@ def seen_variant_seeds(*, user: User, questions: Iterable[Question]) -> dict[int
     return seeds
 
 
+def packed_ids(*, digests: Iterable[str]) -> dict[str, int]:
+    """The stored question versions among ``digests``: digest → id."""
+    return dict(PackedQuestion.objects.filter(digest__in=list(digests)).values_list("digest", "pk"))
+
+
 def packs_for(*, user: User) -> QuerySet[ReviewPack]:
     """The learner's packs, newest first, each with ``item_count`` and ``answered_count``."""
     return (
@@ -58,8 +63,12 @@ def pack_for(*, user: User, pack_id: int) -> ReviewPack | None:
 
 
 def pack_items(*, pack: ReviewPack) -> list[PackItem]:
-    """A pack's items in order (each knows its pack without a query)."""
-    items = list(PackItem.objects.filter(pack=pack).order_by("position"))
+    """A pack's items in order (each knows its pack without a query); the ones in memory when the pack was
+    just issued (prefetched by ``pack_issue``), else read with their question versions."""
+    if "items" in getattr(pack, "_prefetched_objects_cache", {}):
+        items = sorted(pack.items.all(), key=lambda item: item.position)
+    else:
+        items = list(PackItem.objects.filter(pack=pack).select_related("packed").order_by("position"))
     for item in items:
         item.pack = pack
     return items
@@ -67,5 +76,5 @@ def pack_items(*, pack: ReviewPack) -> list[PackItem]:
 
 def pack_items_by_id(*, user: User, ids: Iterable[int]) -> dict[int, PackItem]:
     """The learner's pack items among ``ids``, with their packs and questions (others' are not found)."""
-    rows = PackItem.objects.owned_by(user).filter(pk__in=list(ids)).select_related("pack", "question")
+    rows = PackItem.objects.owned_by(user).filter(pk__in=list(ids)).select_related("pack", "question", "packed")
     return {item.pk: item for item in rows}

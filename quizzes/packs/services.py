@@ -15,6 +15,7 @@ import secrets
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -23,8 +24,8 @@ from quizzes.content.models import Question
 from quizzes.content.selectors import live_options
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.packs import selectors
-from quizzes.packs.items import PACKED_KINDS, snapshot_of
-from quizzes.packs.models import PackItem, ReviewPack
+from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of
+from quizzes.packs.models import PackedQuestion, PackItem, ReviewPack
 from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
 from quizzes.practice.services.attempts import choose_option_order, choose_variant_seed
 from quizzes.reviews.selectors import end_of_today
@@ -33,20 +34,20 @@ MAX_DEVICE_CHARS = 100
 
 
 def _item(
-    *, pack: ReviewPack, position: int, card_due: dt.datetime, question: Question, used: set[int], rng: random.Random
+    *,
+    pack: ReviewPack,
+    position: int,
+    card_due: dt.datetime,
+    question: Question,
+    packed: PackedQuestion,
+    used: set[int],
+    rng: random.Random,
 ) -> PackItem:
     from attention_engine import generators
 
-    options = live_options(question=question) if question.kind == Question.Kind.CHOICE else []
-    item = PackItem(
-        pack=pack,
-        question=question,
-        position=position,
-        due=card_due,
-        snapshot=snapshot_of(question=question, options=options),
-    )
+    item = PackItem(pack=pack, question=question, position=position, due=card_due, packed=packed)
     if question.kind == Question.Kind.CHOICE:
-        item.option_order = choose_option_order(options=options, rng=rng)
+        item.option_order = choose_option_order(options=live_options(question=question), rng=rng)
     elif question.kind == Question.Kind.NUMERIC:
         seed = question.fixed_seed if question.fixed_seed is not None else choose_variant_seed(used=used, rng=rng)
         item.variant_seed = seed
@@ -54,9 +55,35 @@ def _item(
         item.variant = generators.generate(
             question.template, seed, version=question.template_version, **question.params
         ).to_dict()
-    # pack and question excluded: both were just loaded (checking they exist is a query per item)
-    item.full_clean(exclude=["pack", "question"], validate_unique=False, validate_constraints=False)
+    # pack, question and packed excluded: all were just loaded (checking they exist is a query per item)
+    item.full_clean(exclude=["pack", "question", "packed"], validate_unique=False, validate_constraints=False)
     return item
+
+
+def _packed_versions(questions: list[Question]) -> dict[int, PackedQuestion]:
+    """Each question's current version as a PackedQuestion, stored once however many packs carry it.
+
+    Race-safe: a version two packs store at the same time is inserted once (the unique digest; the loser's
+    row is skipped) and read back.
+    """
+    snapshots = {
+        q.pk: snapshot_of(question=q, options=live_options(question=q) if q.kind == Question.Kind.CHOICE else [])
+        for q in questions
+    }
+    digests = {pk: snapshot_digest(snapshot) for pk, snapshot in snapshots.items()}
+    known = selectors.packed_ids(digests=list(digests.values()))
+    missing = [
+        PackedQuestion(question_id=pk, digest=digest, snapshot=snapshots[pk])
+        for pk, digest in digests.items()
+        if digest not in known
+    ]
+    if missing:
+        PackedQuestion.objects.bulk_create(missing, ignore_conflicts=True)
+        known = selectors.packed_ids(digests=list(digests.values()))
+    return {
+        pk: PackedQuestion(pk=known[digest], question_id=pk, digest=digest, snapshot=snapshots[pk])
+        for pk, digest in digests.items()
+    }
 
 
 def pack_issue(
@@ -99,19 +126,30 @@ def pack_issue(
         )
         pack.full_clean(exclude=["user"], validate_constraints=False)
         pack.save()
+        packed = _packed_versions([card.question for card in cards])
         items = [
             _item(
                 pack=pack,
                 position=position,
                 card_due=card.due,
                 question=card.question,
+                packed=packed[card.question_id],
                 used=seen[card.question_id],
                 rng=rng,
             )
             for position, card in enumerate(cards)
         ]
         PackItem.objects.bulk_create(items)
+    # The items as stored, where a prefetch would put them: rendering the new pack reads them, not the database.
+    pack._prefetched_objects_cache = {"items": _loaded(items)}  # type: ignore[attr-defined]
     return pack
+
+
+def _loaded(items: list[PackItem]) -> QuerySet[PackItem]:
+    loaded = PackItem.objects.none()
+    loaded._result_cache = items  # what prefetch_related stores
+    loaded._prefetch_done = True  # type: ignore[attr-defined]
+    return loaded
 
 
 def pack_revoke(*, user: User, pack: ReviewPack, now: dt.datetime | None = None) -> ReviewPack:
