@@ -457,6 +457,12 @@ class OfflineEntrySerializer(serializers.Serializer):
         required=False,
         help_text="Pack answers, numeric items with answer_form=input: a number, list, nested list or text.",
     )
+    code = StrictCharField(
+        max_length=20000,
+        required=False,
+        trim_whitespace=False,
+        help_text="Pack answers, code items: the code written offline; graded by the server at upload.",
+    )
     shown_correct = StrictBooleanField(
         required=False,
         help_text="Pack answers: what the phone showed. Only compared: the server's grade stands (overrides_client).",

@@ -152,6 +152,37 @@ def answered_view(item: PackItem) -> dict[str, Any] | None:
     return present_item(item=attempt_item)["result"]
 
 
+# --- code items (issue 15's "code" kind; see the note on CODE_KIND) ------------------------------------
+
+#: The kind name of code questions. Not a Question.Kind on this branch yet (another branch adds it): until the
+#: lead wires the question's spec into ``snapshot_of`` and adds the kind to PACKED_KINDS, code items are not
+#: packed, and this path is exercised by its own tests against the engine's code checker.
+CODE_KIND = "code"
+
+
+def code_snapshot(*, spec: Any, seed: int = 0) -> dict[str, Any]:
+    """What a pack carries for a code item: the code to show (helpers, scaffold with TODO lines), the names to
+    define, the reference solution (shown after an answer), and the spec and seed the server grades with."""
+    return {
+        "spec": spec.to_dict(),
+        "seed": seed,
+        "display_code": spec.display_code(),
+        "describe": spec.describe(),
+        "reference_solution": spec.reference,
+    }
+
+
+def grade_pack_code(*, code: dict[str, Any], submitted: str) -> dict[str, Any]:
+    """Run an uploaded code answer in the engine's sandbox against the pack's copy of the spec: the
+    CheckResult as JSON. Graded only here, at upload: a phone cannot run the checker, so the client shows
+    "graded when you are back online" and the reference solution."""
+    from attention_engine import codecheck
+
+    spec = codecheck.QuestionSpec.from_dict(code["spec"])
+    result: dict[str, Any] = codecheck.sandbox().grade_code(spec, submitted, seed=int(code["seed"])).to_dict()
+    return result
+
+
 # --- what the client gets ----------------------------------------------------------------------------
 
 

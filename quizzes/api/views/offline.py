@@ -25,6 +25,7 @@ def _upload_entry(data: dict[str, Any]) -> UploadEntry:
             option_id=data.get("option_id"),
             choice_index=data.get("choice_index"),
             value=data.get("value"),
+            code=data.get("code"),
             shown_correct=data.get("shown_correct"),
         )
     return UploadEntry(entry=offline_entry_from_dict(data=data), answer=answer)

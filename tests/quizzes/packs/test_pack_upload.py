@@ -226,3 +226,45 @@ class TestChangedQuestion:
         body = {"client_uuid": str(uuid.uuid4()), "question_id": question.pk, "reviewed_at": timezone.now().isoformat()}
         (outcome,) = upload(api, {**body, "correct": True})
         assert (outcome["status"], outcome["reason"]) == ("rejected", "unknown_question")
+
+
+class TestCodeItems:
+    """The code-item path against the engine's checker. Question.Kind has no "code" yet on this branch, so the
+    choice item's packed copy is replaced by a code item's copy (what ``snapshot_of`` will store for one)."""
+
+    @pytest.fixture
+    def code_item(self, pack):
+        from attention_engine import codecheck
+        from quizzes.models import PackedQuestion
+        from quizzes.packs.items import code_snapshot
+
+        item = item_of(pack, "choice")
+        packed = PackItem.objects.select_related("packed").get(pk=item["id"]).packed
+        spec = codecheck.get("stable_softmax")
+        snapshot = {**packed.snapshot, "options": [], "code": code_snapshot(spec=spec)}
+        snapshot["question"] = {**snapshot["question"], "kind": "code"}
+        PackedQuestion.objects.filter(pk=packed.pk).update(snapshot=snapshot)
+        return item, spec
+
+    def test_graded_by_the_sandbox_at_upload(self, api, learner, code_item):
+        item, spec = code_item
+        buggy = spec.misconceptions[0]
+        now = timezone.now()
+        with time_machine.travel(now + dt.timedelta(hours=1)):
+            (right,) = upload(api, entry(item, now, code=spec.reference))
+        assert right["status"] == "applied" and right["graded"]["correct"] is True
+        stored = PackItem.objects.get(pk=item["id"])
+        assert stored.result["check"]["verdict"] == "correct"
+        assert stored.response == spec.reference and stored.is_correct is True
+        assert newest_log(learner, item["question"]["id"]).rating == ReviewLog.Rating.GOOD
+        # a different learner's upload of buggy code would be wrong and name the misconception
+        from quizzes.packs.items import grade_pack_code
+
+        wrong = grade_pack_code(code=PackItem.objects.get(pk=item["id"]).snapshot["code"], submitted=buggy.code)
+        assert wrong["passed"] is False and wrong["misconception"] == buggy.id
+
+    def test_code_that_cannot_run_locks_nothing(self, api, code_item):
+        item, _spec = code_item
+        (outcome,) = upload(api, entry(item, timezone.now(), code="p = np.exp(x"))
+        assert (outcome["status"], outcome["reason"]) == ("rejected", "unreadable_answer")
+        assert not PackItem.objects.get(pk=item["id"]).is_answered
