@@ -63,12 +63,12 @@ def pack_for(*, user: User, pack_id: int) -> ReviewPack | None:
 
 
 def pack_items(*, pack: ReviewPack) -> list[PackItem]:
-    """A pack's items in order (each knows its pack without a query); the ones in memory when the pack was
-    just issued (prefetched by ``pack_issue``), else read with their question versions."""
-    if "items" in getattr(pack, "_prefetched_objects_cache", {}):
-        items = sorted(pack.items.all(), key=lambda item: item.position)
-    else:
-        items = list(PackItem.objects.filter(pack=pack).select_related("packed").order_by("position"))
+    """A pack's items in order, as stored, with their question versions (each knows its pack without a query).
+
+    Always read back, even right after ``pack_issue``: a JSON column comes back with its keys in the database's
+    order (jsonb sorts them), and a pack must render byte for byte the same the first time and on every replay.
+    """
+    items = list(PackItem.objects.filter(pack=pack).select_related("packed").order_by("position"))
     for item in items:
         item.pack = pack
     return items

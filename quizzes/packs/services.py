@@ -15,7 +15,6 @@ import secrets
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -140,16 +139,7 @@ def pack_issue(
             for position, card in enumerate(cards)
         ]
         PackItem.objects.bulk_create(items)
-    # The items as stored, where a prefetch would put them: rendering the new pack reads them, not the database.
-    pack._prefetched_objects_cache = {"items": _loaded(items)}  # type: ignore[attr-defined]
     return pack
-
-
-def _loaded(items: list[PackItem]) -> QuerySet[PackItem]:
-    loaded = PackItem.objects.none()
-    loaded._result_cache = items  # what prefetch_related stores
-    loaded._prefetch_done = True  # type: ignore[attr-defined]
-    return loaded
 
 
 def pack_revoke(*, user: User, pack: ReviewPack, now: dt.datetime | None = None) -> ReviewPack:
