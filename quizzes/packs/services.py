@@ -9,8 +9,11 @@ template version, so the server can regrade exactly what the phone showed.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 import random
 import secrets
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -42,8 +45,6 @@ def _item(
     used: set[int],
     rng: random.Random,
 ) -> PackItem:
-    from attention_engine import generators
-
     item = PackItem(pack=pack, question=question, position=position, due=card_due, packed=packed)
     if question.kind == Question.Kind.CHOICE:
         item.option_order = choose_option_order(options=live_options(question=question), rng=rng)
@@ -51,12 +52,20 @@ def _item(
         seed = question.fixed_seed if question.fixed_seed is not None else choose_variant_seed(used=used, rng=rng)
         item.variant_seed = seed
         item.template_version = question.template_version  # the question's own version, never "the newest"
-        item.variant = generators.generate(
-            question.template, seed, version=question.template_version, **question.params
-        ).to_dict()
+        item.variant = _variant(question.template, question.template_version, seed, json.dumps(question.params))
     # pack, question and packed excluded: all were just loaded (checking they exist is a query per item)
     item.full_clean(exclude=["pack", "question", "packed"], validate_unique=False, validate_constraints=False)
     return item
+
+
+@functools.lru_cache(maxsize=4096)
+def _variant(template: str, version: int | None, seed: int, params: str) -> dict[str, Any]:
+    """A numeric variant as stored (``Variant.to_dict()``), memoised per process: a pure function of its
+    arguments (the engine's contract), and packs of different learners draw from the same validated seeds.
+    Callers only read it (it is serialised into the item's JSON column)."""
+    from attention_engine import generators
+
+    return generators.generate(template, seed, version=version, **json.loads(params)).to_dict()
 
 
 def _packed_versions(questions: list[Question]) -> dict[int, PackedQuestion]:
