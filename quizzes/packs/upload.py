@@ -146,6 +146,11 @@ def _lock(item: PackItem, upload: UploadEntry, result: dict[str, Any] | None, re
     return EntryStatus.ALREADY_STORED if item.client_uuid == entry.client_uuid else EntryStatus.REJECTED
 
 
+def _instant(moment: dt.datetime) -> dt.datetime:
+    """An order for review times in any zone (a naive one, rejected later, sorts as if it were UTC)."""
+    return moment.replace(tzinfo=dt.UTC) if timezone.is_naive(moment) else moment
+
+
 def offline_upload(*, user: User, entries: list[UploadEntry], now: dt.datetime | None = None) -> UploadResult:
     """Grade the pack answers of an offline batch, then merge the whole batch; see the module docstring."""
     now = now or timezone.now()
@@ -158,7 +163,7 @@ def offline_upload(*, user: User, entries: list[UploadEntry], now: dt.datetime |
         # Pack answers in review-time order: within one batch, the earliest answer to an item is the first.
         pack_order = sorted(
             (i for i, u in enumerate(entries) if u.answer is not None),
-            key=lambda i: (entries[i].entry.reviewed_at.isoformat(), str(entries[i].entry.client_uuid)),
+            key=lambda i: (_instant(entries[i].entry.reviewed_at), str(entries[i].entry.client_uuid)),
         )
         for index in pack_order:
             results[index] = _pack_entry(entries[index], items, stored, seen, merged, index, user=user, now=now)

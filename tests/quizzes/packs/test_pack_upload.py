@@ -193,6 +193,17 @@ class TestFirstAnswerLocks:
         logs = ReviewLog.objects.filter(user=learner, card__question_id=item["question"]["id"], source="offline")
         assert [log.rating for log in logs] == [ReviewLog.Rating.AGAIN]
 
+    def test_the_first_is_the_earliest_instant_whatever_the_time_zones(self, api, pack):
+        item = item_of(pack, "choice")
+        now = timezone.now() + dt.timedelta(hours=1)
+        shanghai = dt.timezone(dt.timedelta(hours=8))
+        earlier = {**entry(item, now, option_id=wrong_handle(item))}
+        earlier["reviewed_at"] = (now - dt.timedelta(minutes=5)).astimezone(shanghai).isoformat()  # "later" as text
+        later = entry(item, now, option_id=item["key"]["correct_option_id"])
+        with time_machine.travel(now):
+            outcomes = upload(api, later, earlier)
+        assert [(o["status"], o["reason"]) for o in outcomes] == [("rejected", "answered_twice"), ("applied", None)]
+
     def test_the_same_entry_again_is_already_stored_with_its_grade(self, api, pack):
         item = item_of(pack, "choice")
         sent = entry(item, timezone.now(), option_id=item["key"]["correct_option_id"])
