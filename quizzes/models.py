@@ -2,13 +2,15 @@
 
 The models live with their domain (quizzes/README.md): content (lessons, questions, options,
 generation jobs), practice (attempts and their items), reviews (cards and logs), accounts (learner
-profiles, token devices, idempotency keys), notifications (reminder deliveries). Code inside
+profiles, token devices, idempotency keys), notifications (reminder deliveries),
+packs (offline review packs and their items). Code inside
 quizzes/ imports them from their domain module; this module is for Django, migrations and tests.
 """
 
 from quizzes.accounts.models import IdempotencyKey, LearnerProfile, TokenDevice, validate_time_zone
 from quizzes.content.models import GenerationJob, Lesson, Option, Question
 from quizzes.notifications.models import ReminderDelivery
+from quizzes.packs.models import PackedQuestion, PackItem, ReviewPack
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
 
@@ -20,10 +22,13 @@ __all__ = [
     "LearnerProfile",
     "Lesson",
     "Option",
+    "PackItem",
+    "PackedQuestion",
     "Question",
     "ReminderDelivery",
     "ReviewCard",
     "ReviewLog",
+    "ReviewPack",
     "TokenDevice",
     "validate_time_zone",
 ]

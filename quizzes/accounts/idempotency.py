@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -53,8 +54,9 @@ def idempotency_key_claim(*, user: User, key: str, method: str, path: str, reque
         yield Claim(record=record, existing=None)
 
 
-def idempotency_key_store(*, record: IdempotencyKey, status: int, body: str) -> None:
-    """Keep a successful response (``body``: the rendered JSON text, replayed byte for byte)."""
+def idempotency_key_store(*, record: IdempotencyKey, status: int, body: str | dict[str, Any]) -> None:
+    """Keep a successful response: ``body`` is the rendered JSON text, replayed byte for byte, or for a
+    response that must not be stored (an offline review pack's answer keys) a small reference to re-render it."""
     record.response_status = status
     record.response_body = body
     record.save(update_fields=["response_status", "response_body"])

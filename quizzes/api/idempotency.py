@@ -54,7 +54,8 @@ def _request_hash(request: Request) -> str:
     return hashlib.sha256(f"{request.method}\n{request.path}\n{body}".encode()).hexdigest()
 
 
-def _replay(record: IdempotencyKey, digest: str) -> HttpResponse:
+def _check_replayable(record: IdempotencyKey, digest: str) -> None:
+    """422 for the same key with another request; 409 while the first request with the key is running."""
     if record.request_hash != digest:
         raise ApiError(
             status_code=422,
@@ -65,15 +66,29 @@ def _replay(record: IdempotencyKey, digest: str) -> HttpResponse:
         raise ApiError(
             status_code=409, code=ErrorCode.REQUEST_IN_PROGRESS, message=_("A request with this key is running.")
         )
+
+
+def _replay(record: IdempotencyKey) -> HttpResponse:
     headers = {"Idempotent-Replayed": "true"}
+    assert record.response_status is not None  # _check_replayable
     if isinstance(record.response_body, str):  # the exact bytes of the first response
         body = record.response_body.encode()
         return HttpResponse(body, status=record.response_status, content_type="application/json", headers=headers)
     return Response(record.response_body, status=record.response_status, headers=headers)  # rows stored before
 
 
-def idempotent(handler: Callable[..., Response]) -> Callable[..., HttpResponse]:
-    """Decorate an APIView method; requests without the header run as usual."""
+def _rendered_body(response: Response) -> str:
+    """What ``@idempotent`` keeps of a response: its rendered JSON text, replayed byte for byte."""
+    return SafeJSONRenderer().render(response.data).decode() or "null"
+
+
+def _keyed(
+    handler: Callable[..., Response],
+    *,
+    keep: Callable[[Response], Any],
+    replay: Callable[[Any, LearnerApiRequest, IdempotencyKey], HttpResponse],
+) -> Callable[..., HttpResponse]:
+    """The Idempotency-Key protocol around ``handler``: ``keep`` says what is stored, ``replay`` answers a retry."""
 
     @functools.wraps(handler)
     def wrapper(view: Any, request: LearnerApiRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -95,13 +110,43 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., HttpResponse]:
         with claimed as claim:
             if claim.record is None:
                 assert claim.existing is not None
-                return _replay(claim.existing, digest)
+                _check_replayable(claim.existing, digest)
+                return replay(view, request, claim.existing)
             response = handler(view, request, *args, **kwargs)
             if 200 <= response.status_code < 300:
-                body = SafeJSONRenderer().render(response.data).decode() or "null"
-                idempotency_key_store(record=claim.record, status=response.status_code, body=body)
+                idempotency_key_store(record=claim.record, status=response.status_code, body=keep(response))
             else:
                 idempotency_key_release(record=claim.record)
             return response
 
     return wrapper
+
+
+def idempotent(handler: Callable[..., Response]) -> Callable[..., HttpResponse]:
+    """Decorate an APIView method; requests without the header run as usual."""
+    return _keyed(handler, keep=_rendered_body, replay=lambda view, request, record: _replay(record))
+
+
+def idempotent_by_reference(
+    *,
+    reference: Callable[[Response], dict[str, Any]],
+    rerender: Callable[[Any, LearnerApiRequest, dict[str, Any]], Response],
+) -> Callable[[Callable[..., Response]], Callable[..., HttpResponse]]:
+    """``@idempotent`` for a response that must not be stored (an offline review pack carries answer keys).
+
+    The key's row keeps only ``reference(response)`` (e.g. ``{"pack_id": 7}``); a retry gets
+    ``rerender(view, request, reference)`` with the header ``Idempotent-Replayed: true`` — built afresh from
+    the domain's own rows, so it may also refuse (e.g. 410 for a revoked pack).
+    """
+
+    def replay(view: Any, request: LearnerApiRequest, record: IdempotencyKey) -> HttpResponse:
+        stored = record.response_body
+        assert isinstance(stored, dict)  # what ``reference`` returned
+        response = rerender(view, request, stored)
+        response["Idempotent-Replayed"] = "true"
+        return response
+
+    def decorate(handler: Callable[..., Response]) -> Callable[..., HttpResponse]:
+        return _keyed(handler, keep=reference, replay=replay)
+
+    return decorate

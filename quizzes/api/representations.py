@@ -9,6 +9,9 @@ before the lock, opaque option handles, the reveal after it); the rest is here:
   their text, and never the explanation, feedback, reference answer, rubric or expected lines.
 * **Cards** show their schedule; ``due_today`` uses the learner's study day.
 * **An attempt's score** is quizzes.practice.selectors.score_of: null before any answer.
+* **A review pack** is the one exception to "no answer before the lock": the learner downloads the keys of
+  their own due items on purpose, for offline review (quizzes.packs.items builds each item with the same
+  presenter, from the pack's stored copy).
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.selectors import live_options
 from quizzes.core.rendering import render_markdown
+from quizzes.packs.items import pack_item_view
+from quizzes.packs.models import ReviewPack
+from quizzes.packs.rules import UPLOAD_GRACE
+from quizzes.packs.selectors import pack_items, packs_for
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.next_step import NextStep
 from quizzes.practice.presenter import present_item
@@ -214,4 +221,46 @@ def next_step_public(step: NextStep) -> dict[str, Any]:
         "question_id": step.question.pk if step.question else None,
         "question_key": step.question.key if step.question else None,
         "next_review_at": step.next_review,
+    }
+
+
+# --- offline review packs ------------------------------------------------------------------------
+
+
+def pack_summary(pack: ReviewPack, *, now: dt.datetime, item_count: int, answered_count: int) -> dict[str, Any]:
+    status = "revoked" if pack.revoked_at is not None else ("active" if now < pack.expires_at else "expired")
+    return {
+        "id": pack.pk,
+        "device": pack.device,
+        "horizon_days": pack.horizon_days,
+        "issued_at": pack.issued_at,
+        "expires_at": pack.expires_at,
+        "upload_until": pack.expires_at + UPLOAD_GRACE,
+        "revoked_at": pack.revoked_at,
+        "status": status,
+        "item_count": item_count,
+        "answered_count": answered_count,
+    }
+
+
+def pack_public(pack: ReviewPack, *, now: dt.datetime | None = None) -> dict[str, Any]:
+    """A pack with every item and its answer key, re-rendered from the pack's stored copies."""
+    items = pack_items(pack=pack)
+    data = pack_summary(
+        pack,
+        now=now or timezone.now(),
+        item_count=len(items),
+        answered_count=sum(item.is_answered for item in items),
+    )
+    data["items"] = [pack_item_view(item) for item in items]
+    return data
+
+
+def packs_public(*, user: User, now: dt.datetime | None = None) -> dict[str, Any]:
+    now = now or timezone.now()
+    return {
+        "packs": [
+            pack_summary(pack, now=now, item_count=pack.item_count, answered_count=pack.answered_count)  # type: ignore[attr-defined]  # annotated by packs_for
+            for pack in packs_for(user=user)
+        ]
     }

@@ -52,7 +52,8 @@ def add_enforced_limits(result: dict[str, Any], generator: Any, request: Any, pu
     """Postprocessing hook: limits the server enforces that drf-spectacular does not derive by itself.
 
     - the offline batch's ``minItems``/``maxItems`` (a ListSerializer's min_length/max_length);
-    - the longest typed numeric answer (``value`` as text), as a description: ``value`` may be any JSON.
+    - the longest typed numeric answer (``value`` as text), as a description: ``value`` may be any JSON;
+    - the offline entry's ``correct`` is deprecated (the client's own grade; review packs replace it).
     """
     from django.conf import settings
 
@@ -62,6 +63,9 @@ def add_enforced_limits(result: dict[str, Any], generator: Any, request: Any, pu
     entries = schemas.get("OfflineUploadRequest", {}).get("properties", {}).get("entries")
     if entries is not None:
         entries.update({"minItems": 1, "maxItems": settings.API_OFFLINE_MAX_ENTRIES})
+    correct = schemas.get("OfflineEntryRequest", {}).get("properties", {}).get("correct")
+    if correct is not None:  # kept working for one version; pack answers replace it (issue 17)
+        correct["deprecated"] = True
     value = schemas.get("AnswerRequest", {}).get("properties", {}).get("value")
     if value is not None:
         value["description"] = (

@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from quizzes.api.docs import NoncedSwaggerView, OfflineRedocView
 from quizzes.api.errors import api_not_found
-from quizzes.api.views import attempts, auth, engine, lessons, next_step, offline, ping, profile, reviews
+from quizzes.api.views import attempts, auth, engine, lessons, next_step, offline, packs, ping, profile, reviews
 
 v1 = [
     path("auth/login/", auth.LoginView.as_view(), name="login"),
@@ -30,6 +30,8 @@ v1 = [
     path("reviews/forecast/", reviews.ForecastView.as_view(), name="reviews-forecast"),
     path("reviews/heatmap/", reviews.HeatmapView.as_view(), name="reviews-heatmap"),
     path("reviews/offline/", offline.OfflineUploadView.as_view(), name="reviews-offline"),
+    path("packs/", packs.PackListView.as_view(), name="packs"),
+    path("packs/<int:pack_id>/", packs.PackDetailView.as_view(), name="pack"),
     path("cards/", reviews.CardListView.as_view(), name="cards"),
     path("cards/<int:card_id>/", reviews.CardDetailView.as_view(), name="card"),
     path("cards/<int:card_id>/suspend/", reviews.CardSuspendView.as_view(), name="card-suspend"),

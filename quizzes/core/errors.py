@@ -75,6 +75,15 @@ class ErrorCode(StrEnum):
     UNKNOWN_QUESTION = "unknown_question"
     WRONG_OUTCOME = "wrong_outcome"
 
+    # --- offline review packs -------------------------------------------------------------------
+    PACK_SIZE = "pack_size"
+    PACK_GONE = "pack_gone"  # revoked or expired: not served again (410)
+    UNKNOWN_PACK_ITEM = "unknown_pack_item"
+    BEFORE_PACK_ISSUED = "before_pack_issued"
+    PACK_REVOKED = "pack_revoked"
+    PACK_EXPIRED = "pack_expired"
+    ANSWERED_TWICE = "answered_twice"
+
 
 class DomainError(ValidationError):
     """A rule refused the request. ``error_code`` says which; ``field`` names the input it is about (or None).

@@ -109,6 +109,11 @@ class ReviewLog(models.Model):
     attempt_item = models.ForeignKey(
         "quizzes.AttemptItem", on_delete=models.SET_NULL, null=True, blank=True, related_name="review_logs"
     )
+    client_graded = models.BooleanField(
+        _("graded by the client"),
+        default=False,
+        help_text=_("An offline quiz entry sent as correct: true/false (deprecated): the server could not check it."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ReviewLogQuerySet.as_manager()

@@ -19,6 +19,10 @@ entry is rejected with a reason (an ErrorCode) and the rest are applied:
 * ``naive_time`` — a review time without a time zone;
 * ``in_future`` — reviewed more than ``MAX_CLOCK_SKEW`` after the server's now;
 * ``before_card_existed`` — reviewed before the question existed or before the learner signed up.
+
+A quiz entry sent as ``correct`` is the client's own grade (deprecated): its log is marked
+``client_graded``. An offline review pack's answers are graded by the server before they get here
+(quizzes.packs.upload) and arrive with their question resolved and ``server_graded`` set.
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ class OfflineEntry:
     correct: bool | None = None
     rating: int | None = None
     duration_ms: int | None = None
+    # --- an entry the caller already resolved and graded (an offline review pack's answer, quizzes.packs):
+    # its question whether published or not (the pack's copy was graded), and ``correct`` is the server's grade.
+    question: Question | None = None
+    server_graded: bool = False
 
 
 class EntryStatus(StrEnum):
@@ -87,8 +95,8 @@ Accepted = tuple[OfflineEntry, int, EntryOutcome]
 
 
 def _resolve_questions(entries: list[OfflineEntry]) -> tuple[dict[int, Question], dict[str, Question]]:
-    ids = {e.question_id for e in entries if e.question_id is not None}
-    keys = {e.question_key for e in entries if e.question_id is None and e.question_key}
+    ids = {e.question_id for e in entries if e.question is None and e.question_id is not None}
+    keys = {e.question_key for e in entries if e.question is None and e.question_id is None and e.question_key}
     found = Question.objects.published()
     by_id = {q.pk: q for q in found.filter(pk__in=ids)} if ids else {}
     by_key = {q.key: q for q in found.filter(key__in=keys)} if keys else {}
@@ -133,9 +141,10 @@ def offline_reviews_merge(
     seen: set[uuid.UUID] = set()
     to_apply: dict[int, list[Accepted]] = defaultdict(list)
     for entry in entries:
-        if entry.question_id is not None:
+        question: Question | None = entry.question  # resolved by the caller (a pack answer)
+        if question is None and entry.question_id is not None:
             question = by_id.get(entry.question_id)
-        else:
+        elif question is None:
             question = by_key.get(entry.question_key or "")
         outcome = EntryOutcome(client_uuid=entry.client_uuid, status=EntryStatus.APPLIED)
         outcome.question_id = question.pk if question else None
@@ -211,6 +220,8 @@ def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerP
                     duration_ms=entry.duration_ms,
                     source=ReviewLog.Source.OFFLINE,
                     client_uuid=entry.client_uuid,
+                    # the deprecated `correct` form: the client's word, which the server could not check
+                    client_graded=entry.correct is not None and not entry.server_graded,
                 )
                 log.full_clean(exclude=["user", "card"], validate_constraints=False)  # FKs: the database checks them
                 logs.append(log)

@@ -1,6 +1,8 @@
-"""Offline review upload: a batch recorded without a connection, merged idempotently."""
+"""Offline review upload: a batch recorded without a connection, pack answers graded here, merged idempotently."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
@@ -11,7 +13,22 @@ from quizzes.api import serializers as s
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
 from quizzes.api.types import LearnerApiRequest
-from quizzes.reviews.offline import offline_entry_from_dict, offline_reviews_merge
+from quizzes.packs.upload import PackAnswer, UploadEntry, offline_upload
+from quizzes.reviews.offline import offline_entry_from_dict
+
+
+def _upload_entry(data: dict[str, Any]) -> UploadEntry:
+    answer = None
+    if "pack_item_id" in data:
+        answer = PackAnswer(
+            pack_item_id=data["pack_item_id"],
+            option_id=data.get("option_id"),
+            choice_index=data.get("choice_index"),
+            value=data.get("value"),
+            code=data.get("code"),
+            shown_correct=data.get("shown_correct"),
+        )
+    return UploadEntry(entry=offline_entry_from_dict(data=data), answer=answer)
 
 
 class OfflineUploadView(APIView):
@@ -20,12 +37,21 @@ class OfflineUploadView(APIView):
         operation_id="reviews_offline_upload",
         summary="Upload reviews recorded offline",
         description=(
-            "Each entry: a client UUID, the question (id or key), what happened (`correct` for quiz questions, "
-            "`rating` 1–4 for prompts and recall cards), `reviewed_at` with a time zone, and optionally the duration. "
-            "UUIDs already stored are skipped; each touched card ends as if its whole history were replayed in "
-            "reviewed-at order, so uploading twice, in pieces or in any order gives the same schedule. Entries in "
-            "the future (beyond 5 minutes of clock skew), before the question or your account existed, or for an "
-            "unknown question are rejected with a reason; the rest are applied. At most 500 entries per batch."
+            "Each entry: a client UUID, `reviewed_at` with a time zone, optionally the duration, and what happened. "
+            "**Answers from a review pack** (`POST /api/v1/packs/`) name the `pack_item_id` and carry what the "
+            "learner did — `option_id`, `choice_index` or `value` for quiz items, `rating` 1–4 for prompts and "
+            "recall cards — never `correct`: the server grades each against its own stored copy of the pack item "
+            "with the same grader as online answers (even if the question changed or was unpublished since), and "
+            "returns its grade (`graded`); where it differs from `shown_correct` the server's grade stands "
+            "(`overrides_client`). A pack answer is judged by when it was reviewed: before the pack was issued, "
+            "at or after its revocation, after its expiry plus one day, for an item of someone else's pack, or a "
+            "second answer to the same pack item (the first counts) → rejected with a reason. "
+            "Entries without a pack name the question (id or key) with `rating` (prompts, recall cards) or "
+            "`correct` for quiz questions — **deprecated**: the client's own grade, marked client-graded in the "
+            "logs. UUIDs already stored are skipped; each touched card is rebuilt by replaying its whole history "
+            "in reviewed-at order, so uploading twice, in pieces or in any order gives the same schedule. Entries "
+            "in the future (beyond 5 minutes of clock skew), before the question or your account existed, or for "
+            "an unknown question are rejected with a reason; the rest are applied. At most 500 entries per batch."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=s.OfflineUploadSerializer,
@@ -35,17 +61,20 @@ class OfflineUploadView(APIView):
     def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.OfflineUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        entries = [offline_entry_from_dict(data=entry) for entry in serializer.validated_data["entries"]]
-        result = offline_reviews_merge(user=request.user, entries=entries)
+        entries = [_upload_entry(entry) for entry in serializer.validated_data["entries"]]
+        result = offline_upload(user=request.user, entries=entries)
         data = {
             "entries": [
                 {
-                    "client_uuid": o.client_uuid,
-                    "status": o.status,
-                    "reason": o.reason,
-                    "message": o.message,
-                    "question_id": o.question_id,
-                    "card_id": o.card_id,
+                    "client_uuid": o.outcome.client_uuid,
+                    "status": o.outcome.status,
+                    "reason": o.outcome.reason,
+                    "message": o.outcome.message,
+                    "question_id": o.outcome.question_id,
+                    "card_id": o.outcome.card_id,
+                    "pack_item_id": o.pack_item_id,
+                    "graded": o.graded,
+                    "overrides_client": o.overrides_client,
                 }
                 for o in result.entries
             ],

@@ -270,6 +270,19 @@ def _grade(
     return result, response, None
 
 
+def item_grade(
+    *, item: AttemptItem, option_id: Any = None, value: Any = None, choice_index: Any = None
+) -> tuple[dict[str, Any], Any]:
+    """Grade a response to ``item`` and store nothing: (the reveal, the normalised response).
+
+    The one grader, public for the offline review packs (quizzes.packs), which grade an uploaded answer
+    against the pack's copy of the item; ``item_answer`` grades with the same ``_grade``. Invalid input
+    raises DomainError as in ``item_answer``.
+    """
+    result, response, _chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index)
+    return _jsonable(result), response
+
+
 def item_answer(
     *,
     user: User,

@@ -33,6 +33,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from quizzes.models import AttemptItem, Lesson, Question, ReviewCard
+from quizzes.packs.services import pack_issue
 from quizzes.practice.services import attempt_start
 from quizzes.reviews.services import card_rate
 from tests import factories
@@ -287,6 +288,7 @@ def world(db):
         "item_id": item.pk,
         "card_id": ReviewCard.objects.get(user=user, question=prompt).pk,
         "question_id": prompt.pk,
+        "pack_id": pack_issue(user=user).pk,
     }
     return {"user": user, "token": token, "ids": ids, "prompt": prompt, "lesson": lesson, "attempt": attempt}
 

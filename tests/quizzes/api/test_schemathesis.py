@@ -23,7 +23,7 @@ from schemathesis import GenerationMode
 from schemathesis.config._checks import PositiveDataAcceptanceConfig
 
 from quizzes.models import Lesson
-from quizzes.practice.services import attempt_start
+from quizzes.practice.services import attempt_start, item_answer
 from quizzes.reviews.services import card_rate
 from tests import factories
 
@@ -46,7 +46,13 @@ def learner_token(db):
     factories.NumericQuestionFactory(lesson=lesson)
     prompt = factories.PromptQuestionFactory(lesson=lesson)
     card_rate(user=user, question=prompt, rating=3, reviewed_at=start)
-    attempt_start(user=user, lesson=Lesson.objects.get(pk=lesson.pk))
+    attempt = attempt_start(user=user, lesson=Lesson.objects.get(pk=lesson.pk))
+    first = attempt.items.select_related("question").order_by("position").first()
+    assert first is not None
+    # one answered item: its card is due within a pack's horizon, so review packs carry a quiz item and its key
+    item_answer(
+        user=user, item=first, **({"option_id": first.option_order[0]} if first.option_order else {"value": "0"})
+    )
     _instance, token = AuthToken.objects.create(user=user)
     return token
 

@@ -1,0 +1,189 @@
+"""A 200-item offline review pack: its size on the wire (raw and gzipped) and how long it takes to build.
+
+    .venv/bin/python bench/packs.py [--items 200] [--runs 15] [--markdown]
+
+Runs against PostgreSQL (PACKS_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/h_packs; its
+tables are migrated and the bench's own rows replaced on every run) and Redis db 5, DEBUG off. Content is the
+real lessons (fixtures/lessons, loaded as ``manage.py load_lessons`` does), each question cloned until there
+are enough for the pack, so prompts, options, numeric templates and explanations have their real lengths
+and mix (choice ≈ 55 %, numeric ≈ 28 %, prompts and recall cards the rest). One learner has a card due for
+every question.
+
+Measured, median and worst of ``--runs``:
+
+* **build**: ``pack_issue`` (select the due cards, draw option orders and numeric variants, copy every
+  question into its pack item, one bulk insert) + ``pack_public`` (every item through the item presenter
+  with its key) + the serializer: what ``POST /api/v1/packs/`` does besides HTTP;
+* **request**: the whole ``POST /api/v1/packs/`` through Django's test client (middleware, auth, DRF,
+  JSON rendering);
+* the body's size raw and gzipped (level 6, what a reverse proxy typically sends).
+
+Targets (issue 17): a 200-item pack ≤ 500 KB gzipped on the wire, built in ≤ 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gzip
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+os.environ.update(
+    {
+        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
+        "DATABASE_URL": os.environ.get("PACKS_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/h_packs"),
+        "REDIS_URL": os.environ.get("PACKS_BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
+        "ALLOWED_HOSTS": "testserver,127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "LOG_LEVEL": "WARNING",
+    }
+)
+sys.path.insert(0, str(REPO))
+
+BENCH_LESSON = "packs-bench"
+BENCH_USER = "packs-bench-learner"
+TARGET_GZIP_BYTES = 500 * 1000
+TARGET_BUILD_MS = 300.0
+
+
+def _content(items: int) -> None:
+    """The real lessons, and clones of their questions in a bench lesson until there are ``items`` + 10."""
+    from django.core.management import call_command
+
+    from quizzes.models import Lesson, Option, Question
+
+    call_command("load_lessons", directory=str(REPO / "fixtures" / "lessons"), no_prune=True, verbosity=0)
+    Lesson.objects.filter(key=BENCH_LESSON).delete()
+    real = list(Question.objects.published().order_by("lesson__order", "order").prefetch_related("options"))
+    lesson = Lesson.objects.create(key=BENCH_LESSON, title="packs bench", summary="", order=999, published=True)
+    n = 0
+    while Question.objects.published().count() < items + 10:
+        source = real[n % len(real)]
+        options = list(source.options.all())
+        source.pk, source.id, source.lesson, source.key = None, None, lesson, f"{source.key}-bench-{n}"
+        source.generated_from = None
+        source.fixed_seed = None
+        source.save()
+        Option.objects.bulk_create(
+            Option(
+                question=source,
+                key=o.key,
+                text=o.text,
+                is_correct=o.is_correct,
+                feedback=o.feedback,
+                order=o.order,
+                retired=o.retired,
+            )
+            for o in options
+        )
+        n += 1
+
+
+def _learner(items: int, number: int):
+    """A new learner with a card due (in the past) for every published question."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from quizzes.models import Question, ReviewCard
+
+    user = get_user_model().objects.create_user(username=f"{BENCH_USER}-{number}", password="bench")
+    user.date_joined = timezone.now() - dt.timedelta(days=60)
+    user.save(update_fields=["date_joined"])
+    due = timezone.now() - dt.timedelta(days=1)
+    ReviewCard.objects.bulk_create(
+        ReviewCard(user=user, question=q, due=due, state=ReviewCard.State.REVIEW)
+        for q in Question.objects.published().order_by("pk")[: items + 10]
+    )
+    return user
+
+
+def _measure(user, items: int) -> tuple[float, float, float, bytes, dict]:
+    """(build ms, build CPU ms, request ms, the response body, items per kind) for one new pack of ``user``,
+    then another by HTTP."""
+    from django.test import Client
+    from knox.models import get_token_model
+    from rest_framework.renderers import JSONRenderer
+
+    from quizzes.api import representations as r
+    from quizzes.api import serializers as s
+    from quizzes.packs.services import pack_issue
+
+    start, cpu = time.perf_counter(), time.process_time()
+    pack = pack_issue(user=user, max_items=items)
+    data = s.PackSerializer(r.pack_public(pack)).data
+    JSONRenderer().render(data)
+    built, built_cpu = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
+    token = get_token_model().objects.create(user=user, expiry=dt.timedelta(hours=1))[1]
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    start = time.perf_counter()
+    response = client.post("/api/v1/packs/", {"max_items": items}, content_type="application/json")
+    requested = (time.perf_counter() - start) * 1000
+    assert response.status_code == 201, response.content[:300]
+    kinds: dict[str, int] = {}
+    for item in data["items"]:
+        kinds[item["question"]["kind"]] = kinds.get(item["question"]["kind"], 0) + 1
+    assert len(data["items"]) == items
+    return built, built_cpu, requested, response.content, kinds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    get_user_model().objects.filter(username__startswith=BENCH_USER).delete()
+    _content(args.items)
+    cold = _measure(_learner(args.items, 0), args.items)  # a fresh process: every text rendered for the first time
+    runs = [_measure(_learner(args.items, n), args.items) for n in range(1, args.runs + 1)]
+    build_ms, cpu_ms, request_ms = [run[0] for run in runs], [run[1] for run in runs], [run[2] for run in runs]
+    body, kinds = runs[-1][3], runs[-1][4]
+    raw, zipped = len(body), len(gzip.compress(body, compresslevel=6))
+
+    import numpy as np
+
+    print(f"# {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, PostgreSQL")
+    print(f"# {args.items} items: {kinds}; a new learner per pack; {args.runs} runs after the cold one")
+    print(f"# load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    rows = [
+        ("build, warm (pack_issue + render + serialize)", statistics.median(build_ms), max(build_ms)),
+        ("build, warm, CPU time of the process", statistics.median(cpu_ms), max(cpu_ms)),
+        ("POST /api/v1/packs/, warm (in-process request)", statistics.median(request_ms), max(request_ms)),
+        ("build, cold (first pack of a fresh process)", cold[0], cold[0]),
+        ("build, cold, CPU time of the process", cold[1], cold[1]),
+    ]
+    ok_size = "yes" if zipped <= TARGET_GZIP_BYTES else "NO"
+    if args.markdown:
+        print("| measure | median | worst | target | met |")
+        print("|---|---:|---:|---:|:---:|")
+        for name, median, worst in rows:
+            met = "yes" if median <= TARGET_BUILD_MS else "NO"
+            print(f"| {name} | {median:.0f} ms | {worst:.0f} ms | ≤ {TARGET_BUILD_MS:.0f} ms | {met} |")
+        print(f"| body, raw | {raw / 1000:,.0f} KB | | | |")
+        print(f"| body, gzip -6 | {zipped / 1000:,.0f} KB | | ≤ {TARGET_GZIP_BYTES // 1000} KB | {ok_size} |")
+    else:
+        for name, median, worst in rows:
+            print(f"{name}: median {median:.0f} ms, worst {worst:.0f} ms (target {TARGET_BUILD_MS:.0f} ms)")
+        target = TARGET_GZIP_BYTES // 1000
+        print(f"body: {raw / 1000:,.0f} KB raw, {zipped / 1000:,.0f} KB gzipped (target {target} KB)")
+    get_user_model().objects.filter(username__startswith=BENCH_USER).delete()
+
+
+if __name__ == "__main__":
+    main()

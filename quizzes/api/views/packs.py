@@ -1,0 +1,144 @@
+"""Offline review packs: issue (Idempotency-Key replays re-render, never from storage), list, read, revoke."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.http import Http404
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes.api import representations as r
+from quizzes.api import serializers as s
+from quizzes.api.errors import ApiError
+from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent_by_reference
+from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER
+from quizzes.core.errors import ErrorCode
+from quizzes.packs.models import ReviewPack
+from quizzes.packs.rules import pack_usable
+from quizzes.packs.selectors import pack_for
+from quizzes.packs.services import pack_issue, pack_revoke
+
+TAG = ["packs"]
+
+KEY_ON_PURPOSE = (
+    "**A pack carries the answer keys on purpose.** It is the one exception to the rule that nothing about "
+    "correctness reaches a client before an item locks: a learner downloads the keys of their *own* due items "
+    "to review without a connection and get immediate feedback. A learner who reads the key before answering "
+    "only cheats themselves, and the server never trusts the phone: it grades each uploaded answer again "
+    "against its own stored copy of the item (`POST /api/v1/reviews/offline/` with `pack_item_id`)."
+)
+GONE = OpenApiResponse(s.ErrorResponseSerializer, description="The pack was revoked or has expired (pack_gone).")
+NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
+
+
+def _pack(request: LearnerApiRequest, pack_id: int) -> ReviewPack:
+    pack = pack_for(user=request.user, pack_id=pack_id)
+    if pack is None:
+        raise Http404
+    return pack
+
+
+def _served(request: LearnerApiRequest, pack: ReviewPack, *, status_code: int) -> Response:
+    """The whole pack with an ETag over its body (304 for a GET whose If-None-Match has it); 410 once unusable."""
+    now = timezone.now()
+    if not pack_usable(pack=pack, now=now):
+        raise ApiError(
+            status_code=status.HTTP_410_GONE,
+            code=ErrorCode.PACK_GONE,
+            message=_("This pack was revoked or has expired; issue a new one."),
+        )
+    data = s.PackSerializer(r.pack_public(pack, now=now)).data
+    body = JSONRenderer().render(data)
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    headers = {"ETag": etag, "Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"}
+    if request.method == "GET":
+        sent = request.headers.get("If-None-Match", "")
+        candidates = {tag.strip().removeprefix("W/") for tag in sent.split(",") if tag.strip()}
+        if etag in candidates or "*" in candidates:
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+    return Response(data, status=status_code, headers=headers)
+
+
+def _reference(response: Response) -> dict[str, Any]:
+    """All an Idempotency-Key row keeps of a new pack: its id (never the keys)."""
+    assert response.data is not None
+    return {"pack_id": response.data["id"]}
+
+
+def _rerender(view: Any, request: LearnerApiRequest, reference: dict[str, Any]) -> Response:
+    return _served(request, _pack(request, int(reference["pack_id"])), status_code=status.HTTP_201_CREATED)
+
+
+class PackListView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="packs_list",
+        summary="Your review packs, newest first (without their items)",
+        responses={200: s.PackListSerializer, **errors(401)},
+    )
+    def get(self, request: LearnerApiRequest) -> Response:
+        return Response(s.PackListSerializer(r.packs_public(user=request.user)).data)
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="packs_create",
+        summary="Download a review pack: your items due in the next days, with their answer keys",
+        description=(
+            "Issues a pack of your cards due today and in the next `days` study days (default 3, at most 14; at "
+            "most `max_items`, 200), most overdue first. Each item is what the web quiz shows — the question, the "
+            "options in an order drawn for this pack item, a numeric variant with its seed — plus its key: the "
+            "correct option or value, the grading rule with test vectors, the explanation, every option's "
+            "feedback and the worked solution; prompts and recall cards carry their reference. The pack is "
+            "yours, not the device's (`device` is recorded for information); it expires after 14 days and can "
+            "be revoked.\n\n" + KEY_ON_PURPOSE + "\n\n"
+            "An Idempotency-Key retry returns the same pack re-rendered from its stored items (the key's record "
+            "keeps no copy of the answers), or 410 once the pack was revoked or expired. "
+            "`Cache-Control: private, no-cache` with an `ETag`; re-sync with `GET /api/v1/packs/{id}/`."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=s.PackCreateSerializer,
+        responses={201: s.PackSerializer, 410: GONE, **errors(400, 401, 422)},
+    )
+    @idempotent_by_reference(reference=_reference, rerender=_rerender)
+    def post(self, request: LearnerApiRequest) -> Response:
+        serializer = s.PackCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        pack = pack_issue(user=request.user, **serializer.validated_data)
+        return _served(request, pack, status_code=status.HTTP_201_CREATED)
+
+
+class PackDetailView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="packs_read",
+        summary="A review pack again, with its items and keys (re-sync with If-None-Match)",
+        description=KEY_ON_PURPOSE + "\n\n410 once the pack was revoked or expired.",
+        parameters=[IF_NONE_MATCH_PARAMETER],
+        responses={200: s.PackSerializer, 304: NOT_MODIFIED, 410: GONE, **errors(401, 404)},
+    )
+    def get(self, request: LearnerApiRequest, pack_id: int) -> Response:
+        return _served(request, _pack(request, pack_id), status_code=status.HTTP_200_OK)
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="packs_revoke",
+        summary="Revoke a review pack (idempotent)",
+        description=(
+            "E.g. a lost phone. Answers reviewed from now on with this pack are rejected (pack_revoked); answers "
+            "reviewed before the revocation still count when they are uploaded."
+        ),
+        request=None,
+        responses={204: None, **errors(401, 404)},
+    )
+    def delete(self, request: LearnerApiRequest, pack_id: int) -> Response:
+        pack_revoke(user=request.user, pack=_pack(request, pack_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)

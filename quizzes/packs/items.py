@@ -1,0 +1,322 @@
+"""A pack item: the pack's copy of a question, how a client sees it, its answer key, and its grading.
+
+One copy, three uses: :func:`snapshot_of` takes the copy when the pack is issued; :func:`as_attempt_item`
+turns it back into an (unsaved, in-memory) attempt item, so the **same** presenter the pages and the
+API use (``quizzes.practice.presenter.present_item``) draws it and the **same** grader as online
+answers (``quizzes.practice.services.answers.item_grade``) grades it; neither reads the question as it
+is now. :func:`pack_item_view` is the item with its key — the one place an answer reaches a client
+before a lock, because the learner downloads the key for their own items on purpose (issue 17).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from attention_engine import misconceptions
+from quizzes.content.models import Option, Question
+from quizzes.core.rendering import render_markdown
+from quizzes.packs.models import PackItem
+from quizzes.practice.models import AttemptItem
+from quizzes.practice.presenter import option_from_handle, present_item
+from quizzes.practice.services.answers import item_grade
+
+#: How a typed numeric answer is graded (attention_engine.generators.grading: numpy.isclose per element).
+NUMERIC_RULE = (
+    "Same shape as answer_shape; element x is right when |x - a| <= atol + 1e-9 + rtol * |a| for the answer's "
+    "element a; the answer is correct when every element is right; score = the share of right elements "
+    "(a vector) or of entirely right rows (a matrix)."
+)
+
+#: Kinds a pack carries. A kind not listed (a newer one) stays online-only until it is added here.
+PACKED_KINDS = (Question.Kind.CHOICE, Question.Kind.NUMERIC, Question.Kind.PROMPT, Question.Kind.RECALL)
+
+
+# --- the copy ----------------------------------------------------------------------------------------
+
+
+def snapshot_of(*, question: Question, options: list[Option]) -> dict[str, Any]:
+    """The question's fields and the options this item shows, as the pack carries them (JSON)."""
+    return {
+        "question": {
+            "id": question.pk,
+            "key": question.key,
+            "kind": question.kind,
+            "lesson_id": question.lesson_id,
+            "prompt": question.prompt,
+            "explanation": question.explanation,
+            "answer_form": question.answer_form,
+            "template": question.template,
+            "reference_answer": question.reference_answer,
+            "rubric": list(question.rubric or []),
+            "expected_lines": list(question.expected_lines or []),
+        },
+        "options": [
+            {"id": o.pk, "key": o.key, "text": o.text, "is_correct": o.is_correct, "feedback": o.feedback}
+            for o in options
+        ],
+    }
+
+
+def snapshot_digest(snapshot: dict[str, Any]) -> str:
+    """The version's identity: SHA-256 of its canonical JSON (sorted keys, no spaces)."""
+    canonical = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def as_attempt_item(item: PackItem) -> AttemptItem:
+    """The pack item as an unsaved attempt item built only from the pack's copy (no query).
+
+    The copied options are put where a prefetch would put them, so ``question.options.all()`` (read by
+    the presenter and the grader) returns the packed options, never the current rows.
+    """
+    fields = item.snapshot["question"]
+    question = Question(
+        pk=fields["id"],
+        key=fields["key"],
+        kind=fields["kind"],
+        lesson_id=fields["lesson_id"],
+        prompt=fields["prompt"],
+        explanation=fields["explanation"],
+        answer_form=fields["answer_form"],
+        template=fields["template"],
+        template_version=item.template_version,
+    )
+    options = [
+        Option(
+            pk=o["id"],
+            question_id=fields["id"],
+            key=o["key"],
+            text=o["text"],
+            is_correct=o["is_correct"],
+            feedback=o["feedback"],
+        )
+        for o in item.snapshot["options"]
+    ]
+    packed = Option.objects.none()
+    packed._result_cache = options  # what prefetch_related stores
+    packed._prefetch_done = True  # type: ignore[attr-defined]
+    question._prefetched_objects_cache = {"options": packed}  # type: ignore[attr-defined]
+    return AttemptItem(
+        pk=item.pk,
+        question=question,
+        position=item.position,
+        option_order=list(item.option_order or []),
+        variant=item.variant,
+        variant_seed=item.variant_seed,
+        template_version=item.template_version,
+    )
+
+
+# --- grading -----------------------------------------------------------------------------------------
+
+
+def grade_pack_answer(
+    *, item: PackItem, option_id: str | None = None, choice_index: Any = None, value: Any = None
+) -> tuple[dict[str, Any], Any]:
+    """Grade an uploaded answer against the pack's copy with the online grader: (the reveal, the response).
+
+    ``option_id`` is the option's handle as the pack showed it. A handle that is not one of this item's,
+    or an answer the grader cannot read, raises DomainError (FOREIGN_OPTION, UNREADABLE_ANSWER).
+    """
+    from quizzes.core.errors import DomainError, ErrorCode
+
+    attempt_item = as_attempt_item(item)
+    kind = attempt_item.question.kind
+    if kind == Question.Kind.CHOICE:
+        chosen = option_from_handle(item=attempt_item, handle=option_id) if isinstance(option_id, str) else None
+        if chosen is None:
+            raise DomainError(
+                ErrorCode.FOREIGN_OPTION, _("That is not one of this pack item's option ids."), field="option_id"
+            )
+        return item_grade(item=attempt_item, option_id=chosen)
+    if kind == Question.Kind.NUMERIC and attempt_item.question.answer_form == Question.AnswerForm.CHOICE:
+        return item_grade(item=attempt_item, choice_index=choice_index)
+    return item_grade(item=attempt_item, value=value)
+
+
+def answered_view(item: PackItem) -> dict[str, Any] | None:
+    """The server's grade of the answer that locked ``item``, as the presenter shows a locked attempt item's
+    result (option handles, explanation and feedback rendered, the grading message in the request's language);
+    None for a self-rated item or an unanswered one."""
+    if item.result is None or item.answered_at is None:
+        return None
+    attempt_item = as_attempt_item(item)
+    attempt_item.result, attempt_item.response, attempt_item.answered_at = item.result, item.response, item.answered_at
+    if attempt_item.question.kind == Question.Kind.CHOICE:
+        attempt_item.chosen_option_id = item.response
+    return present_item(item=attempt_item)["result"]
+
+
+# --- code items (issue 15's "code" kind; see the note on CODE_KIND) ------------------------------------
+
+#: The kind name of code questions. Not a Question.Kind on this branch yet (another branch adds it): until the
+#: lead wires the question's spec into ``snapshot_of`` and adds the kind to PACKED_KINDS, code items are not
+#: packed, and this path is exercised by its own tests against the engine's code checker.
+CODE_KIND = "code"
+
+
+def code_snapshot(*, spec: Any, seed: int = 0) -> dict[str, Any]:
+    """What a pack carries for a code item: the code to show (helpers, scaffold with TODO lines), the names to
+    define, the reference solution (shown after an answer), and the spec and seed the server grades with."""
+    return {
+        "spec": spec.to_dict(),
+        "seed": seed,
+        "display_code": spec.display_code(),
+        "describe": spec.describe(),
+        "reference_solution": spec.reference,
+    }
+
+
+def grade_pack_code(*, code: dict[str, Any], submitted: str) -> dict[str, Any]:
+    """Run an uploaded code answer in the engine's sandbox against the pack's copy of the spec: the
+    CheckResult as JSON. Graded only here, at upload: a phone cannot run the checker, so the client shows
+    "graded when you are back online" and the reference solution."""
+    from attention_engine import codecheck
+
+    spec = codecheck.QuestionSpec.from_dict(code["spec"])
+    result: dict[str, Any] = codecheck.sandbox().grade_code(spec, submitted, seed=int(code["seed"])).to_dict()
+    return result
+
+
+# --- what the client gets ----------------------------------------------------------------------------
+
+
+def _correct_response(item: AttemptItem) -> dict[str, Any]:
+    """The answer the key stands for, as a response the grader accepts."""
+    if item.question.kind == Question.Kind.CHOICE:
+        packed = {o.pk: o for o in item.question.options.all()}
+        correct = next((pk for pk in item.option_order if pk in packed and packed[pk].is_correct), None)
+        return {"option_id": correct}
+    variant = item.variant or {}
+    if item.question.answer_form == Question.AnswerForm.CHOICE:
+        index = next(i for i, c in enumerate(variant["choices"]) if c["misconception"] is None)
+        return {"choice_index": index}
+    return {"value": variant["answer"]}
+
+
+def _nudged(answer: Any, by: float) -> Any:
+    """``answer`` with its first element moved by ``by`` times its tolerance unit (a test vector)."""
+    if isinstance(answer, list):
+        return [_nudged(answer[0], by), *answer[1:]] if answer else answer
+    if answer is None or not math.isfinite(answer):
+        return answer
+    return answer + by
+
+
+def _test_vectors(item: AttemptItem) -> list[dict[str, Any]]:
+    """A few typed answers and the engine's grade of each (the one the server applies), so a client can check
+    its own grader against them."""
+    from attention_engine import generators
+
+    assert item.variant is not None  # a numeric item
+    variant = generators.Variant.from_dict(item.variant)
+    answer = item.variant["answer"]
+    unit = variant.atol + variant.rtol * max((abs(x) for x in _flat(answer) if x is not None), default=0.0)
+    vectors = []
+    for value in (answer, _nudged(answer, 0.5 * unit), _nudged(answer, 3 * unit + 0.01)):
+        graded = generators.grade(variant, value)
+        vectors.append({"value": value, "correct": graded.correct, "score": graded.score, "elements": graded.elements})
+    return vectors
+
+
+def _flat(value: Any) -> list[Any]:
+    return [x for v in value for x in _flat(v)] if isinstance(value, list) else [value]
+
+
+def _key(item: AttemptItem, after: dict[str, Any]) -> dict[str, Any]:
+    """The answer key of a quiz item, from the presenter's after-lock view of its correct answer."""
+    result = after["result"]
+    question = item.question
+    key: dict[str, Any] = {
+        "correct_option_id": result.get("correct_option_id"),
+        "correct_choice_index": result.get("correct_choice_index"),
+        "correct_value": result.get("correct_value"),
+        "correct_value_latex": result.get("correct_value_latex"),
+        "answer_shape": result.get("answer_shape"),
+        "solution": result.get("solution", []),
+        "explanation": result["explanation"],
+        "explanation_html": result["explanation_html"],
+        "option_feedback": [],
+        "choice_feedback": [],
+        "tolerance": None,
+        "test_vectors": [],
+    }
+    if question.kind == Question.Kind.CHOICE:
+        packed = {o.pk: o for o in question.options.all()}
+        key["option_feedback"] = [
+            {
+                "id": entry["handle"],
+                "correct": entry["correct"],
+                "feedback": packed[pk].feedback,
+                "feedback_html": render_markdown(packed[pk].feedback),
+            }
+            for entry, pk in zip(after["options"], [pk for pk in item.option_order if pk in packed], strict=True)
+        ]
+        return key
+    variant = item.variant or {}
+    key["tolerance"] = {"atol": variant["atol"], "rtol": variant["rtol"], "rule": NUMERIC_RULE}
+    if question.answer_form == Question.AnswerForm.CHOICE:
+        key["choice_feedback"] = [
+            {
+                "index": index,
+                "correct": choice["misconception"] is None,
+                "misconception": misconceptions.describe(choice["misconception"]),
+            }
+            for index, choice in enumerate(variant["choices"])
+        ]
+    else:
+        key["test_vectors"] = _test_vectors(item)
+    return key
+
+
+def pack_item_view(item: PackItem) -> dict[str, Any]:
+    """One pack item as the client gets it: what the web quiz shows before the lock, plus the key.
+
+    Built by the same presenter as an attempt item, from the pack's copy only.
+    """
+    attempt_item = as_attempt_item(item)
+    question = attempt_item.question
+    self_rated = None
+    key = None
+    if question.kind in Question.QUIZ_KINDS:
+        result, response = item_grade(item=attempt_item, **_correct_response(attempt_item))
+        attempt_item.result, attempt_item.response = result, response
+        attempt_item.answered_at = item.pack.issued_at
+        view = present_item(item=attempt_item)
+        key = _key(attempt_item, view)
+    else:
+        view = present_item(item=attempt_item)
+        fields = item.snapshot["question"]
+        self_rated = {
+            "reference_answer": fields["reference_answer"],
+            "reference_answer_html": render_markdown(fields["reference_answer"]),
+            "rubric": fields["rubric"],
+            "expected_lines": fields["expected_lines"],
+            "explanation": fields["explanation"],
+            "explanation_html": render_markdown(fields["explanation"]),
+        }
+    return {
+        "id": item.pk,
+        "position": item.position,
+        "due": item.due,
+        "question": view["question"],
+        "options": [{k: v for k, v in o.items() if k not in ("chosen", "correct")} for o in view["options"]],
+        "numeric": _numeric(view["numeric"]),
+        "variant_seed": item.variant_seed,
+        "template_version": item.template_version,
+        "key": key,
+        "self_rated": self_rated,
+        "answered": item.is_answered,
+    }
+
+
+def _numeric(numeric: dict[str, Any] | None) -> dict[str, Any] | None:
+    if numeric is None:
+        return None
+    choices = [{k: v for k, v in c.items() if k not in ("chosen", "correct")} for c in numeric["choices"]]
+    return {**numeric, "choices": choices}

@@ -1,0 +1,135 @@
+"""Review pack tables: a pack issued to one learner, and its items, each the pack's own copy of a question.
+
+Why a copy: a pack item is answered offline days after it was downloaded, against what the pack
+showed. The server grades the upload against this copy (``packed``, ``option_order``, ``variant``),
+never against the question as it is now (it may have been edited or unpublished meanwhile) and never
+against pack data a client sends back. The copy is also what an Idempotency-Key replay re-renders.
+
+A pack item locks on its first uploaded answer, as an attempt item does on its first click: the same
+conditional ``UPDATE … WHERE answered_at IS NULL`` (``quizzes.packs.upload``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.content.models import Question
+from quizzes.packs.querysets import PackItemQuerySet, ReviewPackQuerySet
+
+
+class ReviewPack(models.Model):
+    """The items a learner downloaded to review offline, with their answer keys (on purpose: issue 17)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_packs")
+    device = models.CharField(
+        _("device"), max_length=100, blank=True, help_text=_("For information only: the pack belongs to the learner.")
+    )
+    horizon_days = models.PositiveSmallIntegerField(_("days ahead"), help_text=_("Items due up to this many days on."))
+    seed = models.BigIntegerField(_("seed"), help_text=_("Drives this pack's option orders and variant seeds."))
+    issued_at = models.DateTimeField(_("issued at"))
+    expires_at = models.DateTimeField(_("expires at"))
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+
+    objects = ReviewPackQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("user", "-issued_at", "-id")
+        verbose_name = _("review pack")
+        verbose_name_plural = _("review packs")
+        constraints = (
+            models.CheckConstraint(condition=Q(expires_at__gt=models.F("issued_at")), name="review_pack_expires_after"),
+            models.CheckConstraint(condition=Q(seed__gte=0), name="review_pack_seed_non_negative"),
+        )
+        indexes = (models.Index(fields=["user", "issued_at"], name="review_pack_user_issued"),)
+
+    def __str__(self) -> str:
+        return f"{self.user} · pack {self.pk} ({self.issued_at:%Y-%m-%d})"
+
+
+class PackedQuestion(models.Model):
+    """One version of a question as packs carry it: its fields and options (text, correct, feedback).
+
+    Stored once per version and shared by every pack item of every learner that carries that version
+    (``digest``: SHA-256 of the canonical JSON), so a 200-item pack writes a few new versions at most
+    instead of 200 copies of the content; an edited question gets a new row, and items packed before the
+    edit keep pointing at the version they showed.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="packed_versions")
+    digest = models.CharField(_("digest"), max_length=64, unique=True)
+    snapshot = models.JSONField(_("question as packed"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("packed question")
+        verbose_name_plural = _("packed questions")
+
+    def __str__(self) -> str:
+        return f"{self.question_id} @ {self.digest[:8]}"
+
+
+class PackItem(models.Model):
+    """One question as a pack carries it, and the first answer uploaded for it.
+
+    ``packed`` is the question's version as the pack showed it (shared, :class:`PackedQuestion`);
+    ``option_order`` the option ids in this item's order; ``variant`` the numeric variant whole, with its
+    seed and template version, exactly as AttemptItem keeps them.
+    """
+
+    pack = models.ForeignKey(ReviewPack, on_delete=models.CASCADE, related_name="items")
+    # CASCADE: a question is deleted only when no learner has history with it (content pruning); its pack
+    # items go with it, and an upload naming one is rejected as unknown.
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="pack_items")
+    position = models.PositiveSmallIntegerField(_("position"))
+    packed = models.ForeignKey(PackedQuestion, on_delete=models.CASCADE, related_name="+")
+    option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
+    variant = models.JSONField(_("numeric variant"), null=True, blank=True)
+    variant_seed = models.BigIntegerField(_("variant seed"), null=True, blank=True)
+    template_version = models.PositiveSmallIntegerField(_("template version"), null=True, blank=True)
+    due = models.DateTimeField(_("due when packed"))
+    # the first uploaded answer (locks the item)
+    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+    client_uuid = models.UUIDField(_("client UUID"), null=True, blank=True)
+    response = models.JSONField(_("response"), null=True, blank=True)
+    is_correct = models.BooleanField(_("correct"), null=True, blank=True)
+    result = models.JSONField(_("graded result"), null=True, blank=True)
+
+    objects = PackItemQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("pack", "position")
+        verbose_name = _("pack item")
+        verbose_name_plural = _("pack items")
+        constraints = (
+            models.UniqueConstraint(fields=["pack", "question"], name="pack_item_one_per_question"),
+            models.UniqueConstraint(fields=["pack", "position"], name="pack_item_position_unique"),
+            models.CheckConstraint(
+                condition=Q(answered_at__isnull=True, client_uuid__isnull=True)
+                | Q(answered_at__isnull=False, client_uuid__isnull=False),
+                name="pack_item_answer_all_or_nothing",
+            ),
+            models.CheckConstraint(
+                condition=Q(variant__isnull=True, template_version__isnull=True)
+                | Q(variant__isnull=False, template_version__isnull=False),
+                name="pack_item_template_version_with_variant",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"pack {self.pack_id} · {self.position}: {self.question_id}"
+
+    @property
+    def is_answered(self) -> bool:
+        return self.answered_at is not None
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        """The question as this item showed it (its PackedQuestion's copy)."""
+        snapshot = self.packed.snapshot
+        assert isinstance(snapshot, dict)
+        return snapshot

@@ -1,0 +1,80 @@
+"""Reads about review packs: what a new pack would hold, a learner's packs and their items. Nothing here writes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.contrib.auth.models import User
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from quizzes.content.models import Option, Question
+from quizzes.packs.models import PackedQuestion, PackItem, ReviewPack
+from quizzes.practice.models import AttemptItem
+from quizzes.reviews.models import ReviewCard
+
+
+def cards_to_pack(*, user: User, until: dt.datetime, kinds: Iterable[str], limit: int) -> list[ReviewCard]:
+    """The learner's live cards due before ``until``, most overdue first, with questions and their options."""
+    return list(
+        ReviewCard.objects.live_for(user)
+        .due_before(until)
+        .filter(question__kind__in=list(kinds))
+        .select_related("question")
+        .prefetch_related(Prefetch("question__options", queryset=Option.objects.all()))
+        .order_by("due", "id")[:limit]
+    )
+
+
+def seen_variant_seeds(*, user: User, questions: Iterable[Question]) -> dict[int, set[int]]:
+    """The numeric variant seeds this learner has been given (attempts and earlier packs), per question."""
+    ids = [q.pk for q in questions if q.kind == Question.Kind.NUMERIC]
+    seeds: dict[int, set[int]] = defaultdict(set)
+    if not ids:
+        return seeds
+    for rows in (
+        AttemptItem.objects.owned_by(user).filter(question_id__in=ids, variant_seed__isnull=False),
+        PackItem.objects.owned_by(user).filter(question_id__in=ids, variant_seed__isnull=False),
+    ):
+        for question_id, seed in rows.values_list("question_id", "variant_seed"):
+            if seed is not None:
+                seeds[question_id].add(seed)
+    return seeds
+
+
+def packed_ids(*, digests: Iterable[str]) -> dict[str, int]:
+    """The stored question versions among ``digests``: digest → id."""
+    return dict(PackedQuestion.objects.filter(digest__in=list(digests)).values_list("digest", "pk"))
+
+
+def packs_for(*, user: User) -> QuerySet[ReviewPack]:
+    """The learner's packs, newest first, each with ``item_count`` and ``answered_count``."""
+    return (
+        ReviewPack.objects.owned_by(user)
+        .annotate(item_count=Count("items"), answered_count=Count("items", filter=Q(items__answered_at__isnull=False)))
+        .order_by("-issued_at", "-id")
+    )
+
+
+def pack_for(*, user: User, pack_id: int) -> ReviewPack | None:
+    """One of the learner's packs (another learner's is not found)."""
+    return ReviewPack.objects.owned_by(user).filter(pk=pack_id).first()
+
+
+def pack_items(*, pack: ReviewPack) -> list[PackItem]:
+    """A pack's items in order, as stored, with their question versions (each knows its pack without a query).
+
+    Always read back, even right after ``pack_issue``: a JSON column comes back with its keys in the database's
+    order (jsonb sorts them), and a pack must render byte for byte the same the first time and on every replay.
+    """
+    items = list(PackItem.objects.filter(pack=pack).select_related("packed").order_by("position"))
+    for item in items:
+        item.pack = pack
+    return items
+
+
+def pack_items_by_id(*, user: User, ids: Iterable[int]) -> dict[int, PackItem]:
+    """The learner's pack items among ``ids``, with their packs and questions (others' are not found)."""
+    rows = PackItem.objects.owned_by(user).filter(pk__in=list(ids)).select_related("pack", "question", "packed")
+    return {item.pk: item for item in rows}

@@ -1,0 +1,162 @@
+"""Review pack writes: issuing a pack (its items copied from the questions as they are now) and revoking one.
+
+A pack holds the learner's live cards due now and in the next ``days`` days (at most ``max_items``), each
+drawn as an attempt would draw it: a uniformly random option order (``choose_option_order``, independent
+of earlier orders) and a numeric variant from the engine with a stored seed and the question's own
+template version, so the server can regrade exactly what the phone showed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import random
+import secrets
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from quizzes.accounts.selectors import profile_for
+from quizzes.content.models import Question
+from quizzes.content.selectors import live_options
+from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.packs import selectors
+from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of
+from quizzes.packs.models import PackedQuestion, PackItem, ReviewPack
+from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
+from quizzes.practice.services.attempts import choose_option_order, choose_variant_seed
+from quizzes.reviews.selectors import end_of_today
+
+MAX_DEVICE_CHARS = 100
+
+
+def _item(
+    *,
+    pack: ReviewPack,
+    position: int,
+    card_due: dt.datetime,
+    question: Question,
+    packed: PackedQuestion,
+    used: set[int],
+    rng: random.Random,
+) -> PackItem:
+    item = PackItem(pack=pack, question=question, position=position, due=card_due, packed=packed)
+    if question.kind == Question.Kind.CHOICE:
+        item.option_order = choose_option_order(options=live_options(question=question), rng=rng)
+    elif question.kind == Question.Kind.NUMERIC:
+        seed = question.fixed_seed if question.fixed_seed is not None else choose_variant_seed(used=used, rng=rng)
+        item.variant_seed = seed
+        item.template_version = question.template_version  # the question's own version, never "the newest"
+        item.variant = _variant(question.template, question.template_version, seed, json.dumps(question.params))
+    # pack, question and packed excluded: all were just loaded (checking they exist is a query per item)
+    item.full_clean(exclude=["pack", "question", "packed"], validate_unique=False, validate_constraints=False)
+    return item
+
+
+@functools.lru_cache(maxsize=4096)
+def _variant(template: str, version: int | None, seed: int, params: str) -> dict[str, Any]:
+    """A numeric variant as stored (``Variant.to_dict()``), memoised per process: a pure function of its
+    arguments (the engine's contract), and packs of different learners draw from the same validated seeds.
+    Callers only read it (it is serialised into the item's JSON column)."""
+    from attention_engine import generators
+
+    return generators.generate(template, seed, version=version, **json.loads(params)).to_dict()
+
+
+def _packed_versions(questions: list[Question]) -> dict[int, PackedQuestion]:
+    """Each question's current version as a PackedQuestion, stored once however many packs carry it.
+
+    Race-safe: a version two packs store at the same time is inserted once (the unique digest; the loser's
+    row is skipped) and read back.
+    """
+    snapshots = {
+        q.pk: snapshot_of(question=q, options=live_options(question=q) if q.kind == Question.Kind.CHOICE else [])
+        for q in questions
+    }
+    digests = {pk: snapshot_digest(snapshot) for pk, snapshot in snapshots.items()}
+    known = selectors.packed_ids(digests=list(digests.values()))
+    missing = [
+        PackedQuestion(question_id=pk, digest=digest, snapshot=snapshots[pk])
+        for pk, digest in digests.items()
+        if digest not in known
+    ]
+    if missing:
+        PackedQuestion.objects.bulk_create(missing, ignore_conflicts=True)
+        known = selectors.packed_ids(digests=list(digests.values()))
+    return {
+        pk: PackedQuestion(pk=known[digest], question_id=pk, digest=digest, snapshot=snapshots[pk])
+        for pk, digest in digests.items()
+    }
+
+
+def pack_issue(
+    *,
+    user: User,
+    device: str = "",
+    days: int = DEFAULT_DAYS,
+    max_items: int = MAX_ITEMS,
+    now: dt.datetime | None = None,
+) -> ReviewPack:
+    """Issue a pack of the learner's items due before the end of their study day ``days`` days from now.
+
+    A pack may be empty (nothing due). ``days`` is 0 (today only) to MAX_DAYS, ``max_items`` 1 to MAX_ITEMS.
+    """
+    now = now or timezone.now()
+    if not isinstance(days, int) or isinstance(days, bool) or not 0 <= days <= MAX_DAYS:
+        raise DomainError(
+            ErrorCode.PACK_SIZE, _("days must be a whole number from 0 to %(max)d.") % {"max": MAX_DAYS}, field="days"
+        )
+    if not isinstance(max_items, int) or isinstance(max_items, bool) or not 1 <= max_items <= MAX_ITEMS:
+        raise DomainError(
+            ErrorCode.PACK_SIZE,
+            _("max_items must be a whole number from 1 to %(max)d.") % {"max": MAX_ITEMS},
+            field="max_items",
+        )
+    profile = profile_for(user=user)
+    until = end_of_today(profile=profile, now=now) + dt.timedelta(days=days)
+    cards = selectors.cards_to_pack(user=user, until=until, kinds=PACKED_KINDS, limit=max_items)
+    seed = secrets.randbits(62)
+    rng = random.Random(seed)
+    seen = selectors.seen_variant_seeds(user=user, questions=[card.question for card in cards])
+    with transaction.atomic():
+        pack = ReviewPack(
+            user=user,
+            device=(device or "")[:MAX_DEVICE_CHARS],
+            horizon_days=days,
+            seed=seed,
+            issued_at=now,
+            expires_at=now + PACK_LIFETIME,
+        )
+        pack.full_clean(exclude=["user"], validate_constraints=False)
+        pack.save()
+        packed = _packed_versions([card.question for card in cards])
+        items = [
+            _item(
+                pack=pack,
+                position=position,
+                card_due=card.due,
+                question=card.question,
+                packed=packed[card.question_id],
+                used=seen[card.question_id],
+                rng=rng,
+            )
+            for position, card in enumerate(cards)
+        ]
+        PackItem.objects.bulk_create(items)
+    return pack
+
+
+def pack_revoke(*, user: User, pack: ReviewPack, now: dt.datetime | None = None) -> ReviewPack:
+    """Revoke a pack (idempotent: the first revocation time stays). Answers reviewed from then on are rejected."""
+    if pack.user_id != user.pk:
+        raise PermissionDenied(_("This pack belongs to another learner."))
+    now = now or timezone.now()
+    with transaction.atomic():
+        ReviewPack.objects.filter(pk=pack.pk, revoked_at__isnull=True).update(revoked_at=now)
+        pack.refresh_from_db(fields=["revoked_at"])
+    return pack
