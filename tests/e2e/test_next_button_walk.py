@@ -15,6 +15,7 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from attention_engine.generators import Variant
+from quizzes.content.code import spec_from_field
 from quizzes.models import Attempt, AttemptItem, Question
 from tests.e2e.conftest import DESKTOP, PHONES, assert_accessible, assert_fits, new_page
 
@@ -54,6 +55,11 @@ def _answer(page: Page, item: AttemptItem, *, right: bool) -> None:
         correct = question.options.get(is_correct=True).pk
         target = correct if right else next(pk for pk in item.option_order if pk != correct)
         page.locator("#item button.option").nth(item.option_order.index(target)).click()
+    elif question.kind == Question.Kind.CODE:  # the reference, or the spec's first misconception written as code
+        spec = spec_from_field(question.code_spec)
+        page.wait_for_selector("html[data-code-editor=ready]", state="attached")
+        page.locator("textarea[name=code]").fill(spec.reference if right else spec.misconceptions[0].code)
+        page.locator("#item button[data-submit]").click()
     elif question.answer_form == Question.AnswerForm.CHOICE:
         index = Variant.from_dict(item.variant).correct_choice_index
         index = index if right else (index + 1) % len(item.variant["choices"])
