@@ -48,7 +48,7 @@ def gunicorn(throwaway_redis, tmp_path) -> Iterator[tuple[str, callable]]:
     def up() -> bool:
         try:
             return requests.get(f"{base}/healthz", timeout=2).status_code == 200
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not up yet, or a first request slow on a busy host
             return server.poll() is None and False
 
     wait_for(up, timeout=30, what="gunicorn", log=log.read_text)

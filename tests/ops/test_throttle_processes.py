@@ -41,7 +41,7 @@ def _start(env: dict[str, str], log) -> tuple[subprocess.Popen, str]:
     def up() -> bool:
         try:
             return requests.get(f"{base}/healthz", timeout=2).status_code == 200
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not up yet, or a first request slow on a busy host
             return False
 
     wait_for(up, timeout=30, what="gunicorn", log=log.read_text)
