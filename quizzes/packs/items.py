@@ -82,12 +82,19 @@ def snapshot_digest(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def as_attempt_item(item: PackItem) -> AttemptItem:
-    """The pack item as an unsaved attempt item built only from the pack's copy (no query).
+#: (version digest, template version) -> the version's in-memory Question with its packed options. A
+#: PackedQuestion never changes (its digest is its content), so its instances are built once per process and
+#: shared read-only: building 200 questions and their options was ≈ 10 % of a pack's build (bench/packs.py).
+_QUESTIONS: dict[tuple[str, int | None], Question] = {}
+_MAX_QUESTIONS = 4096
 
-    The copied options are put where a prefetch would put them, so ``question.options.all()`` (read by
-    the presenter and the grader) returns the packed options, never the current rows.
-    """
+
+def _packed_question(item: PackItem) -> Question:
+    """The pack item's version as an unsaved Question whose ``options.all()`` returns the packed options."""
+    key = (item.packed.digest, item.template_version)
+    question = _QUESTIONS.get(key)
+    if question is not None:
+        return question
     fields = item.snapshot["question"]
     question = Question(
         pk=fields["id"],
@@ -116,9 +123,22 @@ def as_attempt_item(item: PackItem) -> AttemptItem:
     packed._result_cache = options  # what prefetch_related stores
     packed._prefetch_done = True  # type: ignore[attr-defined]
     question._prefetched_objects_cache = {"options": packed}  # type: ignore[attr-defined]
+    if len(_QUESTIONS) >= _MAX_QUESTIONS:
+        _QUESTIONS.clear()
+    _QUESTIONS[key] = question
+    return question
+
+
+def as_attempt_item(item: PackItem) -> AttemptItem:
+    """The pack item as an unsaved attempt item built only from the pack's copy (no query).
+
+    The copied options are put where a prefetch would put them, so ``question.options.all()`` (read by
+    the presenter and the grader) returns the packed options, never the current rows. The question is
+    shared by every item of that version (read-only).
+    """
     return AttemptItem(
         pk=item.pk,
-        question=question,
+        question=_packed_question(item),
         position=item.position,
         option_order=list(item.option_order or []),
         variant=item.variant,
