@@ -11,13 +11,17 @@ What a mobile app does, in ~200 lines of standard-library Python (no dependency)
   pack back), kept as JSON with its ETag.
 * **answer** (offline: no network call): each item is shown as the web quiz shows it and answered from
   ``choices.json``, a JSON object keyed by question key: ``{"option": 2}`` (the 2nd option shown),
-  ``{"choice": 0}`` (a numeric item's choice index), ``{"value": "0.5, 0.5"}`` (a typed value) or
-  ``{"rating": 3}`` (a prompt or recall card); items not in the file are skipped. Feedback is immediate,
-  from the pack's key: the client grades typed values with the documented rule (``key.tolerance``) after
-  checking its grader against the pack's ``test_vectors``. Each answer gets a client UUID and the moment
-  it was made (``reviewed_at``); what the phone showed is kept as ``shown_correct``.
+  ``{"choice": 0}`` (a numeric item's choice index), ``{"value": "0.5, 0.5"}`` (a typed value),
+  ``{"code": "scores = ..."}`` (a code item's lines) or ``{"rating": 3}`` (a prompt or recall card); items
+  not in the file are skipped. Feedback is immediate, from the pack's key: the client grades typed values
+  with the documented rule (``key.tolerance``) after checking its grader against the pack's
+  ``test_vectors``. A code item cannot be graded here (a phone cannot run the checker,
+  ``key.graded_at_upload``): it shows "graded when you are back online" and the reference solution. Each
+  answer gets a client UUID and the moment it was made (``reviewed_at``); what the phone showed is kept as
+  ``shown_correct`` (never for code).
 * **upload**: ``POST /api/v1/reviews/offline/`` with the answers (what the learner did, never
-  ``correct``); prints the server's verdict per entry — its grade stands where it differs from the phone's.
+  ``correct``); prints the server's verdict per entry — its grade stands where it differs from the phone's;
+  for code, the checker's verdict.
 
 Exit status: 0 when every entry was applied (or already stored), 1 otherwise.
 """
@@ -110,8 +114,10 @@ def check_grader(pack: dict[str, Any]) -> None:
 
 
 def answer_item(item: dict[str, Any], choice: dict[str, Any]) -> tuple[dict[str, Any], bool | None, str]:
-    """(the entry's answer fields, what the phone shows: right or wrong (None for a self-rating), feedback)."""
+    """(the entry's answer fields, what the phone shows: right or wrong (None for a self-rating or code), feedback)."""
     key = item["key"]
+    if item["question"]["kind"] == "code":  # nothing to grade with here: the server runs it at upload
+        return {"code": choice["code"]}, None, f"reference solution:\n{key['reference_solution']}"
     if "rating" in choice:
         reference = item["self_rated"]["reference_answer"] or "\n".join(item["self_rated"]["expected_lines"])
         return {"rating": choice["rating"]}, None, f"reference: {reference}"
@@ -157,7 +163,10 @@ def answer(args: argparse.Namespace) -> list[dict[str, Any]]:
         if shown is not None:
             entry["shown_correct"] = shown
         entries.append(entry)
-        verdict = "self-rated" if shown is None else ("right" if shown else "wrong")
+        if item["question"]["kind"] == "code":
+            verdict = "graded when you are back online"
+        else:
+            verdict = "self-rated" if shown is None else ("right" if shown else "wrong")
         print(f"{item['question']['key']}: {verdict} — {feedback}")
     Path(args.out).write_text(json.dumps(entries, ensure_ascii=False, indent=1), encoding="utf-8")
     return entries
@@ -174,6 +183,10 @@ def upload(args: argparse.Namespace) -> int:
             " (the server's grade differs from the phone's: the server's stands)" if outcome["overrides_client"] else ""
         )
         graded = "" if outcome["graded"] is None else f", graded {'right' if outcome['graded']['correct'] else 'wrong'}"
+        if outcome["graded"] is not None and "check" in outcome["graded"]:  # code: the checker's verdict
+            graded += f" ({outcome['graded']['message_display']})"
+        elif outcome["reason"] == "code_not_runnable":
+            graded = f" — {outcome['message']}"
         print(f"{outcome['client_uuid']}: {outcome['status']} {outcome['reason'] or ''}{graded}{note}".rstrip())
         failed += outcome["status"] not in ("applied", "already_stored")
     return 1 if failed else 0

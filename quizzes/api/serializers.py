@@ -644,7 +644,8 @@ class OfflineEntryResultSerializer(serializers.Serializer):
         allow_null=True,
         help_text=(
             "rejected: unknown_question, wrong_outcome, in_future, …; pack answers also unknown_pack_item, "
-            "before_pack_issued, pack_revoked, pack_expired, answered_twice, foreign_option, unreadable_answer."
+            "before_pack_issued, pack_revoked, pack_expired, answered_twice, foreign_option, unreadable_answer, "
+            "code_not_runnable (the checker's message, with line and column; nothing locked: fix it and upload again)."
         ),
     )
     message = serializers.CharField(allow_blank=True)
@@ -723,6 +724,15 @@ class PackKeySerializer(serializers.Serializer):
     choice_feedback = PackChoiceKeySerializer(many=True, help_text="Numeric items, answer_form=choice.")
     tolerance = PackToleranceSerializer(allow_null=True, help_text="Numeric items: the grading rule.")
     test_vectors = PackTestVectorSerializer(many=True, help_text="Numeric items, answer_form=input.")
+    graded_at_upload = serializers.BooleanField(
+        help_text=(
+            "Code items: true — a phone cannot run the checker; show the reference solution and "
+            '"graded when you are back online", and upload the code.'
+        )
+    )
+    reference_solution = serializers.CharField(
+        allow_null=True, help_text="Code items: the reference solution, to show after the learner's answer."
+    )
 
 
 class PackSelfRatedSerializer(serializers.Serializer):
@@ -741,6 +751,7 @@ class PackItemSerializer(serializers.Serializer):
     question = ItemQuestionSerializer()
     options = ItemOptionSerializer(many=True, help_text="Choice questions: the options in this item's order.")
     numeric = NumericPromptSerializer(allow_null=True)
+    code = CodePromptSerializer(allow_null=True, help_text="Code questions: the given code and the names to define.")
     variant_seed = serializers.IntegerField(allow_null=True, help_text="Numeric: the engine's seed of these numbers.")
     template_version = serializers.IntegerField(allow_null=True)
     key = PackKeySerializer(allow_null=True, help_text="Quiz items: the answer key (on purpose, see the operation).")

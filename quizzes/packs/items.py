@@ -18,6 +18,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
+from quizzes.content.code import GRADING_SEED, CodeSpecError, spec_from_field
 from quizzes.content.models import Option, Question
 from quizzes.core.rendering import render_markdown
 from quizzes.packs.models import PackItem
@@ -32,16 +33,23 @@ NUMERIC_RULE = (
     "(a vector) or of entirely right rows (a matrix)."
 )
 
+#: The kind name of code questions (issue 15): graded by the server at upload, never on the phone.
+CODE_KIND = Question.Kind.CODE
+
 #: Kinds a pack carries. A kind not listed (a newer one) stays online-only until it is added here.
-PACKED_KINDS = (Question.Kind.CHOICE, Question.Kind.NUMERIC, Question.Kind.PROMPT, Question.Kind.RECALL)
+PACKED_KINDS = (Question.Kind.CHOICE, Question.Kind.NUMERIC, Question.Kind.PROMPT, Question.Kind.RECALL, CODE_KIND)
 
 
 # --- the copy ----------------------------------------------------------------------------------------
 
 
 def snapshot_of(*, question: Question, options: list[Option]) -> dict[str, Any]:
-    """The question's fields and the options this item shows, as the pack carries them (JSON)."""
-    return {
+    """The question's fields and the options this item shows, as the pack carries them (JSON).
+
+    A code question also carries its checker spec whole (:func:`code_snapshot`), resolved as online answers
+    resolve it: a later fix of a built-in spec or an edit of the question does not change what this pack grades.
+    """
+    snapshot: dict[str, Any] = {
         "question": {
             "id": question.pk,
             "key": question.key,
@@ -60,6 +68,12 @@ def snapshot_of(*, question: Question, options: list[Option]) -> dict[str, Any]:
             for o in options
         ],
     }
+    if question.kind == CODE_KIND:
+        try:
+            snapshot["code"] = code_snapshot(spec=spec_from_field(question.code_spec), seed=GRADING_SEED)
+        except CodeSpecError:  # an unusable spec (refused when saved): the item shows no code and cannot be graded
+            snapshot["code"] = None
+    return snapshot
 
 
 def snapshot_digest(snapshot: dict[str, Any]) -> str:
@@ -68,12 +82,19 @@ def snapshot_digest(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def as_attempt_item(item: PackItem) -> AttemptItem:
-    """The pack item as an unsaved attempt item built only from the pack's copy (no query).
+#: (version digest, template version) -> the version's in-memory Question with its packed options. A
+#: PackedQuestion never changes (its digest is its content), so its instances are built once per process and
+#: shared read-only: building 200 questions and their options was ≈ 10 % of a pack's build (bench/packs.py).
+_QUESTIONS: dict[tuple[str, int | None], Question] = {}
+_MAX_QUESTIONS = 4096
 
-    The copied options are put where a prefetch would put them, so ``question.options.all()`` (read by
-    the presenter and the grader) returns the packed options, never the current rows.
-    """
+
+def _packed_question(item: PackItem) -> Question:
+    """The pack item's version as an unsaved Question whose ``options.all()`` returns the packed options."""
+    key = (item.packed.digest, item.template_version)
+    question = _QUESTIONS.get(key)
+    if question is not None:
+        return question
     fields = item.snapshot["question"]
     question = Question(
         pk=fields["id"],
@@ -85,6 +106,7 @@ def as_attempt_item(item: PackItem) -> AttemptItem:
         answer_form=fields["answer_form"],
         template=fields["template"],
         template_version=item.template_version,
+        code_spec=(item.snapshot.get("code") or {}).get("spec"),  # the pack's copy of the spec, never the current one
     )
     options = [
         Option(
@@ -101,9 +123,22 @@ def as_attempt_item(item: PackItem) -> AttemptItem:
     packed._result_cache = options  # what prefetch_related stores
     packed._prefetch_done = True  # type: ignore[attr-defined]
     question._prefetched_objects_cache = {"options": packed}  # type: ignore[attr-defined]
+    if len(_QUESTIONS) >= _MAX_QUESTIONS:
+        _QUESTIONS.clear()
+    _QUESTIONS[key] = question
+    return question
+
+
+def as_attempt_item(item: PackItem) -> AttemptItem:
+    """The pack item as an unsaved attempt item built only from the pack's copy (no query).
+
+    The copied options are put where a prefetch would put them, so ``question.options.all()`` (read by
+    the presenter and the grader) returns the packed options, never the current rows. The question is
+    shared by every item of that version (read-only).
+    """
     return AttemptItem(
         pk=item.pk,
-        question=question,
+        question=_packed_question(item),
         position=item.position,
         option_order=list(item.option_order or []),
         variant=item.variant,
@@ -116,7 +151,7 @@ def as_attempt_item(item: PackItem) -> AttemptItem:
 
 
 def grade_pack_answer(
-    *, item: PackItem, option_id: str | None = None, choice_index: Any = None, value: Any = None
+    *, item: PackItem, option_id: str | None = None, choice_index: Any = None, value: Any = None, code: Any = None
 ) -> tuple[dict[str, Any], Any]:
     """Grade an uploaded answer against the pack's copy with the online grader: (the reveal, the response).
 
@@ -134,6 +169,8 @@ def grade_pack_answer(
                 ErrorCode.FOREIGN_OPTION, _("That is not one of this pack item's option ids."), field="option_id"
             )
         return item_grade(item=attempt_item, option_id=chosen)
+    if kind == CODE_KIND:
+        return grade_pack_code(item=item, code=code)
     if kind == Question.Kind.NUMERIC and attempt_item.question.answer_form == Question.AnswerForm.CHOICE:
         return item_grade(item=attempt_item, choice_index=choice_index)
     return item_grade(item=attempt_item, value=value)
@@ -152,15 +189,10 @@ def answered_view(item: PackItem) -> dict[str, Any] | None:
     return present_item(item=attempt_item)["result"]
 
 
-# --- code items (issue 15's "code" kind; see the note on CODE_KIND) ------------------------------------
-
-#: The kind name of code questions. Not a Question.Kind on this branch yet (another branch adds it): until the
-#: lead wires the question's spec into ``snapshot_of`` and adds the kind to PACKED_KINDS, code items are not
-#: packed, and this path is exercised by its own tests against the engine's code checker.
-CODE_KIND = "code"
+# --- code items (issue 15's "code" kind) ---------------------------------------------------------------
 
 
-def code_snapshot(*, spec: Any, seed: int = 0) -> dict[str, Any]:
+def code_snapshot(*, spec: Any, seed: int = GRADING_SEED) -> dict[str, Any]:
     """What a pack carries for a code item: the code to show (helpers, scaffold with TODO lines), the names to
     define, the reference solution (shown after an answer), and the spec and seed the server grades with."""
     return {
@@ -172,15 +204,18 @@ def code_snapshot(*, spec: Any, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def grade_pack_code(*, code: dict[str, Any], submitted: str) -> dict[str, Any]:
-    """Run an uploaded code answer in the engine's sandbox against the pack's copy of the spec: the
-    CheckResult as JSON. Graded only here, at upload: a phone cannot run the checker, so the client shows
-    "graded when you are back online" and the reference solution."""
-    from attention_engine import codecheck
+def grade_pack_code(*, item: PackItem, code: Any) -> tuple[dict[str, Any], Any]:
+    """Grade uploaded code against the pack's copy of the spec with the online grader: (the reveal, the code).
 
-    spec = codecheck.QuestionSpec.from_dict(code["spec"])
-    result: dict[str, Any] = codecheck.sandbox().grade_code(spec, submitted, seed=int(code["seed"])).to_dict()
-    return result
+    Graded only here, at upload: a phone cannot run the checker, so the client shows "graded when you are
+    back online" and the reference solution. Code the checker refuses before running raises CodeNotRunnable
+    (a DomainError with the checker's message), as online: nothing locks.
+    """
+    from quizzes.core.errors import DomainError, ErrorCode
+
+    if item.snapshot.get("code") is None:
+        raise DomainError(ErrorCode.NOT_ANSWERABLE, _("This code item cannot be graded."), field="code")
+    return item_grade(item=as_attempt_item(item), code=code)
 
 
 # --- what the client gets ----------------------------------------------------------------------------
@@ -245,6 +280,8 @@ def _key(item: AttemptItem, after: dict[str, Any]) -> dict[str, Any]:
         "choice_feedback": [],
         "tolerance": None,
         "test_vectors": [],
+        "graded_at_upload": False,
+        "reference_solution": None,
     }
     if question.kind == Question.Kind.CHOICE:
         packed = {o.pk: o for o in question.options.all()}
@@ -274,6 +311,29 @@ def _key(item: AttemptItem, after: dict[str, Any]) -> dict[str, Any]:
     return key
 
 
+def _code_key(item: PackItem) -> dict[str, Any]:
+    """A code item's key: the reference solution and the explanation, shown after the learner's answer. The
+    grade itself comes from the server at upload ("graded when you are back online")."""
+    explanation = item.snapshot["question"]["explanation"]
+    code = item.snapshot.get("code") or {}
+    return {
+        "correct_option_id": None,
+        "correct_choice_index": None,
+        "correct_value": None,
+        "correct_value_latex": None,
+        "answer_shape": None,
+        "solution": [],
+        "explanation": explanation,
+        "explanation_html": render_markdown(explanation),
+        "option_feedback": [],
+        "choice_feedback": [],
+        "tolerance": None,
+        "test_vectors": [],
+        "graded_at_upload": True,
+        "reference_solution": code.get("reference_solution"),
+    }
+
+
 def pack_item_view(item: PackItem) -> dict[str, Any]:
     """One pack item as the client gets it: what the web quiz shows before the lock, plus the key.
 
@@ -283,7 +343,10 @@ def pack_item_view(item: PackItem) -> dict[str, Any]:
     question = attempt_item.question
     self_rated = None
     key = None
-    if question.kind in Question.QUIZ_KINDS:
+    if question.kind == CODE_KIND:  # no key to check on the phone: the reference to show after an answer
+        view = present_item(item=attempt_item)
+        key = _code_key(item)
+    elif question.kind in Question.QUIZ_KINDS:
         result, response = item_grade(item=attempt_item, **_correct_response(attempt_item))
         attempt_item.result, attempt_item.response = result, response
         attempt_item.answered_at = item.pack.issued_at
@@ -307,6 +370,7 @@ def pack_item_view(item: PackItem) -> dict[str, Any]:
         "question": view["question"],
         "options": [{k: v for k, v in o.items() if k not in ("chosen", "correct")} for o in view["options"]],
         "numeric": _numeric(view["numeric"]),
+        "code": view.get("code"),
         "variant_seed": item.variant_seed,
         "template_version": item.template_version,
         "key": key,

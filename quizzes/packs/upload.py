@@ -1,6 +1,6 @@
 """The offline upload with review packs: the server grades pack answers, then the one merge applies them.
 
-An entry that names a pack item carries what the learner did (``option_id``, ``choice_index``, ``value``;
+An entry that names a pack item carries what the learner did (``option_id``, ``choice_index``, ``value``, ``code``;
 ``rating`` for a prompt or recall card), never ``correct``. Before the merge each such entry is
 judged and turned into an ordinary offline entry (:func:`_pack_entry`):
 
@@ -30,10 +30,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from attention_engine import misconceptions
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.packs.items import CODE_KIND, answered_view, grade_pack_answer, grade_pack_code
+from quizzes.packs.items import answered_view, grade_pack_answer
 from quizzes.packs.models import PackItem
 from quizzes.packs.rules import pack_answer_refusal
 from quizzes.packs.selectors import pack_items_by_id
@@ -92,8 +91,6 @@ def _grade(item: PackItem, upload: UploadEntry) -> Refusal | tuple[dict[str, Any
     if entry.correct is not None:
         return Refusal(ErrorCode.WRONG_OUTCOME, _("A pack answer says what you did, never whether it was correct."))
     kind = item.snapshot["question"]["kind"]
-    if kind == CODE_KIND:
-        return _grade_code(item, upload)
     if kind not in Question.QUIZ_KINDS:
         if entry.rating is None or entry.rating not in ReviewLog.Rating.values:
             return Refusal(ErrorCode.WRONG_OUTCOME, _("A prompt or recall card is recorded as a rating from 1 to 4."))
@@ -102,32 +99,15 @@ def _grade(item: PackItem, upload: UploadEntry) -> Refusal | tuple[dict[str, Any
         return Refusal(ErrorCode.WRONG_OUTCOME, _("A quiz item is graded by the server: send your answer, no rating."))
     try:
         result, response = grade_pack_answer(
-            item=item, option_id=answer.option_id, choice_index=answer.choice_index, value=answer.value
+            item=item,
+            option_id=answer.option_id,
+            choice_index=answer.choice_index,
+            value=answer.value,
+            code=answer.code,
         )
-    except DomainError as exc:
+    except DomainError as exc:  # unreadable, a foreign option, code the checker refused (its message): nothing locks
         return Refusal(exc.error_code, str(exc.messages[0]))
-    return result, response, int(rating_for_result(bool(result["correct"])))
-
-
-def _grade_code(item: PackItem, upload: UploadEntry) -> Refusal | tuple[dict[str, Any] | None, Any, int]:
-    """A code answer, checked by the engine's sandbox against the pack's spec; code that cannot run locks nothing."""
-    submitted = upload.answer.code if upload.answer else None
-    if not isinstance(submitted, str) or not submitted.strip():
-        return Refusal(ErrorCode.UNREADABLE_ANSWER, _("A code item's answer is the code you wrote."))
-    checked = grade_pack_code(code=item.snapshot["code"], submitted=submitted)
-    if not checked["runnable"]:
-        return Refusal(ErrorCode.UNREADABLE_ANSWER, str(checked["message"]))
-    passed = bool(checked["passed"])
-    result = {
-        "kind": CODE_KIND,
-        "correct": passed,
-        "score": 1.0 if passed else 0.0,
-        "message": checked["message"],
-        "misconception": misconceptions.describe(checked["misconception"]),
-        "explanation": item.snapshot["question"]["explanation"],
-        "check": checked,  # the checker's whole verdict: lines, cases, the first differing example
-    }
-    return result, submitted, int(rating_for_result(passed))
+    return result, response, int(rating_for_result(bool(result["correct"]), suggested=result.get("suggested_rating")))
 
 
 def _lock(item: PackItem, upload: UploadEntry, result: dict[str, Any] | None, response: Any) -> EntryStatus | None:
@@ -248,6 +228,7 @@ def _pack_entry(
         question_key=None,
         correct=None if result is None else bool(result["correct"]),
         rating=rating if result is None else None,
+        suggested_rating=None if result is None else result.get("suggested_rating"),  # a code check's, as online
         server_graded=True,
     )
     return done

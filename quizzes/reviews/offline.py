@@ -65,6 +65,7 @@ class OfflineEntry:
     # its question whether published or not (the pack's copy was graded), and ``correct`` is the server's grade.
     question: Question | None = None
     server_graded: bool = False
+    suggested_rating: int | None = None  # a server-graded code answer: the checker's rating, as online
 
 
 class EntryStatus(StrEnum):
@@ -107,7 +108,8 @@ def _rating(entry: OfflineEntry, question: Question) -> int | None:
     if question.kind in Question.QUIZ_KINDS:
         if entry.correct is None or entry.rating is not None:
             return None
-        return int(scheduling.rating_for_result(entry.correct))
+        suggested = entry.suggested_rating if entry.server_graded else None
+        return int(scheduling.rating_for_result(entry.correct, suggested=suggested))
     if entry.rating is None or entry.correct is not None or entry.rating not in ReviewLog.Rating.values:
         return None
     return entry.rating

@@ -271,7 +271,7 @@ def _grade(
 
 
 def item_grade(
-    *, item: AttemptItem, option_id: Any = None, value: Any = None, choice_index: Any = None
+    *, item: AttemptItem, option_id: Any = None, value: Any = None, choice_index: Any = None, code: Any = None
 ) -> tuple[dict[str, Any], Any]:
     """Grade a response to ``item`` and store nothing: (the reveal, the normalised response).
 
@@ -279,7 +279,7 @@ def item_grade(
     against the pack's copy of the item; ``item_answer`` grades with the same ``_grade``. Invalid input
     raises DomainError as in ``item_answer``.
     """
-    result, response, _chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index)
+    result, response, _chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index, code=code)
     return _jsonable(result), response
 
 

@@ -8,6 +8,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from quizzes.content.code import spec_from_field
 from quizzes.models import Question, ReviewCard
 from quizzes.practice.services import attempt_start, item_answer
 from quizzes.reviews.services import card_rate
@@ -16,12 +17,15 @@ from tests.quizzes.api.conftest import token_client
 
 
 def study_everything(user, lesson) -> None:
-    """One attempt at the lesson's quiz (wrong answers: due again soon) and a rating of each prompt/recall card."""
+    """One attempt at the lesson's quiz (wrong answers: due again soon; code: a misconception) and a rating of each
+    prompt/recall card."""
     attempt = attempt_start(user=user, lesson=lesson)
     for item in attempt.items.select_related("question"):
         if item.question.kind == Question.Kind.CHOICE:
             wrong = next(o for o in item.question.options.all() if not o.is_correct)
             item_answer(user=user, item=item, option_id=wrong.pk)
+        elif item.question.kind == Question.Kind.CODE:
+            item_answer(user=user, item=item, code=spec_from_field(item.question.code_spec).misconceptions[0].code)
         elif item.question.answer_form == Question.AnswerForm.CHOICE:
             wrong = next(i for i, c in enumerate(item.variant["choices"]) if c["misconception"] is not None)
             item_answer(user=user, item=item, choice_index=wrong)
