@@ -169,13 +169,20 @@ def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -
     Any write of the learner's makes it stale sooner: ``quizzes.reviews.learner_cache`` keys it by their stamp.
     """
     profile = profile_for(user=user)  # once per request, passed down
-    today = review_selectors.today_logs(user=user, profile=profile, now=now)
-    queue = review_selectors.due_queue(user=user, now=now, profile=profile, today=today, only=CARD_PUBLIC_FIELDS)
-    count = queue.count()
+    # two queries for every count (the logs of the streak's window, the cards' summary), one for the page
+    recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.STREAK_WINDOW_DAYS)
+    summary = review_selectors.card_summary(user=user, profile=profile, now=now)
+    counts = review_selectors.dashboard_counts(user=user, now=now, profile=profile, summary=summary, recent=recent)
+    count = counts["due"]
     start = (page - 1) * page_size
-    rows = list(queue[start : start + page_size]) if start < count else []
+    rows = []
+    if start < count:
+        queue = review_selectors.due_queue(
+            user=user, now=now, profile=profile, today=recent.today, only=CARD_PUBLIC_FIELDS
+        )
+        rows = list(queue[start : start + page_size])
     data = {
-        "counts": review_selectors.dashboard_counts(user=user, now=now, due=count, profile=profile, today=today),
+        "counts": counts,
         "count": count,
         "page": page,
         "page_size": page_size,
