@@ -170,7 +170,7 @@ def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -
     """
     profile = profile_for(user=user)  # once per request, passed down
     # two queries for every count (the logs of the streak's window, the cards' summary), one for the page
-    recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.STREAK_WINDOW_DAYS)
+    recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS)
     summary = review_selectors.card_summary(user=user, profile=profile, now=now)
     counts = review_selectors.dashboard_counts(user=user, now=now, profile=profile, summary=summary, recent=recent)
     count = counts["due"]

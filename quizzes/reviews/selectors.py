@@ -33,6 +33,11 @@ MASTERY_STABILITY_DAYS = 21.0
 #: review_streak reads this many days of logs first, more only if the streak is longer.
 STREAK_WINDOW_DAYS = 40
 
+#: The due queue and the dashboard read this many days of logs in one grouped query (``recent_logs``): the
+#: heatmap's year, so the streak needs no second query unless it is a year long (grouping a year of a
+#: learner's logs costs about what a 40-day window does; a second query costs a round trip).
+RECENT_LOG_DAYS = 365
+
 
 def today_for(*, profile: LearnerProfile, now: dt.datetime | None = None) -> dt.date:
     """The learner's current study day."""
@@ -571,7 +576,7 @@ def dashboard_counts(
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
     summary = summary if summary is not None else card_summary(user=user, profile=profile, now=now)
-    recent = recent if recent is not None else recent_logs(user=user, profile=profile, now=now, days=STREAK_WINDOW_DAYS)
+    recent = recent if recent is not None else recent_logs(user=user, profile=profile, now=now, days=RECENT_LOG_DAYS)
     return {
         "due": summary.capped_due(profile=profile, today=recent.today),
         "new": summary.capped_new(profile=profile, today=recent.today),
