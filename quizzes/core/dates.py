@@ -8,9 +8,10 @@ The year is added only when it is not the current one.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 from django.utils import timezone
-from django.utils.translation import pgettext, pgettext_lazy
+from django.utils.translation import get_language, pgettext, pgettext_lazy
 
 #: Lazy, so a lookup translates only the one name it returns (a year's heatmap table names hundreds of days).
 _WEEKDAYS = (
@@ -65,13 +66,18 @@ def format_day(
     if value is None:
         return ""
     day, _local = _as_date(value, zone)
+    return _format_day(get_language(), day, (today or timezone.localdate()).year)
+
+
+@functools.lru_cache(maxsize=4096)
+def _format_day(language: str | None, day: dt.date, this_year: int) -> str:
+    """Memoised per (language, day, current year): a dashboard names up to a year of days on every load."""
     parts = {
         "weekday": _weekday(day.weekday()),
         "day": day.day,
         "month": month_abbr(day.month),
         "year": day.year,
     }
-    this_year = (today or timezone.localdate()).year
     if day.year == this_year:
         return pgettext("day format", "%(weekday)s %(day)d %(month)s") % parts
     return pgettext("day format", "%(weekday)s %(day)d %(month)s %(year)d") % parts
