@@ -26,6 +26,7 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.querysets import unsuspended_through
 
 #: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
 MASTERY_STABILITY_DAYS = 21.0
@@ -345,7 +346,7 @@ def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> Ca
     which cost one query each.
     """
     end = end_of_today(profile=profile, now=now)
-    live = Q(mine__suspended=False)
+    live = unsuspended_through("mine")
     rows = (
         Question.objects.published()
         .annotate(mine=FilteredRelation("review_cards", condition=Q(review_cards__user=user)))
