@@ -7,7 +7,9 @@ Runs against the load benchmark's database (BENCH_DATABASE_URL, default …/quiz
 ``make bench-load`` or ``manage.py seed_scale``) and Redis db 5, with DEBUG off, through Django's test
 client: the whole middleware + DRF stack, without gunicorn and the network. Each request uses a
 different random learner (fresh attempt items for ``answer``), like the load benchmark.
-Prints mean / median / p95 ms and queries per request; ``--pyinstrument`` adds the call tree.
+Prints mean / median / p95 ms and queries per request; ``--pyinstrument`` adds the call tree. ``--rounds`` also
+prints the web process's own CPU per request (``time.thread_time``): on a shared host it moves far less than
+the wall time, which includes waiting for a core (PostgreSQL's and Redis's CPU are not in it).
 """
 
 from __future__ import annotations
@@ -152,16 +154,26 @@ def requests_for(name: str, count: int, rng: random.Random, entries: int = 20) -
 
 def _measure(client, rows: list[Row], passes: int = 1) -> tuple[list[float], list[int], dict[int, int]]:
     from django.db import connection
-    from django.test.utils import CaptureQueriesContext
 
     times, queries, statuses = [], [], {}
+    cpu: list[float] = []
+
+    def count(execute, sql, params, many, context):
+        # through execute_wrapper: CaptureQueriesContext's log is reset by request_started mid-request
+        # (a session request's first queries were lost: the dashboard showed 8 queries for 12)
+        executed[0] += 1
+        return execute(sql, params, many, context)
+
     for method, path, headers, body in rows * passes:
-        with CaptureQueriesContext(connection) as captured:
-            t0 = time.perf_counter()
+        executed = [0]
+        with connection.execute_wrapper(count):
+            t0, c0 = time.perf_counter(), time.thread_time()
             response = client.generic(method, path, data=body or "", content_type="application/json", **headers)
             times.append((time.perf_counter() - t0) * 1000)
-        queries.append(len(captured))
+            cpu.append((time.thread_time() - c0) * 1000)
+        queries.append(executed[0])
         statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+    _measure.cpu = cpu  # type: ignore[attr-defined]  # the web process's own CPU per request, see _interleaved
     return times, queries, statuses
 
 
@@ -228,20 +240,27 @@ def _interleaved(client, args: argparse.Namespace, rng: random.Random) -> int:
         for warm in (ping[0], rows[0]):
             client.generic(warm[0], warm[1], data=warm[3] or "", content_type="application/json", **warm[2])
         ping_ms, _q, _s = _measure(client, ping[1:])
+        ping_cpu = statistics.median(_measure.cpu)  # type: ignore[attr-defined]
         ms, queries, statuses = _measure(client, rows[1:], args.passes)
-        round_ = (statistics.median(ping_ms), statistics.median(ms), statistics.fmean(queries))
+        cpu = statistics.median(_measure.cpu)  # type: ignore[attr-defined]
+        round_ = (statistics.median(ping_ms), statistics.median(ms), statistics.fmean(queries), ping_cpu, cpu)
         per_round.append(round_)
         print(
             f"round {number + 1}: ping median {round_[0]:.2f} ms, {args.scenario} median {round_[1]:.2f} ms "
-            f"(× ping {round_[1] / round_[0]:.2f}), queries {min(queries)}–{max(queries)}, statuses {statuses}",
+            f"(× ping {round_[1] / round_[0]:.2f}), web-process CPU {ping_cpu:.2f} / {cpu:.2f} ms "
+            f"(× ping {cpu / ping_cpu:.2f}), queries {min(queries)}–{max(queries)}, statuses {statuses}",
             flush=True,
         )
     ping_med = statistics.median(r[0] for r in per_round)
     scen_med = statistics.median(r[1] for r in per_round)
     ratio = statistics.median(r[1] / r[0] for r in per_round)
+    cpu_ratio = statistics.median(r[4] / r[3] for r in per_round)
+    ping_cpu_med, cpu_med = statistics.median(r[3] for r in per_round), statistics.median(r[4] for r in per_round)
     print(
         f"{args.scenario}: median of {args.rounds} rounds {scen_med:.2f} ms, ping {ping_med:.2f} ms, "
-        f"× ping {ratio:.2f} (median of the rounds' ratios)"
+        f"× ping {ratio:.2f} (median of the rounds' ratios); web-process CPU "
+        f"{cpu_med:.2f} ms, ping {ping_cpu_med:.2f} ms, "
+        f"× ping {cpu_ratio:.2f}"
     )
     return 0
 

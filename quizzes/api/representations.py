@@ -104,50 +104,60 @@ def attempt_public(attempt: Attempt, *, with_items: bool = True) -> dict[str, An
 
 def card_public(card: ReviewCard, *, now: dt.datetime | None = None, day_end: dt.datetime | None = None) -> dict:
     question = card.question
-    return {
+    row = {
         "id": card.pk,
-        "question": {
-            "id": question.pk,
-            "key": question.key,
-            "kind": question.kind,
-            "lesson_id": question.lesson_id,
-            "lesson_key": question.lesson.key,
-            "prompt": question.prompt,
-            "prompt_html": str(render_markdown(question.prompt)),
-        },
-        "state": card.state,
-        "state_label": str(ReviewCard.State(card.state).label),
-        "due": card.due,
-        "due_today": day_end is not None and card.due < day_end and not card.suspended,
-        "last_review": card.last_review,
-        "stability": card.stability,
-        "difficulty": card.difficulty,
-        "reps": card.reps,
-        "lapses": card.lapses,
-        "suspended": card.suspended,
-        "is_leech": card.is_leech,
+        "question_id": question.pk,
+        "question__key": question.key,
+        "question__kind": question.kind,
+        "question__lesson_id": question.lesson_id,
+        "question__lesson__key": question.lesson.key,
+        "question__prompt": question.prompt,
+        **{name: getattr(card, name) for name in _CARD_COLUMNS},
     }
+    return card_row_public(row, day_end=day_end)
 
 
-#: The columns ``card_public`` reads (for ``selectors.due_cards(only=...)``): the card, its question, the lesson key.
-CARD_PUBLIC_FIELDS = (
+#: The card's own columns ``card_row_public`` reads.
+_CARD_COLUMNS = ("state", "due", "last_review", "stability", "difficulty", "reps", "lapses", "suspended", "is_leech")
+
+#: ``QuerySet.values()`` paths for ``card_row_public``: a read path builds no model instances (issue 16).
+CARD_PUBLIC_VALUES = (
     "id",
-    "question",
-    "state",
-    "due",
-    "last_review",
-    "stability",
-    "difficulty",
-    "reps",
-    "lapses",
-    "suspended",
-    "is_leech",
+    "question_id",
     "question__key",
     "question__kind",
-    "question__lesson",
-    "question__prompt",
+    "question__lesson_id",
     "question__lesson__key",
+    "question__prompt",
+    *_CARD_COLUMNS,
 )
+
+
+def card_row_public(row: dict[str, Any], *, day_end: dt.datetime | None = None) -> dict:
+    """A card's public form from its ``CARD_PUBLIC_VALUES`` row (``card_public`` builds the same row from a model)."""
+    return {
+        "id": row["id"],
+        "question": {
+            "id": row["question_id"],
+            "key": row["question__key"],
+            "kind": row["question__kind"],
+            "lesson_id": row["question__lesson_id"],
+            "lesson_key": row["question__lesson__key"],
+            "prompt": row["question__prompt"],
+            "prompt_html": str(render_markdown(row["question__prompt"])),
+        },
+        "state": row["state"],
+        "state_label": str(ReviewCard.State(row["state"]).label),
+        "due": row["due"],
+        "due_today": day_end is not None and row["due"] < day_end and not row["suspended"],
+        "last_review": row["last_review"],
+        "stability": row["stability"],
+        "difficulty": row["difficulty"],
+        "reps": row["reps"],
+        "lapses": row["lapses"],
+        "suspended": row["suspended"],
+        "is_leech": row["is_leech"],
+    }
 
 
 def cards_public(
@@ -169,19 +179,25 @@ def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -
     Any write of the learner's makes it stale sooner: ``quizzes.reviews.learner_cache`` keys it by their stamp.
     """
     profile = profile_for(user=user)  # once per request, passed down
-    today = review_selectors.today_logs(user=user, profile=profile, now=now)
-    queue = review_selectors.due_queue(user=user, now=now, profile=profile, today=today, only=CARD_PUBLIC_FIELDS)
-    count = queue.count()
+    # two queries for every count (the logs of the streak's window, the cards' summary), one for the page
+    recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS)
+    summary = review_selectors.card_summary(user=user, profile=profile, now=now)
+    counts = review_selectors.dashboard_counts(user=user, now=now, profile=profile, summary=summary, recent=recent)
+    count = counts["due"]
+    end = review_selectors.end_of_today(profile=profile, now=now)
     start = (page - 1) * page_size
-    rows = list(queue[start : start + page_size]) if start < count else []
+    rows: list[dict[str, Any]] = []
+    if start < count:
+        queue = review_selectors.due_queue(user=user, now=now, profile=profile, today=recent.today)
+        rows = list(queue.values(*CARD_PUBLIC_VALUES)[start : start + page_size])
     data = {
-        "counts": review_selectors.dashboard_counts(user=user, now=now, due=count, profile=profile, today=today),
+        "counts": counts,
         "count": count,
         "page": page,
         "page_size": page_size,
-        "results": cards_public(rows, user=user, now=now, profile=profile),
+        "results": [card_row_public(row, day_end=end) for row in rows],
     }
-    return data, review_selectors.end_of_today(profile=profile, now=now)
+    return data, end
 
 
 def question_reference(*, user: User, question: Question, now: dt.datetime | None = None) -> dict:

@@ -8,40 +8,45 @@ The year is added only when it is not the current one.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 from django.utils import timezone
-from django.utils.translation import pgettext
+from django.utils.translation import get_language, pgettext, pgettext_lazy
+
+#: Lazy, so a lookup translates only the one name it returns (a year's heatmap table names hundreds of days).
+_WEEKDAYS = (
+    pgettext_lazy("weekday", "Mon"),
+    pgettext_lazy("weekday", "Tue"),
+    pgettext_lazy("weekday", "Wed"),
+    pgettext_lazy("weekday", "Thu"),
+    pgettext_lazy("weekday", "Fri"),
+    pgettext_lazy("weekday", "Sat"),
+    pgettext_lazy("weekday", "Sun"),
+)
+_MONTHS = (
+    pgettext_lazy("month", "Jan"),
+    pgettext_lazy("month", "Feb"),
+    pgettext_lazy("month", "Mar"),
+    pgettext_lazy("month", "Apr"),
+    pgettext_lazy("month", "May"),
+    pgettext_lazy("month", "Jun"),
+    pgettext_lazy("month", "Jul"),
+    pgettext_lazy("month", "Aug"),
+    pgettext_lazy("month", "Sep"),
+    pgettext_lazy("month", "Oct"),
+    pgettext_lazy("month", "Nov"),
+    pgettext_lazy("month", "Dec"),
+)
 
 
 def _weekday(index: int) -> str:
     """Monday = 0, abbreviated in the active language (our own catalogue: "周一", not Django's "星期一")."""
-    return (
-        pgettext("weekday", "Mon"),
-        pgettext("weekday", "Tue"),
-        pgettext("weekday", "Wed"),
-        pgettext("weekday", "Thu"),
-        pgettext("weekday", "Fri"),
-        pgettext("weekday", "Sat"),
-        pgettext("weekday", "Sun"),
-    )[index]
+    return str(_WEEKDAYS[index])
 
 
 def month_abbr(number: int) -> str:
     """January = 1, abbreviated in the active language ("Dec" / "12月")."""
-    return (
-        pgettext("month", "Jan"),
-        pgettext("month", "Feb"),
-        pgettext("month", "Mar"),
-        pgettext("month", "Apr"),
-        pgettext("month", "May"),
-        pgettext("month", "Jun"),
-        pgettext("month", "Jul"),
-        pgettext("month", "Aug"),
-        pgettext("month", "Sep"),
-        pgettext("month", "Oct"),
-        pgettext("month", "Nov"),
-        pgettext("month", "Dec"),
-    )[number - 1]
+    return str(_MONTHS[number - 1])
 
 
 def _as_date(value: dt.date | dt.datetime, zone: dt.tzinfo | None) -> tuple[dt.date, dt.datetime | None]:
@@ -61,13 +66,18 @@ def format_day(
     if value is None:
         return ""
     day, _local = _as_date(value, zone)
+    return _format_day(get_language(), day, (today or timezone.localdate()).year)
+
+
+@functools.lru_cache(maxsize=4096)
+def _format_day(language: str | None, day: dt.date, this_year: int) -> str:
+    """Memoised per (language, day, current year): a dashboard names up to a year of days on every load."""
     parts = {
         "weekday": _weekday(day.weekday()),
         "day": day.day,
         "month": month_abbr(day.month),
         "year": day.year,
     }
-    this_year = (today or timezone.localdate()).year
     if day.year == this_year:
         return pgettext("day format", "%(weekday)s %(day)d %(month)s") % parts
     return pgettext("day format", "%(weekday)s %(day)d %(month)s %(year)d") % parts

@@ -10,7 +10,7 @@ is answered, the score is the mean over all its items, unanswered items counting
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -261,11 +261,17 @@ def best_scores(*, user: User) -> dict[int, float]:
 
 
 def lesson_progress(
-    *, user: User, now: dt.datetime | None = None, profile: LearnerProfile | None = None
+    *,
+    user: User,
+    now: dt.datetime | None = None,
+    profile: LearnerProfile | None = None,
+    counts: dict[int, Counter] | None = None,
 ) -> list[LessonProgress]:
-    now = now or timezone.now()
-    profile = profile if profile is not None else profile_for(user=user)
-    counts = review_selectors.lesson_card_counts(user=user, now=now, profile=profile)
+    """``counts``: ``lesson_card_counts`` (or ``card_summary(...).per_lesson``) when the caller has it."""
+    if counts is None:
+        now = now or timezone.now()
+        profile = profile if profile is not None else profile_for(user=user)
+        counts = review_selectors.lesson_card_counts(user=user, now=now, profile=profile)
     best = best_scores(user=user)
     return [
         LessonProgress(

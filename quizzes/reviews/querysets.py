@@ -56,3 +56,9 @@ class ReviewLogQuerySet(models.QuerySet["ReviewLog"]):
 
     def between(self, start: dt.datetime, end: dt.datetime) -> ReviewLogQuerySet:
         return self.filter(reviewed_at__gte=start, reviewed_at__lt=end)
+
+
+def unsuspended_through(relation: str) -> models.Q:
+    """``live_for``'s card-side rule (not suspended) for cards reached through ``relation`` (a join's alias):
+    the card summary joins published questions to the learner's cards and needs it as a condition."""
+    return models.Q(**{f"{relation}__suspended": False})

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import BooleanField, Count, ExpressionWrapper, Min, Q, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, FilteredRelation, Min, Q, QuerySet
 from django.db.models.functions import ExtractHour, TruncDate
 from django.utils import timezone
 
@@ -26,12 +26,18 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.querysets import unsuspended_through
 
 #: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
 MASTERY_STABILITY_DAYS = 21.0
 
 #: review_streak reads this many days of logs first, more only if the streak is longer.
 STREAK_WINDOW_DAYS = 40
+
+#: The due queue and the dashboard read this many days of logs in one grouped query (``recent_logs``): the
+#: heatmap's year, so the streak needs no second query unless it is a year long (grouping a year of a
+#: learner's logs costs about what a 40-day window does; a second query costs a round trip).
+RECENT_LOG_DAYS = 365
 
 
 def today_for(*, profile: LearnerProfile, now: dt.datetime | None = None) -> dt.date:
@@ -317,6 +323,59 @@ def lesson_card_counts(
 
 
 @dataclass(frozen=True)
+class CardSummary:
+    """What the learner's cards add up to today, from one query (the due queue's counts, the dashboard)."""
+
+    due: int  # live cards due before today's end, uncapped (``capped_due`` applies reviews_per_day)
+    unseen: int  # published questions without a card, uncapped (``capped_new`` applies new_per_day)
+    next_due_after_today: dt.datetime | None
+    per_lesson: dict[int, Counter]  # lesson id → studied / mastered / due, as ``lesson_card_counts``
+
+    def capped_due(self, *, profile: LearnerProfile, today: TodayLogs) -> int:
+        return min(self.due, max(0, profile.reviews_per_day - today.reviews))
+
+    def capped_new(self, *, profile: LearnerProfile, today: TodayLogs) -> int:
+        return min(self.unseen, max(0, profile.new_per_day - today.first))
+
+
+def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> CardSummary:
+    """Every published question left-joined to the learner's card for it, grouped by lesson: one narrow query.
+
+    Same rules as ``due_count`` / ``new_count`` / ``lesson_card_counts`` / ``next_review_after_today``
+    (live = not suspended, question and lesson published; a card is unique per learner and question),
+    which cost one query each.
+    """
+    end = end_of_today(profile=profile, now=now)
+    live = unsuspended_through("mine")
+    rows = (
+        Question.objects.published()
+        .annotate(mine=FilteredRelation("review_cards", condition=Q(review_cards__user=user)))
+        .order_by()
+        .values("lesson_id")
+        .annotate(
+            studied=Count("mine__id"),
+            unseen=Count("id", filter=Q(mine__id__isnull=True)),
+            mastered=Count("mine__id", filter=Q(mine__stability__gte=MASTERY_STABILITY_DAYS)),
+            due=Count("mine__id", filter=live & Q(mine__due__lt=end)),
+            next_due=Min("mine__due", filter=live & Q(mine__due__gte=end)),
+        )
+    )
+    per_lesson: dict[int, Counter] = defaultdict(Counter)
+    due = unseen = 0
+    next_due: dt.datetime | None = None
+    for row in rows:
+        lesson = per_lesson[row["lesson_id"]]
+        for name in ("studied", "mastered", "due"):
+            if row[name]:
+                lesson[name] = row[name]
+        due += row["due"]
+        unseen += row["unseen"]
+        if row["next_due"] is not None and (next_due is None or row["next_due"] < next_due):
+            next_due = row["next_due"]
+    return CardSummary(due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson)
+
+
+@dataclass(frozen=True)
 class DayCount:
     day: dt.date
     count: int
@@ -336,26 +395,61 @@ def due_forecast(
     return [DayCount(today + dt.timedelta(days=i), counts[today + dt.timedelta(days=i)]) for i in range(days)]
 
 
-def _log_days(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
-    """Ratings per study day since ``since``.
+def _log_day_roles(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
+    """Ratings per (study day, role) since ``since``.
 
     The database counts per local calendar day, split at the rollover hour (before it, the
     rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
-    per day instead of every log.
+    per day and role instead of every log.
     """
     zone, rollover = profile.zone, profile.day_rollover_hour
     groups = (
         ReviewLog.objects.filter(user=user, reviewed_at__gte=since)
         .annotate(date=TruncDate("reviewed_at", tzinfo=zone), hour=ExtractHour("reviewed_at", tzinfo=zone))
         .annotate(before_rollover=ExpressionWrapper(Q(hour__lt=rollover), output_field=BooleanField()))
-        .values("date", "before_rollover")
+        .values("date", "before_rollover", "role")
         .annotate(ratings=Count("id"))
-        .values_list("date", "before_rollover", "ratings")
+        .values_list("date", "before_rollover", "role", "ratings")
     )
     days: Counter = Counter()
-    for date, before_rollover, ratings in groups:
-        days[date - dt.timedelta(days=1) if before_rollover else date] += ratings
+    for date, before_rollover, role, ratings in groups:
+        days[(date - dt.timedelta(days=1) if before_rollover else date, role)] += ratings
     return days
+
+
+def _log_days(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
+    """Ratings per study day since ``since`` (every role)."""
+    days: Counter = Counter()
+    for (day, _role), ratings in _log_day_roles(user, profile, since).items():
+        days[day] += ratings
+    return days
+
+
+@dataclass(frozen=True)
+class RecentLogs:
+    """One query over the learner's recent logs: today's counts and the ratings per study day."""
+
+    today: TodayLogs
+    days: list[DayCount]  # oldest first, ending today
+
+
+def recent_logs(*, user: User, profile: LearnerProfile, now: dt.datetime, days: int) -> RecentLogs:
+    """``today_logs`` and ``review_heatmap(days=...)`` from one grouped query (the dashboard, the due queue)."""
+    today = today_for(profile=profile, now=now)
+    first = today - dt.timedelta(days=days - 1)
+    roles = _log_day_roles(user, profile, scheduling.day_start(first, profile.zone, profile.day_rollover_hour))
+    per_day: Counter = Counter()
+    for (day, _role), ratings in roles.items():
+        per_day[day] += ratings
+    counts = TodayLogs(
+        total=per_day[today],
+        reviews=roles[(today, ReviewLog.Role.REVIEW)],
+        first=roles[(today, ReviewLog.Role.FIRST)],
+    )
+    return RecentLogs(
+        today=counts,
+        days=[DayCount(first + dt.timedelta(days=i), per_day[first + dt.timedelta(days=i)]) for i in range(days)],
+    )
 
 
 def review_heatmap(
@@ -471,30 +565,24 @@ def dashboard_counts(
     *,
     user: User,
     now: dt.datetime | None = None,
-    due: int | None = None,
     profile: LearnerProfile | None = None,
-    today: TodayLogs | None = None,
+    summary: CardSummary | None = None,
+    recent: RecentLogs | None = None,
 ) -> dict[str, Any]:
     """The numbers the dashboard shows: due today, new available, rated today, streak, next due.
 
-    ``due``: today's due count when the caller already has it (the due queue), saving the same query twice;
-    ``profile``, ``today``: the learner's profile and ``today_logs`` when the caller already has them.
+    ``profile``, ``summary``, ``recent``: the learner's profile, ``card_summary`` and ``recent_logs`` when the
+    caller already has them (the due queue): then no query unless the streak is longer than ``recent``.
     """
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
-    today = today if today is not None else today_logs(user=user, profile=profile, now=now)
-    next_due = (
-        ReviewCard.objects.live_for(user)
-        .due_from(end_of_today(profile=profile, now=now))
-        .order_by("due")
-        .values_list("due", flat=True)
-        .first()
-    )
+    summary = summary if summary is not None else card_summary(user=user, profile=profile, now=now)
+    recent = recent if recent is not None else recent_logs(user=user, profile=profile, now=now, days=RECENT_LOG_DAYS)
     return {
-        "due": due_count(user=user, now=now, profile=profile, today=today) if due is None else due,
-        "new": new_count(user=user, now=now, profile=profile, today=today),
-        "reviewed_today": today.total,
-        "streak": review_streak(user=user, now=now, profile=profile),
-        "next_due_after_today": next_due,
+        "due": summary.capped_due(profile=profile, today=recent.today),
+        "new": summary.capped_new(profile=profile, today=recent.today),
+        "reviewed_today": recent.today.total,
+        "streak": review_streak(user=user, now=now, profile=profile, recent=recent.days),
+        "next_due_after_today": summary.next_due_after_today,
         "study_day": today_for(profile=profile, now=now),
     }

@@ -39,17 +39,19 @@ def dashboard(request: PageRequest) -> HttpResponse:
         return render(request, "web/core/landing.html", {"lessons": lesson_list_published()})
     now = timezone.now()
     profile = profile_for(user=user)  # once per request, passed down
-    today = review_selectors.today_logs(user=user, profile=profile, now=now)
-    due = review_selectors.due_count(user=user, now=now, profile=profile, today=today)
+    # the counts, the per-lesson progress, the heatmap and the streak from two queries
+    summary = review_selectors.card_summary(user=user, profile=profile, now=now)
+    recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS)
+    heatmap = recent.days
+    due = summary.capped_due(profile=profile, today=recent.today)
     request._quizzes_due_now = due  # type: ignore[attr-defined]  # the nav badge (due_now tag) reuses it
     forecast = review_selectors.due_forecast(user=user, days=14, now=now, profile=profile)
-    heatmap = review_selectors.review_heatmap(user=user, days=365, now=now, profile=profile)
     context = {
         "profile": profile,
         "due": due,
         "next_step": next_step_link(user, next_step_for(user=user, now=now, due=due)),
         "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=heatmap),
-        "progress": lesson_progress(user=user, now=now, profile=profile),
+        "progress": lesson_progress(user=user, now=now, profile=profile, counts=summary.per_lesson),
         "forecast": forecast,
         "forecast_svg": charts.forecast_svg(forecast),
         "forecast_svg_compact": charts.forecast_svg(forecast, per_row=7),  # phones: two rows of a week
@@ -57,7 +59,7 @@ def dashboard(request: PageRequest) -> HttpResponse:
         "heatmap_svg": charts.heatmap_svg(heatmap),
         "heatmap_summary": charts.heatmap_summary(heatmap),
         "heatmap_active_days": [d for d in reversed(heatmap) if d.count],
-        "new_available": review_selectors.new_count(user=user, now=now, profile=profile, today=today),
+        "new_available": summary.capped_new(profile=profile, today=recent.today),
     }
     return render(request, "web/core/dashboard.html", context)
 

@@ -1,0 +1,91 @@
+"""The due queue's and the dashboard's two wide reads (issue 16) agree with the one-rule-per-query selectors.
+
+``card_summary`` and ``recent_logs`` replace five narrow queries on the hot paths; on a learner with every kind
+of card (suspended, unpublished question, unpublished lesson, due today / later, mastered, never studied) and
+another learner's cards beside them, they must give the same numbers as the selectors they stand in for.
+"""
+
+import datetime as dt
+
+import pytest
+
+from quizzes.accounts.selectors import profile_for
+from quizzes.reviews import selectors
+from quizzes.reviews.services import card_rate, card_suspend
+from quizzes.reviews.services import card_rate as rate
+from tests import factories
+from tests.factories import utc
+
+pytestmark = pytest.mark.django_db
+
+
+def _mixed_history(user, other_user, time_machine) -> None:
+    """Cards rated over three weeks (some twice), one suspended, one of a hidden question, one of a hidden lesson."""
+
+    def card_rate(*, user, question, rating, reviewed_at):
+        time_machine.move_to(reviewed_at, tick=False)
+        return rate(user=user, question=question, rating=rating)
+
+    shown, hidden = factories.LessonFactory(), factories.LessonFactory()
+    prompts = factories.PromptQuestionFactory.create_batch(8, lesson=shown)
+    factories.PromptQuestionFactory.create_batch(3, lesson=shown)  # never studied
+    start = utc(2026, 3, 1, 9)
+    for n, question in enumerate(prompts):
+        card_rate(user=user, question=question, rating=3, reviewed_at=start + dt.timedelta(days=n, hours=n))
+        card_rate(user=other_user, question=question, rating=1, reviewed_at=start + dt.timedelta(days=n, hours=n + 1))
+    for n, question in enumerate(prompts[::3]):
+        card_rate(user=user, question=question, rating=4, reviewed_at=start + dt.timedelta(days=n + 9))
+    card_suspend(user=user, card=user.review_cards.get(question=prompts[1]))
+    late = factories.PromptQuestionFactory(lesson=shown)
+    card_rate(user=user, question=late, rating=3, reviewed_at=start + dt.timedelta(days=13))
+    late.published = False
+    late.save()
+    card_rate(
+        user=user,
+        question=factories.PromptQuestionFactory(lesson=hidden),
+        rating=3,
+        reviewed_at=start + dt.timedelta(days=14),
+    )
+    hidden.published = False
+    hidden.save()
+
+
+@pytest.mark.parametrize("day", [13, 14, 17, 40])
+def test_card_summary_and_recent_logs_match_the_narrow_selectors(shanghai_user, other_user, time_machine, day):
+    user = shanghai_user
+    time_machine.move_to(utc(2026, 3, 1, 9), tick=False)
+    _mixed_history(user, other_user, time_machine)
+    now = utc(2026, 3, 1, 21) + dt.timedelta(days=day)  # 05:00 in Shanghai: just after the rollover
+    time_machine.move_to(now, tick=False)
+    profile = profile_for(user=user)
+
+    summary = selectors.card_summary(user=user, profile=profile, now=now)
+    recent = selectors.recent_logs(user=user, profile=profile, now=now, days=selectors.RECENT_LOG_DAYS)
+
+    assert recent.today == selectors.today_logs(user=user, profile=profile, now=now)
+    assert recent.days == selectors.review_heatmap(user=user, now=now, profile=profile, days=selectors.RECENT_LOG_DAYS)
+    assert summary.capped_due(profile=profile, today=recent.today) == selectors.due_count(
+        user=user, now=now, profile=profile
+    )
+    assert summary.capped_new(profile=profile, today=recent.today) == selectors.new_count(
+        user=user, now=now, profile=profile
+    )
+    assert summary.next_due_after_today == selectors.next_review_after_today(user=user, now=now, profile=profile)
+    narrow = selectors.lesson_card_counts(user=user, now=now, profile=profile)
+    assert {k: +v for k, v in summary.per_lesson.items() if +v} == {k: +v for k, v in narrow.items() if +v}
+
+
+def test_today_counts_split_at_the_rollover_hour(shanghai_user, time_machine):
+    """A rating at 03:59 Shanghai belongs to yesterday's study day, one at 04:00 to today's."""
+    user = shanghai_user
+    lesson = factories.LessonFactory()
+    first, second = factories.PromptQuestionFactory.create_batch(2, lesson=lesson)
+    time_machine.move_to(utc(2026, 3, 9, 19, 59), tick=False)
+    card_rate(user=user, question=first, rating=3)  # 03:59 local
+    time_machine.move_to(utc(2026, 3, 9, 20, 0), tick=False)
+    card_rate(user=user, question=second, rating=3)  # 04:00 local
+    now = utc(2026, 3, 9, 23)
+    profile = profile_for(user=user)
+    recent = selectors.recent_logs(user=user, profile=profile, now=now, days=3)
+    assert (recent.today.total, recent.today.first) == (1, 1)
+    assert [d.count for d in recent.days] == [0, 1, 1]
