@@ -354,7 +354,7 @@ class ScaleSeeder:
                     for j, when in enumerate(reversed(times)):
                         at = dt.datetime.fromtimestamp(round(when), utc)
                         yield (log_id, uid, card_id, int(c["ratings"][i, j]), at, int(c["durations"][i, j]), "web",
-                               "first" if j == 0 else "review", at)  # fmt: skip
+                               "first" if j == 0 else "review", at, False)  # fmt: skip
                         log_id += 1
                     card_id += 1
 
@@ -383,7 +383,10 @@ class ScaleSeeder:
         self._step(f"  COPY {n_cards:,} review cards")
         n_logs = _copy(
             "quizzes_reviewlog",
-            ("id", "user_id", "card_id", "rating", "reviewed_at", "duration_ms", "source", "role", "created_at"),
+            (
+                "id", "user_id", "card_id", "rating", "reviewed_at", "duration_ms", "source", "role", "created_at",
+                "client_graded",
+            ),  # fmt: skip
             log_rows(),
         )
         return n_cards, n_logs
