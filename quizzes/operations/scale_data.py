@@ -384,9 +384,17 @@ class ScaleSeeder:
         n_logs = _copy(
             "quizzes_reviewlog",
             (
-                "id", "user_id", "card_id", "rating", "reviewed_at", "duration_ms", "source", "role", "created_at",
+                "id",
+                "user_id",
+                "card_id",
+                "rating",
+                "reviewed_at",
+                "duration_ms",
+                "source",
+                "role",
+                "created_at",
                 "client_graded",
-            ),  # fmt: skip
+            ),
             log_rows(),
         )
         return n_cards, n_logs
