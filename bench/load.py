@@ -1,6 +1,7 @@
 """Load benchmark: the production stack on loopback, driven by wrk, eight scenarios in one run.
 
     .venv/bin/python bench/load.py [--duration 20] [--warmup 3] [--connections 32] [--only NAME ...] [--markdown]
+                                   [--instances 1] [--workers 2]
 
 1. Data: the bench database (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/quizsite_bench)
    is created if missing, migrated, loaded with the lessons and, if it has no scale learners yet, seeded with
@@ -14,6 +15,8 @@
 3. The stack: gunicorn with 2 workers (as ``make serve``; no access log, CONN_MAX_AGE=60 — see
    bench/README.md), DEBUG off, PostgreSQL, Redis cache. Celery worker and beat are not started:
    none of these requests enqueues work, and on 2 cores they would only take CPU from gunicorn.
+   ``--instances N --workers W``: N gunicorns of W workers each behind haproxy (Debian's package) on the
+   same port, the web tier scaled out as on several machines sharing PostgreSQL and Redis.
 4. Scenarios (``SCENARIOS`` below; each: warm-up, then the measured window; wrk -t1, one thread is
    plenty and leaves the CPU to gunicorn). Six at saturation — 32 connections sending back to back,
    for throughput and its ratio to the bare endpoint: bare GET /api/v1/ping/ (token auth + JSON, the
@@ -239,35 +242,79 @@ def prepare(answer_items: int, seed: int) -> dict[str, Path | int]:
 # --- server ----------------------------------------------------------------------------------------
 
 
-def start_server() -> subprocess.Popen:
+def _wait_healthy(base: str, procs: list[subprocess.Popen], what: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    stop_servers(procs)
+    raise SystemExit(f"{what} did not answer {base}/healthz within 30 s")
+
+
+def _gunicorn(port: int, workers: int) -> subprocess.Popen:
+    cmd = [
+        sys.executable, "-m", "gunicorn", "quizsite.wsgi:application",
+        "--bind", f"{HOST}:{port}", "--workers", str(workers), "--log-level", "warning",
+    ]  # fmt: skip
+    return subprocess.Popen(cmd, cwd=REPO, env={**os.environ}, start_new_session=True)
+
+
+HAPROXY_CONFIG = """global
+    maxconn 4096
+defaults
+    mode http
+    option http-server-close
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+frontend web
+    bind {host}:{port}
+    default_backend app
+backend app
+    balance roundrobin
+{servers}
+"""
+
+
+def start_servers(instances: int, workers: int) -> list[subprocess.Popen]:
+    """One gunicorn on PORT (as ``make serve``), or ``instances`` gunicorns on the next ports behind haproxy on
+    PORT (round robin): the web tier scaled out, sharing PostgreSQL and Redis, as on several machines."""
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
         cwd=REPO, env={**os.environ}, check=True,
     )  # fmt: skip
-    cmd = [
-        sys.executable, "-m", "gunicorn", "quizsite.wsgi:application",
-        "--bind", f"{HOST}:{PORT}", "--workers", "2", "--log-level", "warning",
-    ]  # fmt: skip
-    server = subprocess.Popen(cmd, cwd=REPO, env={**os.environ}, start_new_session=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{BASE}/healthz", timeout=2) as response:
-                if response.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.3)
-    stop_server(server)
-    raise SystemExit("gunicorn did not answer /healthz within 30 s")
+    if instances == 1:
+        procs = [_gunicorn(PORT, workers)]
+        _wait_healthy(BASE, procs, "gunicorn")
+        return procs
+    if shutil.which("haproxy") is None:
+        raise SystemExit("--instances > 1 needs haproxy: apt-get install -y haproxy")
+    ports = [PORT + 1 + i for i in range(instances)]
+    procs = [_gunicorn(port, workers) for port in ports]
+    for port in ports:
+        _wait_healthy(f"http://{HOST}:{port}", procs, f"gunicorn on {port}")
+    servers = "\n".join(f"    server web{i} {HOST}:{port}" for i, port in enumerate(ports))
+    config = RESULTS / "haproxy.cfg"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    config.write_text(HAPROXY_CONFIG.format(host=HOST, port=PORT, servers=servers))
+    procs.append(subprocess.Popen(["haproxy", "-db", "-f", str(config)], start_new_session=True))
+    _wait_healthy(BASE, procs, "haproxy")
+    return procs
 
 
-def stop_server(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
+def stop_servers(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
         try:
-            server.wait(timeout=15)
+            proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 # --- wrk -------------------------------------------------------------------------------------------
@@ -399,6 +446,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", choices=SCENARIOS, help="run only these (bare always runs)")
     parser.add_argument("--markdown", action="store_true", help="print the README table")
     parser.add_argument("--cleanup", action="store_true", help="drop the bench database and empty Redis afterwards")
+    parser.add_argument("--instances", type=int, default=1, help="gunicorn instances; > 1: behind haproxy")
+    parser.add_argument("--workers", type=int, default=2, help="sync workers per gunicorn instance")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: sudo apt-get install -y wrk")
@@ -414,7 +463,7 @@ def main() -> int:
 def run(args: argparse.Namespace) -> int:
     files = prepare(args.answer_items, args.seed)
     names = [name for name in SCENARIOS if not args.only or name == "bare" or name in args.only]
-    server = start_server()
+    servers = start_servers(args.instances, args.workers)
     measured: dict[str, dict] = {}
     cursors: dict[str, int] = {}
     try:
@@ -429,7 +478,7 @@ def run(args: argparse.Namespace) -> int:
                 cursors=cursors,
             )
     finally:
-        stop_server(server)
+        stop_servers(servers)
     bare = measured["bare"]["rps"]
     for result in measured.values():
         result["ratio_to_bare"] = result["rps"] / bare
@@ -442,6 +491,8 @@ def run(args: argparse.Namespace) -> int:
     report = {
         "when": stamp,
         "connections": args.connections,
+        "instances": args.instances,
+        "workers_per_instance": args.workers,
         "duration_s": args.duration,
         "machine": machine(),
         "env": {k: v for k, v in BENCH_ENV.items() if k != "SECRET_KEY"},
@@ -449,6 +500,8 @@ def run(args: argparse.Namespace) -> int:
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"load-{stamp}.json").write_text(json.dumps(report, indent=2))
+    print(f"web tier: {args.instances} gunicorn instance(s) × {args.workers} sync worker(s)"
+          + (" behind haproxy (round robin)" if args.instances > 1 else ""))  # fmt: skip
     print_table(measured, markdown=args.markdown, connections=args.connections)
     return 0
 
