@@ -15,12 +15,18 @@ import pytest
 import time_machine
 from django.db import transaction
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizzes.models import ReviewCard, ReviewLog
-from quizzes.reviews.offline import EntryStatus, OfflineEntry, offline_reviews_merge
+from quizzes.reviews.offline import OfflineEntry, offline_reviews_merge
 from tests import factories
+from tests.quizzes.merge_snapshot import (
+    DB_PROPERTY,
+    assert_stored_once_or_rejected_alike,
+    cards_snapshot,
+    draw_deliveries,
+    logs_snapshot,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -80,27 +86,7 @@ def _build(world, raw) -> list[OfflineEntry]:
 
 
 def _state(user) -> tuple:
-    cards = sorted(
-        (
-            card.question_id,
-            card.state,
-            card.due,
-            card.last_review,
-            card.stability,
-            card.difficulty,
-            card.reps,
-            card.lapses,
-            card.is_leech,
-            {k: v for k, v in card.fsrs_card.items() if k != "card_id"},
-        )
-        for card in ReviewCard.objects.filter(user=user)
-    )
-    logs = sorted(
-        ReviewLog.objects.filter(user=user).values_list(
-            "card__question_id", "client_uuid", "rating", "reviewed_at", "duration_ms", "source", "role"
-        )
-    )
-    return cards, logs
+    return cards_snapshot(user), logs_snapshot(user)
 
 
 def _run(world, batches: list[list[OfflineEntry]]) -> tuple[tuple, dict]:
@@ -116,33 +102,13 @@ def _run(world, batches: list[list[OfflineEntry]]) -> tuple[tuple, dict]:
     return state, outcomes
 
 
-@settings(
-    max_examples=500,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(DB_PROPERTY, max_examples=500)
 @given(raw=entries_strategy, data=st.data())
 def test_split_duplicated_reordered_batches_give_identical_cards_and_logs(world, raw, data):
     entries = _build(world, raw)
     expected_state, expected = _run(world, [entries])
-
-    repeated = entries + data.draw(st.lists(st.sampled_from(entries), max_size=5), label="repeats")
-    shuffled = data.draw(st.permutations(repeated), label="order")
-    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(shuffled) - 1)), max_size=3), label="cuts"))
-    batches = [shuffled[a:b] for a, b in zip([0, *cuts], [*cuts, len(shuffled)], strict=True) if shuffled[a:b]]
-    again = data.draw(st.booleans(), label="upload everything twice")
-    if again:
-        batches.append(list(entries))
-    state, outcomes = _run(world, batches)
+    state, outcomes = _run(world, draw_deliveries(data, entries))
 
     assert state == expected_state
     for entry in entries:
-        (first_status, reason), *_ = expected[entry.client_uuid]
-        statuses = [status for status, _reason in outcomes[entry.client_uuid]]
-        if first_status == EntryStatus.REJECTED:
-            assert (EntryStatus.REJECTED, reason) in outcomes[entry.client_uuid]
-            assert set(outcomes[entry.client_uuid]) <= {(EntryStatus.REJECTED, reason), (EntryStatus.DUPLICATE, None)}
-        else:
-            assert statuses.count(EntryStatus.APPLIED) == 1
-            assert set(statuses) <= {EntryStatus.APPLIED, EntryStatus.ALREADY_STORED, EntryStatus.DUPLICATE}
+        assert_stored_once_or_rejected_alike(expected[entry.client_uuid], outcomes[entry.client_uuid])

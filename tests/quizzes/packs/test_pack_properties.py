@@ -17,10 +17,10 @@ import pytest
 import time_machine
 from django.db import transaction
 from django.utils import timezone
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from quizzes.models import AttemptItem, PackItem, Question, ReviewCard, ReviewLog
+from quizzes.models import AttemptItem, PackItem, Question
 from quizzes.packs.items import pack_item_view
 from quizzes.packs.selectors import pack_items
 from quizzes.packs.services import pack_issue
@@ -28,13 +28,16 @@ from quizzes.packs.upload import PackAnswer, UploadEntry, offline_upload
 from quizzes.practice.services import attempt_start, item_answer
 from quizzes.reviews.offline import EntryStatus, OfflineEntry
 from tests import factories
+from tests.quizzes.merge_snapshot import (
+    DB_PROPERTY,
+    assert_stored_once_or_rejected_alike,
+    cards_snapshot,
+    draw_deliveries,
+    logs_snapshot,
+)
 from tests.quizzes.packs.conftest import study_everything
 
 pytestmark = pytest.mark.django_db
-
-PROPERTY = settings(
-    deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
 
 
 # --- 1. offline grading == online grading -----------------------------------------------------------
@@ -79,7 +82,7 @@ def _grade_both(world, kind: str, seed: int, respond) -> tuple[dict, dict]:
     return results
 
 
-@settings(PROPERTY, max_examples=40)
+@settings(DB_PROPERTY, max_examples=40)
 @given(seed=st.integers(0, 2**31 - 1), noise=multipliers, as_text=st.booleans())
 def test_a_typed_numeric_answer_is_graded_offline_as_online(world, seed, noise, as_text):
     def respond(online, view):
@@ -93,7 +96,7 @@ def test_a_typed_numeric_answer_is_graded_offline_as_online(world, seed, noise, 
     assert offline == online
 
 
-@settings(PROPERTY, max_examples=40)
+@settings(DB_PROPERTY, max_examples=40)
 @given(seed=st.integers(0, 2**31 - 1), pick=st.integers(0, 10))
 def test_a_numeric_choice_is_graded_offline_as_online(world, seed, pick):
     def respond(online, view):
@@ -104,7 +107,7 @@ def test_a_numeric_choice_is_graded_offline_as_online(world, seed, pick):
     assert offline == online
 
 
-@settings(PROPERTY, max_examples=20)
+@settings(DB_PROPERTY, max_examples=20)
 @given(pick=st.integers(0, 3))
 def test_a_choice_is_graded_offline_as_online(world, pick):
     """The same option (by identity): the attempt and the pack each show their own order and handles."""
@@ -193,31 +196,10 @@ def _build(merge_world, raw) -> list[UploadEntry]:
 
 
 def _state(user) -> tuple:
-    cards = sorted(
-        (
-            card.question_id,
-            card.state,
-            card.due,
-            card.last_review,
-            card.stability,
-            card.difficulty,
-            card.reps,
-            card.lapses,
-            {k: v for k, v in card.fsrs_card.items() if k != "card_id"},
-        )
-        for card in ReviewCard.objects.filter(user=user)
-    )
-    logs = sorted(
-        ReviewLog.objects.filter(user=user).values_list(
-            "card__question_id", "client_uuid", "rating", "reviewed_at", "duration_ms", "source", "role"
-        ),
-        key=str,
-    )
-    graded_by = sorted(ReviewLog.objects.filter(user=user).values_list("client_uuid", "client_graded"), key=str)
     locks = sorted(
         PackItem.objects.owned_by(user).values_list("pk", "answered_at", "client_uuid", "is_correct", "result"), key=str
     )
-    return cards, logs, graded_by, locks
+    return cards_snapshot(user), logs_snapshot(user), locks
 
 
 def _run(merge_world, batches: list[list[UploadEntry]]) -> tuple[tuple, dict]:
@@ -232,7 +214,7 @@ def _run(merge_world, batches: list[list[UploadEntry]]) -> tuple[tuple, dict]:
     return state, outcomes
 
 
-@settings(PROPERTY, max_examples=500)
+@settings(DB_PROPERTY, max_examples=500)
 @given(raw=merge_entries, data=st.data())
 def test_split_duplicated_reordered_pack_uploads_give_identical_cards_logs_and_locks(merge_world, raw, data):
     entries = _build(merge_world, raw)
@@ -241,22 +223,9 @@ def test_split_duplicated_reordered_pack_uploads_give_identical_cards_logs_and_l
         status, reason = expected[upload.entry.client_uuid][0]
         event(f"{'pack' if upload.answer else 'plain'} {status} {reason or ''}".strip())
 
-    repeated = entries + data.draw(st.lists(st.sampled_from(entries), max_size=5), label="repeats")
-    shuffled = data.draw(st.permutations(repeated), label="order")
-    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(shuffled) - 1)), max_size=3), label="cuts"))
-    batches = [shuffled[a:b] for a, b in zip([0, *cuts], [*cuts, len(shuffled)], strict=True) if shuffled[a:b]]
-    if data.draw(st.booleans(), label="upload everything twice"):
-        batches.append(list(entries))
-    state, outcomes = _run(merge_world, batches)
+    state, outcomes = _run(merge_world, draw_deliveries(data, entries))
 
     assert state == expected_state
     for upload in entries:
-        (first_status, reason), *_ = expected[upload.entry.client_uuid]
-        seen = outcomes[upload.entry.client_uuid]
-        statuses = [status for status, _reason in seen]
-        if first_status == EntryStatus.REJECTED:
-            assert set(seen) <= {(EntryStatus.REJECTED, reason), (EntryStatus.DUPLICATE, None)}
-            assert (EntryStatus.REJECTED, reason) in seen
-        else:
-            assert statuses.count(EntryStatus.APPLIED) == 1
-            assert set(statuses) <= {EntryStatus.APPLIED, EntryStatus.ALREADY_STORED, EntryStatus.DUPLICATE}
+        uuid_ = upload.entry.client_uuid
+        assert_stored_once_or_rejected_alike(expected[uuid_], outcomes[uuid_])

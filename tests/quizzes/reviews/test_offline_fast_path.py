@@ -17,7 +17,7 @@ import time_machine
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizzes.accounts.services import learner_profile_update
@@ -25,6 +25,7 @@ from quizzes.models import ReviewCard, ReviewLog
 from quizzes.reviews.offline import EntryStatus, OfflineEntry, offline_reviews_merge
 from quizzes.reviews.services import card_rate, card_replay
 from tests import factories
+from tests.quizzes.merge_snapshot import DB_PROPERTY, cards_snapshot, logs_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -62,24 +63,7 @@ def _entry(question, at: dt.datetime, outcome: int) -> OfflineEntry:
 
 
 def _state(user) -> tuple:
-    cards = sorted(
-        (
-            card.question_id,
-            card.state,
-            card.due,
-            card.last_review,
-            card.stability,
-            card.difficulty,
-            card.reps,
-            card.lapses,
-            card.is_leech,
-            card.schedule_key,
-            card.fsrs_card,
-        )
-        for card in ReviewCard.objects.filter(user=user)
-    )
-    logs = sorted(ReviewLog.objects.filter(user=user).values_list("card__question_id", "reviewed_at", "rating", "role"))
-    return cards, logs
+    return cards_snapshot(user), logs_snapshot(user)
 
 
 def _replay_all(user) -> None:
@@ -97,12 +81,7 @@ history_strategy = st.lists(
 )
 
 
-@settings(
-    max_examples=100,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(DB_PROPERTY, max_examples=100)
 @given(
     history=history_strategy,
     zone=st.sampled_from(ZONES),
@@ -212,12 +191,7 @@ def test_reuploading_an_old_batch_after_new_reviews_changes_nothing(world):
     assert _state(user) == before
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(DB_PROPERTY, max_examples=60)
 @given(
     history=history_strategy,
     zone=st.sampled_from(ZONES),
