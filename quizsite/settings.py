@@ -141,6 +141,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 #: How long a learner's cached due queue may be kept (quizzes/reviews/learner_cache.py); 0 = off. Off without
 #: Redis: a per-process cache can't see other processes' writes.
 LEARNER_CACHE_SECONDS = env.int("LEARNER_CACHE_SECONDS", default=300 if REDIS_URL else 0)
+#: Start each web process's code-grading sandbox when the process starts (quizsite/wsgi.py), not on the
+#: first code answer it grades (≈ 2 s of waiting for that learner). Off: one process fewer per worker.
+CODECHECK_PRESTART = env.bool("CODECHECK_PRESTART", default=True)
 CELERY_TIMEZONE = "UTC"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
