@@ -240,13 +240,23 @@ def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerP
         if lost:  # an advanced card's state counted a log that is not stored: replay it from what is
             to_replay += [card for card in advanced if card.pk in lost]
             advanced = [card for card in advanced if card.pk not in lost]
-        ReviewCard.objects.bulk_update(advanced, ADVANCED_FIELDS)
+        _save_advanced(advanced)
         replayed = [card for card in to_replay if card_replay(card=card, profile=profile) is not None]
         if empty:
             ReviewCard.objects.filter(pk__in=[card.pk for card in empty]).delete()
         if advanced or replayed:
             reminder_clock_card_due(profile=profile, due=min(card.due for card in [*advanced, *replayed]))
         learner_cache.learner_changed(user.pk)  # bulk writes send no signals
+
+
+def _save_advanced(cards: list[ReviewCard]) -> None:
+    """Write the advanced cards' schedules in one statement, as an upsert on the primary key of rows that exist
+    (and are locked by us): ``bulk_update`` builds a CASE per field per card, ≈ 25 ms of CPU for 20 cards on
+    PostgreSQL against ≈ 2 ms for this (bench/README.md, issue 16)."""
+    if cards:
+        ReviewCard.objects.bulk_create(
+            cards, update_conflicts=True, unique_fields=["id"], update_fields=ADVANCED_FIELDS
+        )
 
 
 def _insert(new_logs: list[tuple[ReviewLog, EntryOutcome]]) -> set[int]:
