@@ -134,8 +134,9 @@ def _instant(moment: dt.datetime) -> dt.datetime:
 def offline_upload(*, user: User, entries: list[UploadEntry], now: dt.datetime | None = None) -> UploadResult:
     """Grade the pack answers of an offline batch, then merge the whole batch; see the module docstring."""
     now = now or timezone.now()
-    items = pack_items_by_id(user=user, ids=[u.answer.pack_item_id for u in entries if u.answer])
-    stored = stored_client_uuids(user=user, uuids=[u.entry.client_uuid for u in entries])
+    answers = [(u.entry, u.answer) for u in entries if u.answer is not None]  # none from old clients: no queries
+    items = pack_items_by_id(user=user, ids=[answer.pack_item_id for _e, answer in answers]) if answers else {}
+    stored = stored_client_uuids(user=user, uuids=[entry.client_uuid for entry, _a in answers]) if answers else set()
     results: list[UploadOutcome | None] = [None] * len(entries)
     merged: dict[int, OfflineEntry] = {}  # upload index → the entry the merge gets
     seen: set[uuid.UUID] = set()

@@ -48,8 +48,9 @@ class OfflineUploadView(APIView):
             "second answer to the same pack item (the first counts) → rejected with a reason. "
             "Entries without a pack name the question (id or key) with `rating` (prompts, recall cards) or "
             "`correct` for quiz questions — **deprecated**: the client's own grade, marked client-graded in the "
-            "logs. UUIDs already stored are skipped; each touched card is rebuilt by replaying its whole history "
-            "in reviewed-at order, so uploading twice, in pieces or in any order gives the same schedule. Entries "
+            "logs. UUIDs already stored are skipped; a touched card takes one scheduling step per new entry from its "
+            "stored state, or is rebuilt from its whole history in reviewed-at order when an entry predates one "
+            "already stored, so uploading twice, in pieces or in any order gives the same schedule. Entries "
             "in the future (beyond 5 minutes of clock skew), before the question or your account existed, or for "
             "an unknown question are rejected with a reason; the rest are applied. At most 500 entries per batch."
         ),
