@@ -172,6 +172,7 @@ def offline_reviews_merge(
     cards = list(
         ReviewCard.objects.filter(user=user, question_id__in=touched)
         .select_related("question", "question__lesson")
+        .defer("question__lesson__teaching")  # the lesson's whole teaching text, unread here
         .order_by("question_id")
     )
     card_ids = {card.question_id: card.pk for card in cards}
