@@ -28,7 +28,7 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.selectors import live_options
 from quizzes.core.rendering import render_markdown
-from quizzes.packs.items import pack_item_view
+from quizzes.packs.items import pack_item_views
 from quizzes.packs.models import ReviewPack
 from quizzes.packs.rules import UPLOAD_GRACE
 from quizzes.packs.selectors import pack_items, packs_for
@@ -268,7 +268,7 @@ def pack_public(pack: ReviewPack, *, now: dt.datetime | None = None) -> dict[str
         item_count=len(items),
         answered_count=sum(item.is_answered for item in items),
     )
-    data["items"] = [pack_item_view(item) for item in items]
+    data["items"] = pack_item_views(items)
     return data
 
 
