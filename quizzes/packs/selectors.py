@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from quizzes.content.models import Option, Question
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
@@ -56,11 +56,7 @@ def packed_variant_ids(*, digests: Iterable[str]) -> dict[str, int]:
 
 def packs_for(*, user: User) -> QuerySet[ReviewPack]:
     """The learner's packs, newest first, each with ``item_count`` and ``answered_count``."""
-    return (
-        ReviewPack.objects.owned_by(user)
-        .annotate(item_count=Count("items"), answered_count=Count("items", filter=Q(items__answered_at__isnull=False)))
-        .order_by("-issued_at", "-id")
-    )
+    return ReviewPack.objects.owned_by(user).with_item_counts().order_by("-issued_at", "-id")
 
 
 def pack_for(*, user: User, pack_id: int) -> ReviewPack | None:

@@ -25,6 +25,7 @@ from quizzes.content.selectors import live_options
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.packs import selectors
 from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of, variant_digest
+from quizzes.packs.pruning import shared_versions_lock
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
 from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
 from quizzes.practice.services.attempts import choose_option_order, choose_variant_seed
@@ -160,6 +161,7 @@ def pack_issue(
         )
         pack.full_clean(exclude=["user"], validate_constraints=False)
         pack.save()
+        shared_versions_lock(exclusive=False)  # no shared version or variant is pruned while this pack uses it
         packed = _packed_versions([card.question for card in cards])
         variants: dict[str, tuple[PackedVariant, dict[str, Any]]] = {}
         items = [
