@@ -1,0 +1,67 @@
+"""How a pack is stored and read back: numeric variants shared by reference, the shared copies read once per
+process, and the same bytes (ETag) whichever process renders the pack."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from quizzes.api import representations as r
+from quizzes.core import rendering
+from quizzes.models import PackedVariant, PackItem, ReviewCard
+from quizzes.packs import items as pack_items_module
+from quizzes.packs import selectors
+from quizzes.packs.services import pack_issue
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/packs/"
+
+
+def forget_process_memos() -> None:
+    """What a fresh worker process knows: nothing (the shared render cache stays: it is Redis, not the process)."""
+    selectors._SHARED.clear()
+    pack_items_module._QUESTIONS.clear()
+    rendering._RENDERED.clear()
+
+
+def test_learners_drawing_the_same_variant_share_one_stored_copy(world):
+    question = world[2]["numeric"]
+    question.fixed_seed = 7  # every learner draws seed 7
+    question.save()
+    other = factories.UserFactory()
+    ReviewCard.objects.create(user=other, question=question, due=timezone.now())
+    first = pack_issue(user=world[0])
+    count = PackedVariant.objects.count()
+    second = pack_issue(user=other)
+    assert PackedVariant.objects.count() == count  # found by what generates it, not stored again
+    mine = PackItem.objects.get(pack=first, question=question)
+    theirs = PackItem.objects.get(pack=second, question=question)
+    assert mine.packed_variant_id == theirs.packed_variant_id and mine.variant_seed == theirs.variant_seed == 7
+    shown = {i["question"]["id"]: i for i in r.pack_public(first)["items"]}[question.pk]
+    assert shown["numeric"]["prompt"] == mine.variant["prompt"] and shown["variant_seed"] == 7
+
+
+def test_another_process_renders_the_same_bytes(api, world):
+    created = api.post(URL, {}, format="json")
+    assert created.status_code == 201
+    forget_process_memos()
+    again = api.get(f"{URL}{created.json()['id']}/")
+    assert again.content == created.content and again["ETag"] == created["ETag"]
+    forget_process_memos()
+    rendering_cache_version = rendering.RENDERER
+    try:
+        rendering.RENDERER = "another-renderer"  # nothing shared: every text rendered afresh
+        assert api.get(f"{URL}{created.json()['id']}/")["ETag"] == created["ETag"]
+    finally:
+        rendering.RENDERER = rendering_cache_version
+
+
+def test_reading_a_pack_back_is_one_query_once_its_copies_are_known(world, django_assert_num_queries):
+    pack = pack_issue(user=world[0])
+    forget_process_memos()
+    with django_assert_num_queries(3):  # the items (with their versions' digests), the versions, the variants
+        first = r.pack_public(pack)
+    with django_assert_num_queries(1):
+        assert r.pack_public(pack) == first
+
