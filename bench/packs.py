@@ -70,9 +70,7 @@ def _content(items: int) -> None:
     from quizzes.models import Lesson, Option, Question
 
     call_command("load_lessons", directory=str(REPO / "fixtures" / "lessons"), no_prune=True, verbosity=0)
-    real = list(
-        Question.objects.published().exclude(lesson__key=BENCH_LESSON).order_by("lesson__order", "order")
-    )
+    real = list(Question.objects.published().exclude(lesson__key=BENCH_LESSON).order_by("lesson__order", "order"))
     lesson, _ = Lesson.objects.get_or_create(
         key=BENCH_LESSON, defaults={"title": "packs bench", "summary": "", "order": 999, "published": True}
     )

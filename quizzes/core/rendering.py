@@ -14,6 +14,7 @@ render them identically. Authors and (later) learners type this text, so it is t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import math
@@ -368,10 +369,8 @@ def prime_markdown(texts: Iterable[str | None]) -> None:
         else:
             new[key] = str(_remember(text, _render(text)))
     if new:
-        try:
+        with contextlib.suppress(Exception):  # as above: the other processes render it themselves
             cache.set_many(new, timeout=SHARED_TTL)
-        except Exception:
-            pass
 
 
 def _render(text: str) -> str:

@@ -156,7 +156,7 @@ class PackItem(LockedAnswer):
     @property
     def variant(self) -> dict[str, Any] | None:
         """The numeric variant this item showed (its PackedVariant's copy), or None."""
-        if self.packed_variant_id is None:
+        if self.packed_variant is None:
             return None
         variant = self.packed_variant.variant
         assert isinstance(variant, dict)

@@ -59,7 +59,9 @@ def packs_prune(*, now: dt.datetime | None = None) -> PacksPruned:
     ended = ReviewPack.objects.ended_before(now - RETENTION, grace=UPLOAD_GRACE)
     logged = ReviewLog.objects.filter(user_id=OuterRef("pack__user_id"), client_uuid=OuterRef("client_uuid"))
     with transaction.atomic():
-        _, items = PackItem.objects.filter(pack__in=ended).filter(Q(answered_at__isnull=True) | ~Exists(logged)).delete()
+        _, items = (
+            PackItem.objects.filter(pack__in=ended).filter(Q(answered_at__isnull=True) | ~Exists(logged)).delete()
+        )
         _, packs = ended.filter(items__isnull=True).delete()
         shared_versions_lock(exclusive=True)
         _, versions = PackedQuestion.objects.filter(items__isnull=True).delete()

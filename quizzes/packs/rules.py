@@ -32,7 +32,7 @@ def pack_usable(*, pack: ReviewPack, now: dt.datetime) -> bool:
 
 
 def pack_status(*, pack: ReviewPack, now: dt.datetime) -> str:
-    """"revoked", "active" or "expired": what the API's pack list and the admin say of a pack."""
+    """ "revoked", "active" or "expired": what the API's pack list and the admin say of a pack."""
     if pack.revoked_at is not None:
         return "revoked"
     return "active" if pack_usable(pack=pack, now=now) else "expired"

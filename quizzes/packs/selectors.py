@@ -102,7 +102,7 @@ def _shared_json(model: type[PackedQuestion | PackedVariant], field: str, *, dig
     if missing:
         if len(_SHARED) + len(missing) > _MAX_SHARED:
             _SHARED.clear()
-        for digest, value in model.objects.filter(digest__in=missing).values_list("digest", field):  # type: ignore[attr-defined]
+        for digest, value in model.objects.filter(digest__in=missing).values_list("digest", field):
             found[digest] = _SHARED[(model, digest)] = value
     return found
 

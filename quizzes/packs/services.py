@@ -25,8 +25,8 @@ from quizzes.content.selectors import live_options
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.packs import selectors
 from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of, variant_digest
-from quizzes.packs.pruning import shared_versions_lock
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
+from quizzes.packs.pruning import shared_versions_lock
 from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
 from quizzes.practice.services.attempts import choose_option_order, choose_variant_seed
 from quizzes.reviews.selectors import end_of_today
@@ -56,8 +56,9 @@ def _item(
             template=question.template, version=question.template_version, seed=seed, params=question.params
         )
         if digest not in variants:
+            assert question.template_version is not None  # a numeric question's is set when it is saved
             variant = PackedVariant(
-                digest=digest, template=question.template, template_version=item.template_version, seed=seed
+                digest=digest, template=question.template, template_version=question.template_version, seed=seed
             )
             variants[digest] = (variant, question.params or {})
         item.packed_variant = variants[digest][0]

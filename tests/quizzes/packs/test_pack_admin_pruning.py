@@ -48,12 +48,8 @@ class TestAdmin:
         found = admin_client.get(CHANGELIST, {"q": learner.username}).context["cl"].result_list
         assert [p.pk for p in found] == [pack.pk]
         pack_revoke(user=learner, pack=pack)
-        assert [p.pk for p in admin_client.get(CHANGELIST, {"state": "revoked"}).context["cl"].result_list] == [
-            pack.pk
-        ]
-        assert [p.pk for p in admin_client.get(CHANGELIST, {"state": "active"}).context["cl"].result_list] == [
-            other.pk
-        ]
+        assert [p.pk for p in admin_client.get(CHANGELIST, {"state": "revoked"}).context["cl"].result_list] == [pack.pk]
+        assert [p.pk for p in admin_client.get(CHANGELIST, {"state": "active"}).context["cl"].result_list] == [other.pk]
         old = pack_issue(user=other.user, now=timezone.now() - PACK_LIFETIME - dt.timedelta(hours=1))
         expired = admin_client.get(CHANGELIST, {"state": "expired"}).context["cl"].result_list
         assert [p.pk for p in expired] == [old.pk]
@@ -71,9 +67,7 @@ class TestAdmin:
 
     def test_the_revoke_action_revokes_through_the_service(self, admin_client, learner, pack):
         keep = pack_issue(user=learner)
-        response = admin_client.post(
-            CHANGELIST, {"action": "revoke", "_selected_action": [pack.pk]}, follow=True
-        )
+        response = admin_client.post(CHANGELIST, {"action": "revoke", "_selected_action": [pack.pk]}, follow=True)
         assert response.status_code == 200
         assert "Revoked 1 pack." in response.content.decode()
         pack.refresh_from_db()

@@ -64,4 +64,3 @@ def test_reading_a_pack_back_is_one_query_once_its_copies_are_known(world, djang
         first = r.pack_public(pack)
     with django_assert_num_queries(1):
         assert r.pack_public(pack) == first
-
