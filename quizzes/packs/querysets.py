@@ -45,6 +45,3 @@ class ReviewPackQuerySet(models.QuerySet["ReviewPack"]):
 class PackItemQuerySet(models.QuerySet["PackItem"]):
     def owned_by(self, user: User) -> PackItemQuerySet:
         return self.filter(pack__user=user)
-
-    def answered(self) -> PackItemQuerySet:
-        return self.filter(answered_at__isnull=False)
