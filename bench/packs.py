@@ -115,9 +115,19 @@ def _learner(items: int, number: int):
     return user
 
 
-def _measure(user, items: int) -> tuple[float, float, float, bytes, dict]:
-    """(build ms, build CPU ms, request ms, the response body, items per kind) for one new pack of ``user``,
-    then another by HTTP."""
+def _ping(client, n: int = 15) -> float:
+    """The median wall time (ms) of ``GET /api/v1/ping/`` in this process: the host's speed right now."""
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        assert client.get("/api/v1/ping/").status_code == 200
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def _measure(user, items: int) -> tuple[float, float, float, bytes, dict, float]:
+    """(build ms, build CPU ms, request ms, the response body, items per kind, ping ms) for one new pack of
+    ``user``, then another by HTTP; the in-process ping measured just before the build."""
     from django.test import Client
     from knox.models import get_token_model
     from rest_framework.renderers import JSONRenderer
@@ -126,13 +136,14 @@ def _measure(user, items: int) -> tuple[float, float, float, bytes, dict]:
     from quizzes.api import serializers as s
     from quizzes.packs.services import pack_issue
 
+    token = get_token_model().objects.create(user=user, expiry=dt.timedelta(hours=1))[1]
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    ping = _ping(client)
     start, cpu = time.perf_counter(), time.process_time()
     pack = pack_issue(user=user, max_items=items)
     data = s.PackSerializer(r.pack_public(pack)).data
     JSONRenderer().render(data)
     built, built_cpu = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
-    token = get_token_model().objects.create(user=user, expiry=dt.timedelta(hours=1))[1]
-    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
     start = time.perf_counter()
     response = client.post("/api/v1/packs/", {"max_items": items}, content_type="application/json")
     requested = (time.perf_counter() - start) * 1000
@@ -141,7 +152,7 @@ def _measure(user, items: int) -> tuple[float, float, float, bytes, dict]:
     for item in data["items"]:
         kinds[item["question"]["kind"]] = kinds.get(item["question"]["kind"], 0) + 1
     assert len(data["items"]) == items
-    return built, built_cpu, requested, response.content, kinds
+    return built, built_cpu, requested, response.content, kinds, ping
 
 
 def main() -> None:
@@ -174,9 +185,11 @@ def main() -> None:
         PackedVariant.objects.filter(items__isnull=True).delete()
         rendering.RENDERER = secrets.token_hex(6)  # a renderer no process has shared a rendering of
     _content(args.items)
-    cold = _measure(_learner(args.items, 0), args.items)  # a fresh process: every text rendered for the first time
+    cold = _measure(_learner(args.items, 0), args.items)  # a fresh process (renderings may be in the shared cache)
     runs = [_measure(_learner(args.items, n), args.items) for n in range(1, args.runs + 1)]
     build_ms, cpu_ms, request_ms = [run[0] for run in runs], [run[1] for run in runs], [run[2] for run in runs]
+    ping_ms = statistics.median(run[5] for run in runs)
+    ratio = statistics.median(run[0] / run[5] for run in runs)
     body, kinds = runs[-1][3], runs[-1][4]
     raw, zipped = len(body), len(gzip.compress(body, compresslevel=6))
 
@@ -187,6 +200,10 @@ def main() -> None:
     if args.fresh:
         print("# --fresh: the cold pack is the first ever of these questions (nothing stored or shared yet)")
     print(f"# load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"# in-process GET /api/v1/ping/: median {ping_ms:.2f} ms; warm build = {ratio:.0f} × ping "
+        f"(median of the runs' ratios, each to the ping just before it); cold build = {cold[0] / cold[5]:.0f} × ping"
+    )
     rows = [
         ("build, warm (pack_issue + render + serialize)", statistics.median(build_ms), max(build_ms)),
         ("build, warm, CPU time of the process", statistics.median(cpu_ms), max(cpu_ms)),
