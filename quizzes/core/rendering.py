@@ -315,7 +315,7 @@ SHARED_TTL = 30 * 24 * 3600  # seconds: a rendering no one asks for leaves the s
 
 #: text → its rendering, per process (bounded: emptied when full, as texts in use are rendered again at once)
 _RENDERED: dict[str, SafeString] = {}
-_MAX_RENDERED = 8192
+_MAX_RENDERED = 4096
 
 
 def render_markdown(text: str | None) -> SafeString:

@@ -93,7 +93,7 @@ def pack_items(*, pack: ReviewPack) -> list[PackItem]:
 #: digest is its content), so a process reads each once: most of the bytes a pack read back were these copies,
 #: the same for every learner. Read-only for callers.
 _SHARED: dict[tuple[type, str], Any] = {}
-_MAX_SHARED = 20000
+_MAX_SHARED = 4096  # entries (≈ 5–10 KB each in memory): every version and variant of today's content
 
 
 def _shared_json(model: type[PackedQuestion | PackedVariant], field: str, *, digests: set[str]) -> dict[str, Any]:
