@@ -1,7 +1,7 @@
 """Review pack tables: a pack issued to one learner, and its items, each the pack's own copy of a question.
 
 Why a copy: a pack item is answered offline days after it was downloaded, against what the pack
-showed. The server grades the upload against this copy (``packed``, ``option_order``, ``variant``),
+showed. The server grades the upload against this copy (``packed``, ``option_order``, ``packed_variant``),
 never against the question as it is now (it may have been edited or unpublished meanwhile) and never
 against pack data a client sends back. The copy is also what an Idempotency-Key replay re-renders.
 
