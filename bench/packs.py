@@ -1,19 +1,24 @@
 """A 200-item offline review pack: its size on the wire (raw and gzipped) and how long it takes to build.
 
-    .venv/bin/python bench/packs.py [--items 200] [--runs 15] [--markdown]
+    .venv/bin/python bench/packs.py [--items 200] [--runs 15] [--markdown] [--fresh]
 
 Runs against PostgreSQL (PACKS_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/h_packs; its
-tables are migrated and the bench's own rows replaced on every run) and Redis db 5, DEBUG off. Content is the
-real lessons (fixtures/lessons, loaded as ``manage.py load_lessons`` does), each question cloned until there
-are enough for the pack, so prompts, options, numeric templates and explanations have their real lengths
-and mix (choice ≈ 55 %, numeric ≈ 28 %, prompts and recall cards the rest). One learner has a card due for
-every question.
+tables are migrated and the bench's learners replaced on every run) and Redis (PACKS_BENCH_REDIS_URL, default
+db 5: the shared render cache), DEBUG off. Content is the real lessons (fixtures/lessons, loaded as
+``manage.py load_lessons`` does), each question cloned until there are enough for the pack, so prompts,
+options, numeric templates and explanations have their real lengths and mix (choice ≈ 55 %, numeric ≈ 28 %,
+prompts, recall and code cards the rest). One learner has a card due for every question.
+
+The clones are kept between runs, so a run after the first is a server's ordinary day: every question version
+and most variants stored by earlier packs, their renderings in the shared cache. ``--fresh`` measures the
+other end: new questions, no stored variants, a render cache no process has filled (the first pack ever).
 
 Measured, median and worst of ``--runs``:
 
-* **build**: ``pack_issue`` (select the due cards, draw option orders and numeric variants, copy every
-  question into its pack item, one bulk insert) + ``pack_public`` (every item through the item presenter
-  with its key) + the serializer: what ``POST /api/v1/packs/`` does besides HTTP;
+* **build**: ``pack_issue`` (select the due cards, draw option orders and variant seeds, store new question
+  versions and variants, one bulk insert of the items) + ``pack_public`` (read the items back, every item
+  through the item presenter with its key) + the serializer: what ``POST /api/v1/packs/`` does besides HTTP;
+  "cold" is the first pack of the fresh process, "warm" the later ones;
 * **request**: the whole ``POST /api/v1/packs/`` through Django's test client (middleware, auth, DRF,
   JSON rendering);
 * the body's size raw and gzipped (level 6, what a reverse proxy typically sends).
@@ -55,18 +60,23 @@ TARGET_BUILD_MS = 300.0
 
 
 def _content(items: int) -> None:
-    """The real lessons, and clones of their questions in a bench lesson until there are ``items`` + 10."""
+    """The real lessons, and clones of their questions in a bench lesson until there are ``items`` + 10.
+
+    The bench lesson is kept between runs (its clones are the same each time), so its questions' packed versions
+    stay stored as on a server where every question has been packed before; ``--fresh`` starts it anew.
+    """
     from django.core.management import call_command
 
     from quizzes.models import Lesson, Option, Question
 
     call_command("load_lessons", directory=str(REPO / "fixtures" / "lessons"), no_prune=True, verbosity=0)
-    Lesson.objects.filter(key=BENCH_LESSON).delete()
-    real = list(Question.objects.published().order_by("lesson__order", "order").prefetch_related("options"))
-    lesson = Lesson.objects.create(key=BENCH_LESSON, title="packs bench", summary="", order=999, published=True)
-    n = 0
+    real = list(Question.objects.published().exclude(lesson__key=BENCH_LESSON).order_by("lesson__order", "order"))
+    lesson, _ = Lesson.objects.get_or_create(
+        key=BENCH_LESSON, defaults={"title": "packs bench", "summary": "", "order": 999, "published": True}
+    )
+    n = Question.objects.filter(lesson=lesson).count()
     while Question.objects.published().count() < items + 10:
-        source = real[n % len(real)]
+        source = Question.objects.prefetch_related("options").get(pk=real[n % len(real)].pk)
         options = list(source.options.all())
         source.pk, source.id, source.lesson, source.key = None, None, lesson, f"{source.key}-bench-{n}"
         source.generated_from = None
@@ -105,9 +115,19 @@ def _learner(items: int, number: int):
     return user
 
 
-def _measure(user, items: int) -> tuple[float, float, float, bytes, dict]:
-    """(build ms, build CPU ms, request ms, the response body, items per kind) for one new pack of ``user``,
-    then another by HTTP."""
+def _ping(client, n: int = 15) -> float:
+    """The median wall time (ms) of ``GET /api/v1/ping/`` in this process: the host's speed right now."""
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        assert client.get("/api/v1/ping/").status_code == 200
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def _measure(user, items: int) -> tuple[float, float, float, bytes, dict, float]:
+    """(build ms, build CPU ms, request ms, the response body, items per kind, ping ms) for one new pack of
+    ``user``, then another by HTTP; the in-process ping measured just before the build."""
     from django.test import Client
     from knox.models import get_token_model
     from rest_framework.renderers import JSONRenderer
@@ -116,13 +136,14 @@ def _measure(user, items: int) -> tuple[float, float, float, bytes, dict]:
     from quizzes.api import serializers as s
     from quizzes.packs.services import pack_issue
 
+    token = get_token_model().objects.create(user=user, expiry=dt.timedelta(hours=1))[1]
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    ping = _ping(client)
     start, cpu = time.perf_counter(), time.process_time()
     pack = pack_issue(user=user, max_items=items)
     data = s.PackSerializer(r.pack_public(pack)).data
     JSONRenderer().render(data)
     built, built_cpu = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
-    token = get_token_model().objects.create(user=user, expiry=dt.timedelta(hours=1))[1]
-    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
     start = time.perf_counter()
     response = client.post("/api/v1/packs/", {"max_items": items}, content_type="application/json")
     requested = (time.perf_counter() - start) * 1000
@@ -131,7 +152,7 @@ def _measure(user, items: int) -> tuple[float, float, float, bytes, dict]:
     for item in data["items"]:
         kinds[item["question"]["kind"]] = kinds.get(item["question"]["kind"], 0) + 1
     assert len(data["items"]) == items
-    return built, built_cpu, requested, response.content, kinds
+    return built, built_cpu, requested, response.content, kinds, ping
 
 
 def main() -> None:
@@ -139,6 +160,11 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="nothing stored or shared yet: new bench questions, no stored variants, no shared renderings",
+    )
     args = parser.parse_args()
 
     import django
@@ -149,10 +175,21 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     get_user_model().objects.filter(username__startswith=BENCH_USER).delete()
+    if args.fresh:
+        import secrets
+
+        from quizzes.core import rendering
+        from quizzes.models import Lesson, PackedVariant
+
+        Lesson.objects.filter(key=BENCH_LESSON).delete()  # its questions, their packed versions
+        PackedVariant.objects.filter(items__isnull=True).delete()
+        rendering.RENDERER = secrets.token_hex(6)  # a renderer no process has shared a rendering of
     _content(args.items)
-    cold = _measure(_learner(args.items, 0), args.items)  # a fresh process: every text rendered for the first time
+    cold = _measure(_learner(args.items, 0), args.items)  # a fresh process (renderings may be in the shared cache)
     runs = [_measure(_learner(args.items, n), args.items) for n in range(1, args.runs + 1)]
     build_ms, cpu_ms, request_ms = [run[0] for run in runs], [run[1] for run in runs], [run[2] for run in runs]
+    ping_ms = statistics.median(run[5] for run in runs)
+    ratio = statistics.median(run[0] / run[5] for run in runs)
     body, kinds = runs[-1][3], runs[-1][4]
     raw, zipped = len(body), len(gzip.compress(body, compresslevel=6))
 
@@ -160,7 +197,13 @@ def main() -> None:
 
     print(f"# {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, PostgreSQL")
     print(f"# {args.items} items: {kinds}; a new learner per pack; {args.runs} runs after the cold one")
+    if args.fresh:
+        print("# --fresh: the cold pack is the first ever of these questions (nothing stored or shared yet)")
     print(f"# load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"# in-process GET /api/v1/ping/: median {ping_ms:.2f} ms; warm build = {ratio:.0f} × ping "
+        f"(median of the runs' ratios, each to the ping just before it); cold build = {cold[0] / cold[5]:.0f} × ping"
+    )
     rows = [
         ("build, warm (pack_issue + render + serialize)", statistics.median(build_ms), max(build_ms)),
         ("build, warm, CPU time of the process", statistics.median(cpu_ms), max(cpu_ms)),

@@ -10,7 +10,7 @@ quizzes/ imports them from their domain module; this module is for Django, migra
 from quizzes.accounts.models import IdempotencyKey, LearnerProfile, TokenDevice, validate_time_zone
 from quizzes.content.models import GenerationJob, Lesson, Option, Question
 from quizzes.notifications.models import ReminderDelivery
-from quizzes.packs.models import PackedQuestion, PackItem, ReviewPack
+from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
 
@@ -24,6 +24,7 @@ __all__ = [
     "Option",
     "PackItem",
     "PackedQuestion",
+    "PackedVariant",
     "Question",
     "ReminderDelivery",
     "ReviewCard",

@@ -82,7 +82,7 @@ def run_generation_job(job_id: int) -> dict[str, Any] | None:
 
 @shared_task(name="quizzes.tasks.housekeeping", **RELIABLE)
 def housekeeping_task() -> dict[str, int]:
-    """Beat, hourly: finish abandoned attempts, prune expired tokens and old idempotency keys."""
+    """Beat, hourly: finish abandoned attempts, prune expired tokens, old idempotency keys and ended review packs."""
     _fresh_connection()
     result = housekeeping.housekeeping_run()
     logger.info("housekeeping: %s", result)
@@ -90,4 +90,5 @@ def housekeeping_task() -> dict[str, int]:
         "attempts_finished": result.attempts_finished,
         "tokens_deleted": result.tokens_deleted,
         "idempotency_keys_deleted": result.idempotency_keys_deleted,
+        "packs_deleted": result.packs_deleted,
     }

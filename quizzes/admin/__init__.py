@@ -1,11 +1,12 @@
 """Django admin, by domain: content authoring (lessons, questions, options, preview, generation action),
-read-only learner history, background jobs, and accounts (e-mail uniqueness, unlocking sign-in).
+read-only learner history, background jobs, accounts (e-mail uniqueness, unlocking sign-in), and review packs
+(read-only, with a revoke action).
 
 Importing this package registers every ModelAdmin (Django's admin autodiscovery imports it).
 """
 
 from django.contrib import admin
 
-from quizzes.admin import accounts, content, history, jobs  # noqa: F401  (each module registers its ModelAdmins)
+from quizzes.admin import accounts, content, history, jobs, packs  # noqa: F401  (each module registers its ModelAdmins)
 
 accounts.register(admin.site)

@@ -28,9 +28,9 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.selectors import live_options
 from quizzes.core.rendering import render_markdown
-from quizzes.packs.items import pack_item_view
+from quizzes.packs.items import pack_item_views
 from quizzes.packs.models import ReviewPack
-from quizzes.packs.rules import UPLOAD_GRACE
+from quizzes.packs.rules import UPLOAD_GRACE, pack_status
 from quizzes.packs.selectors import pack_items, packs_for
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.next_step import NextStep
@@ -244,7 +244,6 @@ def next_step_public(step: NextStep) -> dict[str, Any]:
 
 
 def pack_summary(pack: ReviewPack, *, now: dt.datetime, item_count: int, answered_count: int) -> dict[str, Any]:
-    status = "revoked" if pack.revoked_at is not None else ("active" if now < pack.expires_at else "expired")
     return {
         "id": pack.pk,
         "device": pack.device,
@@ -253,7 +252,7 @@ def pack_summary(pack: ReviewPack, *, now: dt.datetime, item_count: int, answere
         "expires_at": pack.expires_at,
         "upload_until": pack.expires_at + UPLOAD_GRACE,
         "revoked_at": pack.revoked_at,
-        "status": status,
+        "status": pack_status(pack=pack, now=now),
         "item_count": item_count,
         "answered_count": answered_count,
     }
@@ -268,7 +267,7 @@ def pack_public(pack: ReviewPack, *, now: dt.datetime | None = None) -> dict[str
         item_count=len(items),
         answered_count=sum(item.is_answered for item in items),
     )
-    data["items"] = [pack_item_view(item) for item in items]
+    data["items"] = pack_item_views(items)
     return data
 
 

@@ -14,12 +14,17 @@ render them identically. Authors and (later) learners type this text, so it is t
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import html
 import math
 import re
+import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement, tostring
 
@@ -28,7 +33,7 @@ from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert_to_element
 from markdown.treeprocessors import Treeprocessor
 
-__all__ = ["math_to_mathml", "render_markdown", "render_value", "value_to_latex"]
+__all__ = ["math_to_mathml", "prime_markdown", "render_markdown", "render_value", "value_to_latex"]
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 
@@ -99,8 +104,13 @@ def _stretch_matrix_brackets(root: Element) -> None:
                 child.set("form", "prefix" if position == 0 else "postfix")
 
 
+@functools.lru_cache(maxsize=4096)
 def math_to_mathml(latex: str, *, display: bool = False) -> SafeString:
-    """One formula → a ``<math>`` element (safe: allow-listed tags only); on a LaTeX error, the source as code."""
+    """One formula → a ``<math>`` element (safe: allow-listed tags only); on a LaTeX error, the source as code.
+
+    Memoised per process: a pure function, and formulas repeat across texts (the lessons' ≈ 1,600 formulas are
+    ≈ 500 different ones), so a fresh process's first pack converts each once.
+    """
     try:
         tree = convert_to_element(latex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises assorted exceptions on malformed input; show the source instead
@@ -278,7 +288,7 @@ def _first_char(texts: list[str], segments: list[tuple[Any, str, bool]], index: 
     return ""
 
 
-def _markdown() -> markdown.Markdown:
+def _new_markdown() -> markdown.Markdown:
     md = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists"], output_format="html")
     # Raw HTML is not trusted: without these two processors, "<tag>" is emitted as escaped text.
     md.preprocessors.deregister("html_block")
@@ -286,6 +296,32 @@ def _markdown() -> markdown.Markdown:
     md.treeprocessors.register(_SafeUrls(md), "safe_urls", 0)
     md.treeprocessors.register(_CjkSoftBreaks(md), "cjk_soft_breaks", 5)  # after inline (20) and prettify (10)
     return md
+
+
+_LOCAL = threading.local()
+
+
+def _markdown() -> markdown.Markdown:
+    """This thread's converter, reset for a new text: building one (its extensions and ≈ 40 processors) took
+    longer than converting a typical prompt (bench/README.md, packs)."""
+    md: markdown.Markdown | None = getattr(_LOCAL, "markdown", None)
+    if md is None:
+        md = _LOCAL.markdown = _new_markdown()
+    return md.reset()
+
+
+#: The renderer's identity: this module's source and the versions of the libraries it drives. A rendering kept
+#: in the shared cache is keyed by it (and the text), so a changed renderer misses old entries, never serves them.
+RENDERER = hashlib.sha256(
+    b"|".join(
+        [Path(__file__).read_bytes(), metadata.version("markdown").encode(), metadata.version("latex2mathml").encode()]
+    )
+).hexdigest()[:12]
+SHARED_TTL = 30 * 24 * 3600  # seconds: a rendering no one asks for leaves the shared cache after a month
+
+#: text → its rendering, per process (bounded: emptied when full, as texts in use are rendered again at once)
+_RENDERED: dict[str, SafeString] = {}
+_MAX_RENDERED = 4096
 
 
 def render_markdown(text: str | None) -> SafeString:
@@ -296,11 +332,54 @@ def render_markdown(text: str | None) -> SafeString:
     """
     if not text:
         return mark_safe("")
-    return _render_markdown(text)
+    rendered = _RENDERED.get(text)
+    if rendered is None:
+        rendered = _remember(text, _render(text))
+    return rendered
 
 
-@functools.lru_cache(maxsize=4096)
-def _render_markdown(text: str) -> SafeString:
+def _remember(text: str, rendered: str) -> SafeString:
+    if len(_RENDERED) >= _MAX_RENDERED:
+        _RENDERED.clear()
+    safe = _RENDERED[text] = mark_safe(rendered)
+    return safe
+
+
+def _shared_key(text: str) -> str:
+    return f"md:{RENDERER}:{hashlib.sha256(text.encode()).hexdigest()[:40]}"
+
+
+def prime_markdown(texts: Iterable[str | None]) -> None:
+    """Make ``render_markdown`` of each of ``texts`` a memo hit, sharing renderings between processes.
+
+    Texts this process has not rendered yet are read from the shared cache (Django's default cache: Redis
+    in production) in one round trip; those not there are rendered and stored for the other processes. For
+    callers that render many texts at once (a review pack: ≈ 400 texts, most of a fresh process's first pack
+    was rendering them). Without a cache, or with it down, this only renders.
+    """
+    from django.core.cache import cache
+
+    missing = {text for text in texts if text and text not in _RENDERED}
+    if not missing:
+        return
+    keys = {_shared_key(text): text for text in missing}
+    try:
+        found = cache.get_many(list(keys))
+    except Exception:  # the shared cache is an optimisation: render instead
+        found = {}
+    new = {}
+    for key, text in keys.items():
+        shared = found.get(key)
+        if isinstance(shared, str):
+            _remember(text, shared)
+        else:
+            new[key] = str(_remember(text, _render(text)))
+    if new:
+        with contextlib.suppress(Exception):  # as above: the other processes render it themselves
+            cache.set_many(new, timeout=SHARED_TTL)
+
+
+def _render(text: str) -> str:
     source, formulas = _extract_math(text)
     body = _markdown().convert(source)
 
@@ -311,7 +390,7 @@ def _render_markdown(text: str) -> SafeString:
     body = _PLACEHOLDER_RE.sub(restore, body)
     # A paragraph holding only display math becomes the math block itself.
     body = re.sub(r"<p>\s*(<math [^>]*display=\"block\".*?</math>)\s*</p>", r"\1", body, flags=re.DOTALL)
-    return mark_safe(body)  # escaped Markdown output + allow-listed MathML
+    return body  # escaped Markdown output + allow-listed MathML
 
 
 # --------------------------------------------------------------------------- numbers, vectors, matrices

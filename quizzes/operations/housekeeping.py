@@ -1,4 +1,5 @@
-"""Periodic clean-up (the hourly task): abandoned attempts, expired API tokens, old idempotency keys.
+"""Periodic clean-up (the hourly task): abandoned attempts, expired API tokens, old idempotency keys, review packs
+ended long ago and the shared question versions no pack uses (``packs_prune``: its docstring says what stays).
 
 Each part is its domain's service; this module only runs them together and reports the counts.
 Abandoned attempts: an unfinished attempt started more than ATTEMPT_ABANDON_AFTER_HOURS ago is
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 from quizzes.accounts.idempotency import idempotency_keys_prune
 from quizzes.accounts.services import api_tokens_prune_expired
+from quizzes.packs.pruning import packs_prune
 from quizzes.practice.services import attempts_expire_abandoned
 
 
@@ -23,6 +25,7 @@ class HousekeepingResult:
     attempts_finished: int
     tokens_deleted: int
     idempotency_keys_deleted: int
+    packs_deleted: int
 
 
 def housekeeping_run(*, now: dt.datetime | None = None) -> HousekeepingResult:
@@ -31,4 +34,5 @@ def housekeeping_run(*, now: dt.datetime | None = None) -> HousekeepingResult:
         attempts_finished=attempts_expire_abandoned(now=now),
         tokens_deleted=api_tokens_prune_expired(now=now),
         idempotency_keys_deleted=idempotency_keys_prune(now=now),
+        packs_deleted=packs_prune(now=now).packs,
     )

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from attention_engine import misconceptions
 from quizzes.content.code import GRADING_SEED, CodeSpecError, spec_from_field
 from quizzes.content.models import Option, Question
-from quizzes.core.rendering import render_markdown
+from quizzes.core.rendering import prime_markdown, render_markdown
 from quizzes.packs.models import PackItem
 from quizzes.practice.models import AttemptItem
 from quizzes.practice.presenter import option_from_handle, present_item
@@ -80,6 +80,11 @@ def snapshot_digest(snapshot: dict[str, Any]) -> str:
     """The version's identity: SHA-256 of its canonical JSON (sorted keys, no spaces)."""
     canonical = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def variant_digest(*, template: str, version: int | None, seed: int, params: Any) -> str:
+    """A numeric variant's identity: SHA-256 of what generates it (template, version, seed, params), canonical JSON."""
+    return snapshot_digest({"template": template, "version": version, "seed": seed, "params": params or {}})
 
 
 #: (version digest, template version) -> the version's in-memory Question with its packed options. A
@@ -332,6 +337,23 @@ def _code_key(item: PackItem) -> dict[str, Any]:
         "graded_at_upload": True,
         "reference_solution": code.get("reference_solution"),
     }
+
+
+def pack_item_views(items: list[PackItem]) -> list[dict[str, Any]]:
+    """Every item of a pack as the client gets it (:func:`pack_item_view`).
+
+    The texts the presenter will render (prompts, options, feedback, explanations, references, variant
+    prompts) are rendered or fetched from the shared render cache in one go first: a fresh process's first
+    pack otherwise renders every one of ≈ 400 texts (bench/README.md, packs).
+    """
+    texts: list[str | None] = []
+    for item in items:
+        fields, variant = item.snapshot["question"], item.variant or {}
+        texts += [fields["prompt"], fields["explanation"], fields["reference_answer"]]
+        texts += [text for o in item.snapshot["options"] for text in (o["text"], o["feedback"])]
+        texts += [variant.get("prompt"), str(variant.get("answer_format") or "")]
+    prime_markdown(texts)
+    return [pack_item_view(item) for item in items]
 
 
 def pack_item_view(item: PackItem) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Review pack tables: a pack issued to one learner, and its items, each the pack's own copy of a question.
 
 Why a copy: a pack item is answered offline days after it was downloaded, against what the pack
-showed. The server grades the upload against this copy (``packed``, ``option_order``, ``variant``),
+showed. The server grades the upload against this copy (``packed``, ``option_order``, ``packed_variant``),
 never against the question as it is now (it may have been edited or unpublished meanwhile) and never
 against pack data a client sends back. The copy is also what an Idempotency-Key replay re-renders.
 
@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from quizzes.content.models import Question
 from quizzes.packs.querysets import PackItemQuerySet, ReviewPackQuerySet
+from quizzes.practice.models import LockedAnswer
 
 
 class ReviewPack(models.Model):
@@ -73,12 +74,36 @@ class PackedQuestion(models.Model):
         return f"{self.question_id} @ {self.digest[:8]}"
 
 
-class PackItem(models.Model):
+class PackedVariant(models.Model):
+    """One numeric variant as packs carry it (``Variant.to_dict()``: numbers, answer, choices, solution).
+
+    A variant is a pure function of template, template version, seed and params, and every learner who
+    draws that seed shows the same one, so it is stored once (``digest``: SHA-256 of its canonical JSON) and
+    shared by reference, as question versions are: a 200-item pack wrote ≈ 100 KB of variants per pack
+    before. Stored whole, never regenerated, so an engine or numpy upgrade never changes what a pack showed.
+    """
+
+    digest = models.CharField(_("digest"), max_length=64, unique=True)
+    template = models.CharField(_("template"), max_length=64)
+    template_version = models.PositiveSmallIntegerField(_("template version"))
+    seed = models.BigIntegerField(_("seed"))
+    variant = models.JSONField(_("numeric variant"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("packed variant")
+        verbose_name_plural = _("packed variants")
+
+    def __str__(self) -> str:
+        return f"{self.template} v{self.template_version} seed {self.seed} @ {self.digest[:8]}"
+
+
+class PackItem(LockedAnswer):
     """One question as a pack carries it, and the first answer uploaded for it.
 
     ``packed`` is the question's version as the pack showed it (shared, :class:`PackedQuestion`);
-    ``option_order`` the option ids in this item's order; ``variant`` the numeric variant whole, with its
-    seed and template version, exactly as AttemptItem keeps them.
+    ``option_order`` the option ids in this item's order; ``packed_variant`` the numeric variant (shared,
+    :class:`PackedVariant`), with its seed and template version beside it, as AttemptItem keeps them.
     """
 
     pack = models.ForeignKey(ReviewPack, on_delete=models.CASCADE, related_name="items")
@@ -86,18 +111,23 @@ class PackItem(models.Model):
     # items go with it, and an upload naming one is rejected as unknown.
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="pack_items")
     position = models.PositiveSmallIntegerField(_("position"))
-    packed = models.ForeignKey(PackedQuestion, on_delete=models.CASCADE, related_name="+")
+    # RESTRICT: a shared version or variant goes only with the items that refer to it (a deleted question
+    # takes both), or once no item refers to it (quizzes.packs.pruning)
+    packed = models.ForeignKey(PackedQuestion, on_delete=models.RESTRICT, related_name="items")
     option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
-    variant = models.JSONField(_("numeric variant"), null=True, blank=True)
+    packed_variant = models.ForeignKey(
+        PackedVariant,
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="items",
+        verbose_name=_("numeric variant"),
+    )
     variant_seed = models.BigIntegerField(_("variant seed"), null=True, blank=True)
     template_version = models.PositiveSmallIntegerField(_("template version"), null=True, blank=True)
     due = models.DateTimeField(_("due when packed"))
-    # the first uploaded answer (locks the item)
-    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+    # the first uploaded answer (locks the item): LockedAnswer's fields, and the client's UUID of it
     client_uuid = models.UUIDField(_("client UUID"), null=True, blank=True)
-    response = models.JSONField(_("response"), null=True, blank=True)
-    is_correct = models.BooleanField(_("correct"), null=True, blank=True)
-    result = models.JSONField(_("graded result"), null=True, blank=True)
 
     objects = PackItemQuerySet.as_manager()
 
@@ -114,8 +144,8 @@ class PackItem(models.Model):
                 name="pack_item_answer_all_or_nothing",
             ),
             models.CheckConstraint(
-                condition=Q(variant__isnull=True, template_version__isnull=True)
-                | Q(variant__isnull=False, template_version__isnull=False),
+                condition=Q(packed_variant__isnull=True, template_version__isnull=True)
+                | Q(packed_variant__isnull=False, template_version__isnull=False),
                 name="pack_item_template_version_with_variant",
             ),
         )
@@ -124,8 +154,13 @@ class PackItem(models.Model):
         return f"pack {self.pack_id} · {self.position}: {self.question_id}"
 
     @property
-    def is_answered(self) -> bool:
-        return self.answered_at is not None
+    def variant(self) -> dict[str, Any] | None:
+        """The numeric variant this item showed (its PackedVariant's copy), or None."""
+        if self.packed_variant is None:
+            return None
+        variant = self.packed_variant.variant
+        assert isinstance(variant, dict)
+        return variant
 
     @property
     def snapshot(self) -> dict[str, Any]:

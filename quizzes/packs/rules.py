@@ -31,6 +31,13 @@ def pack_usable(*, pack: ReviewPack, now: dt.datetime) -> bool:
     return pack.revoked_at is None and now < pack.expires_at
 
 
+def pack_status(*, pack: ReviewPack, now: dt.datetime) -> str:
+    """ "revoked", "active" or "expired": what the API's pack list and the admin say of a pack."""
+    if pack.revoked_at is not None:
+        return "revoked"
+    return "active" if pack_usable(pack=pack, now=now) else "expired"
+
+
 def pack_answer_refusal(*, item: PackItem, reviewed_at: dt.datetime, now: dt.datetime, user: User) -> Refusal | None:
     """Why an answer to ``item`` reviewed at ``reviewed_at`` cannot count, or None."""
     refused = review_time_refusal(reviewed_at=reviewed_at, now=now, user=user)

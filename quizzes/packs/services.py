@@ -9,8 +9,6 @@ template version, so the server can regrade exactly what the phone showed.
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import json
 import random
 import secrets
 from typing import Any
@@ -26,8 +24,9 @@ from quizzes.content.models import Question
 from quizzes.content.selectors import live_options
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.packs import selectors
-from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of
-from quizzes.packs.models import PackedQuestion, PackItem, ReviewPack
+from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of, variant_digest
+from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
+from quizzes.packs.pruning import shared_versions_lock
 from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
 from quizzes.practice.services.attempts import choose_option_order, choose_variant_seed
 from quizzes.reviews.selectors import end_of_today
@@ -44,6 +43,7 @@ def _item(
     packed: PackedQuestion,
     used: set[int],
     rng: random.Random,
+    variants: dict[str, tuple[PackedVariant, dict[str, Any]]],
 ) -> PackItem:
     item = PackItem(pack=pack, question=question, position=position, due=card_due, packed=packed)
     if question.kind == Question.Kind.CHOICE:
@@ -52,20 +52,48 @@ def _item(
         seed = question.fixed_seed if question.fixed_seed is not None else choose_variant_seed(used=used, rng=rng)
         item.variant_seed = seed
         item.template_version = question.template_version  # the question's own version, never "the newest"
-        item.variant = _variant(question.template, question.template_version, seed, json.dumps(question.params))
-    # pack, question and packed excluded: all were just loaded (checking they exist is a query per item)
-    item.full_clean(exclude=["pack", "question", "packed"], validate_unique=False, validate_constraints=False)
+        digest = variant_digest(
+            template=question.template, version=question.template_version, seed=seed, params=question.params
+        )
+        if digest not in variants:
+            assert question.template_version is not None  # a numeric question's is set when it is saved
+            variant = PackedVariant(
+                digest=digest, template=question.template, template_version=question.template_version, seed=seed
+            )
+            variants[digest] = (variant, question.params or {})
+        item.packed_variant = variants[digest][0]
+    # pack, question, packed and packed_variant excluded: all are stored or about to be (a query per item)
+    item.full_clean(
+        exclude=["pack", "question", "packed", "packed_variant"], validate_unique=False, validate_constraints=False
+    )
     return item
 
 
-@functools.lru_cache(maxsize=4096)
-def _variant(template: str, version: int | None, seed: int, params: str) -> dict[str, Any]:
-    """A numeric variant as stored (``Variant.to_dict()``), memoised per process: a pure function of its
-    arguments (the engine's contract), and packs of different learners draw from the same validated seeds.
-    Callers only read it (it is serialised into the item's JSON column)."""
+def _store_variants(variants: dict[str, tuple[PackedVariant, dict[str, Any]]]) -> None:
+    """Give each variant its stored id; only those no pack has carried yet are generated and inserted.
+
+    A variant is a pure function of template, version, seed and params (the engine's contract) and its digest is
+    that of those inputs, so a stored one is found without generating it (the Monte Carlo templates cost
+    ≈ 16 ms each). Race-safe, as question versions: a variant two packs insert at once is stored once.
+    """
+    if not variants:
+        return
+    known = selectors.packed_variant_ids(digests=list(variants))
+    missing = [(variant, params) for digest, (variant, params) in variants.items() if digest not in known]
+    if missing:
+        for variant, params in missing:
+            variant.variant = _generated(variant.template, variant.template_version, variant.seed, params)
+        PackedVariant.objects.bulk_create([variant for variant, _params in missing], ignore_conflicts=True)
+        known = selectors.packed_variant_ids(digests=list(variants))
+    for digest, (variant, _params) in variants.items():
+        variant.pk = known[digest]
+
+
+def _generated(template: str, version: int, seed: int, params: dict[str, Any]) -> dict[str, Any]:
+    """A numeric variant as stored (``Variant.to_dict()``)."""
     from attention_engine import generators
 
-    return generators.generate(template, seed, version=version, **json.loads(params)).to_dict()
+    return generators.generate(template, seed, version=version, **params).to_dict()
 
 
 def _packed_versions(questions: list[Question]) -> dict[int, PackedQuestion]:
@@ -134,7 +162,9 @@ def pack_issue(
         )
         pack.full_clean(exclude=["user"], validate_constraints=False)
         pack.save()
+        shared_versions_lock(exclusive=False)  # no shared version or variant is pruned while this pack uses it
         packed = _packed_versions([card.question for card in cards])
+        variants: dict[str, tuple[PackedVariant, dict[str, Any]]] = {}
         items = [
             _item(
                 pack=pack,
@@ -144,9 +174,11 @@ def pack_issue(
                 packed=packed[card.question_id],
                 used=seen[card.question_id],
                 rng=rng,
+                variants=variants,
             )
             for position, card in enumerate(cards)
         ]
+        _store_variants(variants)  # bulk_create takes each item's packed_variant_id from its (now stored) variant
         PackItem.objects.bulk_create(items)
     return pack
 

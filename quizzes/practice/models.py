@@ -45,7 +45,25 @@ class Attempt(models.Model):
         return f"{self.user} · {self.lesson.key} #{self.number}"
 
 
-class AttemptItem(models.Model):
+class LockedAnswer(models.Model):
+    """The first answer to an item, which locks it: an attempt item's (the first click) and a pack item's (the
+    first upload). Set all at once by a conditional ``UPDATE … WHERE answered_at IS NULL``; each table's check
+    constraint keeps it all-or-nothing."""
+
+    response = models.JSONField(_("response"), null=True, blank=True)
+    is_correct = models.BooleanField(_("correct"), null=True, blank=True)
+    result = models.JSONField(_("revealed result"), null=True, blank=True)
+    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_answered(self) -> bool:
+        return self.answered_at is not None
+
+
+class AttemptItem(LockedAnswer):
     """A question as shown in one attempt, and its locked response.
 
     Why the response lives on the item rather than in a separate row: the item is created when
@@ -73,14 +91,11 @@ class AttemptItem(models.Model):
         blank=True,
         help_text=_("Numeric items: the version that generated the variant."),
     )
-    response = models.JSONField(_("response"), null=True, blank=True)
+    # the first answer: LockedAnswer's fields, and these two
     chosen_option = models.ForeignKey(
         Option, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("chosen option")
     )
-    is_correct = models.BooleanField(_("correct"), null=True, blank=True)
     score = models.FloatField(_("score"), null=True, blank=True)
-    result = models.JSONField(_("revealed result"), null=True, blank=True)
-    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
 
     objects = AttemptItemQuerySet.as_manager()
 
@@ -111,7 +126,3 @@ class AttemptItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.attempt} · {self.position}: {self.question.key}"
-
-    @property
-    def is_answered(self) -> bool:
-        return self.answered_at is not None

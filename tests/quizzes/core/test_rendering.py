@@ -141,3 +141,20 @@ def test_line_breaks_inside_code_blocks_stay():
 def test_hard_paragraph_breaks_stay_paragraphs():
     html = str(render_markdown("第一段。\n\n第二段。"))
     assert html.count("<p>") == 2
+
+
+def test_primed_renderings_come_from_the_shared_cache_and_fill_it():
+    """prime_markdown reads what another process rendered (the shared cache) and stores what it renders."""
+    from django.core.cache import cache
+
+    from quizzes.core import rendering
+
+    text = "共享的渲染 $x_1$"
+    rendering._RENDERED.pop(text, None)
+    rendering.prime_markdown([text, None, ""])
+    assert cache.get(rendering._shared_key(text)) == str(render_markdown(text))
+    rendering._RENDERED.pop(text, None)
+    cache.set(rendering._shared_key(text), "<p>from another process</p>")
+    rendering.prime_markdown([text])
+    assert render_markdown(text) == "<p>from another process</p>"
+    rendering._RENDERED.pop(text, None)

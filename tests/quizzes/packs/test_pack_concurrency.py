@@ -1,4 +1,5 @@
-"""Concurrency on PostgreSQL: parallel uploads answering one pack item, parallel retries of one pack creation."""
+"""Concurrency on PostgreSQL: parallel uploads answering one pack item, parallel retries of one pack creation,
+pruning beside a pack being issued."""
 
 from __future__ import annotations
 
@@ -60,3 +61,53 @@ def test_concurrent_retries_of_one_pack_creation_issue_one_pack(learner):
     assert len({body["id"] for _, body in results}) == 1
     assert len({str(body["items"]) for _, body in results}) == 1  # the same pack, re-rendered for each retry
     assert ReviewPack.objects.filter(user=learner).count() == 1 and IdempotencyKey.objects.count() == 1
+
+
+def test_pruning_waits_for_a_pack_being_issued_before_deleting_shared_versions(learner):
+    """A pack issue holds the shared-versions lock from finding the versions it reuses to its commit; pruning
+    deletes unused versions only under that lock, so it never deletes one under a pack that is about to use it."""
+    import threading
+
+    from django.db import connections, transaction
+
+    from quizzes.models import PackedQuestion
+    from quizzes.packs.pruning import RETENTION, packs_prune, shared_versions_lock
+    from quizzes.packs.rules import UPLOAD_GRACE
+    from quizzes.packs.services import pack_issue
+
+    old = pack_issue(user=learner)
+    later = old.expires_at + UPLOAD_GRACE + RETENTION + dt.timedelta(minutes=1)
+    issuing, release, pruned = threading.Event(), threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def issue() -> None:  # stands for pack_issue between taking the lock and its commit
+        try:
+            with transaction.atomic():
+                shared_versions_lock(exclusive=False)
+                issuing.set()
+                release.wait(timeout=30)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def prune() -> None:
+        try:
+            packs_prune(now=later)
+            pruned.set()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=issue), threading.Thread(target=prune)]
+    threads[0].start()
+    assert issuing.wait(timeout=30)
+    threads[1].start()
+    assert not pruned.wait(timeout=1)  # blocked on the lock while the issue is open
+    release.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert pruned.is_set()
+    assert not ReviewPack.objects.filter(pk=old.pk).exists() and not PackedQuestion.objects.exists()
