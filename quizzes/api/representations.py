@@ -188,8 +188,9 @@ def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -
     start = (page - 1) * page_size
     rows: list[dict[str, Any]] = []
     if start < count:
-        queue = review_selectors.due_queue(user=user, now=now, profile=profile, today=recent.today)
-        rows = list(queue.values(*CARD_PUBLIC_VALUES)[start : start + page_size])
+        rows = review_selectors.due_page(
+            user=user, profile=profile, now=now, today=recent.today, start=start, size=page_size, fields=CARD_PUBLIC_VALUES
+        )
     data = {
         "counts": counts,
         "count": count,

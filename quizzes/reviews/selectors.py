@@ -24,6 +24,7 @@ from django.utils import timezone
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
+from quizzes.core.compiled import CompiledRead
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.querysets import unsuspended_through
@@ -129,6 +130,36 @@ def due_cards(
     if not capped:
         return list(_due_rows(user, profile, now, only))
     return list(due_queue(user=user, now=now, profile=profile, today=today, only=only))
+
+
+def _due_page_query(key: tuple[tuple[str, ...], int, int], *, user_id: int, end: dt.datetime) -> QuerySet[Any]:
+    fields, start, stop = key
+    return ReviewCard.objects.live_for(user_id).due_before(end).order_by("due", "id").values_list(*fields)[start:stop]
+
+
+_DUE_PAGE = CompiledRead(_due_page_query, {"user_id": int, "end": dt.datetime})
+
+
+def due_page(
+    *,
+    user: User,
+    profile: LearnerProfile,
+    now: dt.datetime,
+    today: TodayLogs,
+    start: int,
+    size: int,
+    fields: Sequence[str],
+) -> list[dict[str, Any]]:
+    """Rows ``start`` to ``start + size`` of ``due_queue`` (capped) as dicts of ``fields`` (``values()`` paths).
+
+    Compiled once per process (``CompiledRead``): a learner's first due-queue fetch builds no QuerySet.
+    """
+    stop = min(start + size, _reviews_left(user, profile, now, today))
+    if stop <= start:
+        return []
+    names = tuple(fields)
+    rows = _DUE_PAGE.rows((names, start, stop), user_id=user.pk, end=end_of_today(profile=profile, now=now))
+    return [dict(zip(names, row, strict=True)) for row in rows]
 
 
 def _reviews_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
@@ -338,18 +369,11 @@ class CardSummary:
         return min(self.unseen, max(0, profile.new_per_day - today.first))
 
 
-def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> CardSummary:
-    """Every published question left-joined to the learner's card for it, grouped by lesson: one narrow query.
-
-    Same rules as ``due_count`` / ``new_count`` / ``lesson_card_counts`` / ``next_review_after_today``
-    (live = not suspended, question and lesson published; a card is unique per learner and question),
-    which cost one query each.
-    """
-    end = end_of_today(profile=profile, now=now)
+def _card_summary_query(_key: object, *, user_id: int, end: dt.datetime) -> QuerySet[Any]:
     live = unsuspended_through("mine")
-    rows = (
+    return (
         Question.objects.published()
-        .annotate(mine=FilteredRelation("review_cards", condition=Q(review_cards__user=user)))
+        .annotate(mine=FilteredRelation("review_cards", condition=Q(review_cards__user_id=user_id)))
         .order_by()
         .values("lesson_id")
         .annotate(
@@ -359,19 +383,35 @@ def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> Ca
             due=Count("mine__id", filter=live & Q(mine__due__lt=end)),
             next_due=Min("mine__due", filter=live & Q(mine__due__gte=end)),
         )
+        .values_list("lesson_id", "studied", "unseen", "mastered", "due", "next_due")
     )
+
+
+_CARD_SUMMARY = CompiledRead(_card_summary_query, {"user_id": int, "end": dt.datetime})
+
+
+def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> CardSummary:
+    """Every published question left-joined to the learner's card for it, grouped by lesson: one narrow query.
+
+    Same rules as ``due_count`` / ``new_count`` / ``lesson_card_counts`` / ``next_review_after_today``
+    (live = not suspended, question and lesson published; a card is unique per learner and question),
+    which cost one query each. Compiled once per process (``CompiledRead``): the hot paths' first read.
+    """
+    end = end_of_today(profile=profile, now=now)
     per_lesson: dict[int, Counter] = defaultdict(Counter)
     due = unseen = 0
     next_due: dt.datetime | None = None
-    for row in rows:
-        lesson = per_lesson[row["lesson_id"]]
-        for name in ("studied", "mastered", "due"):
-            if row[name]:
-                lesson[name] = row[name]
-        due += row["due"]
-        unseen += row["unseen"]
-        if row["next_due"] is not None and (next_due is None or row["next_due"] < next_due):
-            next_due = row["next_due"]
+    for lesson_id, studied, lesson_unseen, mastered, lesson_due, lesson_next in _CARD_SUMMARY.rows(
+        None, user_id=user.pk, end=end
+    ):
+        lesson = per_lesson[lesson_id]
+        for name, number in (("studied", studied), ("mastered", mastered), ("due", lesson_due)):
+            if number:
+                lesson[name] = number
+        due += lesson_due
+        unseen += lesson_unseen
+        if lesson_next is not None and (next_due is None or lesson_next < next_due):
+            next_due = lesson_next
     return CardSummary(due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson)
 
 
@@ -379,6 +419,13 @@ def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> Ca
 class DayCount:
     day: dt.date
     count: int
+
+
+def _due_before_query(_key: object, *, user_id: int, horizon: dt.datetime) -> QuerySet[Any]:
+    return ReviewCard.objects.live_for(user_id).due_before(horizon).values_list("due")
+
+
+_DUE_BEFORE = CompiledRead(_due_before_query, {"user_id": int, "horizon": dt.datetime})
 
 
 def due_forecast(
@@ -390,9 +437,25 @@ def due_forecast(
     today = today_for(profile=profile, now=now)
     horizon = scheduling.day_end(today + dt.timedelta(days=days - 1), profile.zone, profile.day_rollover_hour)
     counts: Counter = Counter()
-    for due in ReviewCard.objects.live_for(user).due_before(horizon).values_list("due", flat=True):
+    for (due,) in _DUE_BEFORE.rows(None, user_id=user.pk, horizon=horizon):
         counts[max(today, scheduling.local_day(due, profile.zone, profile.day_rollover_hour))] += 1
     return [DayCount(today + dt.timedelta(days=i), counts[today + dt.timedelta(days=i)]) for i in range(days)]
+
+
+def _log_day_roles_query(key: tuple[dt.tzinfo, int], *, user_id: int, since: dt.datetime) -> QuerySet[Any]:
+    zone, rollover = key
+    return (
+        ReviewLog.objects.filter(user_id=user_id, reviewed_at__gte=since)
+        .annotate(date=TruncDate("reviewed_at", tzinfo=zone), hour=ExtractHour("reviewed_at", tzinfo=zone))
+        .annotate(before_rollover=ExpressionWrapper(Q(hour__lt=rollover), output_field=BooleanField()))
+        .values("date", "before_rollover", "role")
+        .annotate(ratings=Count("id"))
+        .values_list("date", "before_rollover", "role", "ratings")
+    )
+
+
+#: keyed by (zone, rollover hour): both are written into the SQL
+_LOG_DAY_ROLES = CompiledRead(_log_day_roles_query, {"user_id": int, "since": dt.datetime})
 
 
 def _log_day_roles(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
@@ -402,17 +465,9 @@ def _log_day_roles(user: User, profile: LearnerProfile, since: dt.datetime) -> C
     rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
     per day and role instead of every log.
     """
-    zone, rollover = profile.zone, profile.day_rollover_hour
-    groups = (
-        ReviewLog.objects.filter(user=user, reviewed_at__gte=since)
-        .annotate(date=TruncDate("reviewed_at", tzinfo=zone), hour=ExtractHour("reviewed_at", tzinfo=zone))
-        .annotate(before_rollover=ExpressionWrapper(Q(hour__lt=rollover), output_field=BooleanField()))
-        .values("date", "before_rollover", "role")
-        .annotate(ratings=Count("id"))
-        .values_list("date", "before_rollover", "role", "ratings")
-    )
+    key = (profile.zone, profile.day_rollover_hour)
     days: Counter = Counter()
-    for date, before_rollover, role, ratings in groups:
+    for date, before_rollover, role, ratings in _LOG_DAY_ROLES.rows(key, user_id=user.pk, since=since):
         days[(date - dt.timedelta(days=1) if before_rollover else date, role)] += ratings
     return days
 

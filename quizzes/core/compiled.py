@@ -1,0 +1,128 @@
+"""Hot read queries compiled to SQL once per process, then run with each request's values.
+
+Why (issue 16): on a learner's first due-queue fetch and on the dashboard, building, cloning and compiling
+a QuerySet costs 1–3 ms of Python per query on this CPU — several times PostgreSQL's own work for these
+index-range reads of one learner's rows. The rule stays written once, as a QuerySet (``build``);
+``CompiledRead`` compiles it with two sets of sample values, finds which SQL parameters each value
+became, checks that nothing else moved, and from then on binds the request's values into the stored SQL
+and applies the same converters the ORM would (SQLite hands datetimes and booleans back as text and ints).
+
+Only plain values can be bound: ints (ids) and aware datetimes. Anything that changes the SQL's text
+(a time zone's name, an hour compared in SQL, a slice) goes in ``key``: one compilation per distinct key.
+A build whose values do not land in the parameters exactly as given raises ``CompiledReadError`` at its
+first use, so a test of the selector catches it on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connections
+from django.db.models import QuerySet
+
+#: Distinct keys kept per read before the oldest compilations are dropped (keys are zones × hours × pages).
+MAX_KEYS = 256
+
+Value = int | dt.datetime
+
+_SAMPLES: dict[type, tuple[Any, Any]] = {
+    int: (2_000_000_011, 2_000_000_029),
+    dt.datetime: (
+        dt.datetime(2003, 4, 5, 6, 7, 8, 901234, tzinfo=dt.UTC),
+        dt.datetime(2004, 5, 6, 7, 8, 9, 123457, tzinfo=dt.UTC),
+    ),
+}
+
+
+class CompiledReadError(RuntimeError):
+    """A build whose values cannot be bound into its compiled SQL (a programming error, caught by tests)."""
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    params: tuple[Any, ...]
+    slots: dict[str, tuple[int, ...]]  # value name → parameter positions
+    converters: list[tuple[int, list[Callable[..., Any]], Any]]  # column, converters, expression
+
+
+def _bind(connection: Any, value: Value) -> Any:
+    """A value as the ORM hands it to the driver (a datetime lookup adapts it; an id goes as it is)."""
+    if isinstance(value, dt.datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    return value
+
+
+class CompiledRead:
+    """``build(key, **values)`` → QuerySet, compiled once per (database, key); ``rows(key, **values)`` runs it.
+
+    ``values`` names the bound values and their types, e.g. ``{"user_id": int, "end": dt.datetime}``.
+    """
+
+    def __init__(self, build: Callable[..., QuerySet[Any]], values: Mapping[str, type]) -> None:
+        self.build = build
+        self.values = dict(values)
+        self._compiled: dict[tuple[str, Hashable], _Compiled] = {}
+
+    def _compile_with(self, key: Hashable, values: dict[str, Any]) -> tuple[str, tuple[Any, ...], Any]:
+        queryset = self.build(key, **values)
+        compiler = queryset.query.get_compiler(using=queryset.db)
+        sql, params = compiler.as_sql()
+        return sql, tuple(params), compiler
+
+    def _compile(self, using: str, key: Hashable) -> _Compiled:
+        connection = connections[using]
+        first = {name: _SAMPLES[kind][0] for name, kind in self.values.items()}
+        sql, params, compiler = self._compile_with(key, first)
+        slots: dict[str, tuple[int, ...]] = {}
+        for name, kind in self.values.items():
+            other_sql, other_params, _ = self._compile_with(key, {**first, name: _SAMPLES[kind][1]})
+            moved = tuple(i for i, (a, b) in enumerate(zip(params, other_params, strict=False)) if a != b)
+            expected = (_bind(connection, _SAMPLES[kind][0]), _bind(connection, _SAMPLES[kind][1]))
+            if (
+                other_sql != sql
+                or len(other_params) != len(params)
+                or not moved
+                or any((params[i], other_params[i]) != expected for i in moved)
+                or any(i in taken for taken in slots.values() for i in moved)
+            ):
+                raise CompiledReadError(f"{self.build.__qualname__}: {name!r} does not bind as a plain parameter")
+            slots[name] = moved
+        expressions = [column for column, _sql, _alias in compiler.select]
+        converters = [
+            (index, functions, expression)
+            for index, (functions, expression) in compiler.get_converters(expressions).items()
+        ]
+        return _Compiled(sql=sql, params=params, slots=slots, converters=converters)
+
+    def rows(self, key: Hashable, *, using: str = "default", **values: Value) -> list[tuple[Any, ...]]:
+        """The query's rows (tuples, in the build's ``values()`` / ``values_list()`` order), converted as the ORM would."""
+        compiled = self._compiled.get((using, key))
+        if compiled is None:
+            if len(self._compiled) >= MAX_KEYS:
+                self._compiled.clear()
+            compiled = self._compiled[(using, key)] = self._compile(using, key)
+        connection = connections[using]
+        params = list(compiled.params)
+        for name, positions in compiled.slots.items():
+            bound = _bind(connection, values[name])
+            for position in positions:
+                params[position] = bound
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows = cursor.fetchall()
+        if not compiled.converters:
+            return [tuple(row) for row in rows]
+        converted = []
+        for row in rows:
+            row = list(row)
+            for index, functions, expression in compiled.converters:
+                value = row[index]
+                for function in functions:
+                    value = function(value, expression, connection)
+                row[index] = value
+            converted.append(tuple(row))
+        return converted
