@@ -10,6 +10,7 @@ morning session, as in Anki. Every card query starts from ``ReviewCard.objects.l
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -485,7 +486,15 @@ class RecentLogs:
     """One query over the learner's recent logs: today's counts and the ratings per study day."""
 
     today: TodayLogs
-    days: list[DayCount]  # oldest first, ending today
+    first: dt.date  # the first study day read
+    last: dt.date  # today
+    per_day: Counter  # study day → ratings, only the days with some
+
+    @functools.cached_property
+    def days(self) -> list[DayCount]:
+        """Every day from ``first`` to today, oldest first (the heatmap): built only when asked for."""
+        length = (self.last - self.first).days + 1
+        return [DayCount(day, self.per_day[day]) for day in (self.first + dt.timedelta(days=i) for i in range(length))]
 
 
 def recent_logs(*, user: User, profile: LearnerProfile, now: dt.datetime, days: int) -> RecentLogs:
@@ -495,16 +504,14 @@ def recent_logs(*, user: User, profile: LearnerProfile, now: dt.datetime, days: 
     roles = _log_day_roles(user, profile, scheduling.day_start(first, profile.zone, profile.day_rollover_hour))
     per_day: Counter = Counter()
     for (day, _role), ratings in roles.items():
-        per_day[day] += ratings
+        if ratings:
+            per_day[day] += ratings
     counts = TodayLogs(
         total=per_day[today],
         reviews=roles[(today, ReviewLog.Role.REVIEW)],
         first=roles[(today, ReviewLog.Role.FIRST)],
     )
-    return RecentLogs(
-        today=counts,
-        days=[DayCount(first + dt.timedelta(days=i), per_day[first + dt.timedelta(days=i)]) for i in range(days)],
-    )
+    return RecentLogs(today=counts, first=first, last=today, per_day=per_day)
 
 
 def review_heatmap(
@@ -534,18 +541,23 @@ def review_streak(
     user: User,
     now: dt.datetime | None = None,
     profile: LearnerProfile | None = None,
-    recent: Sequence[DayCount] | None = None,
+    recent: Sequence[DayCount] | RecentLogs | None = None,
 ) -> int:
     """Consecutive study days with at least one rating, ending today (or yesterday if none yet today).
 
     Reads only the logs of the last few weeks; the window grows while the streak reaches its start.
-    ``recent``: ``review_heatmap``'s days ending today when the caller has them — no query then,
-    unless the streak is as long as the heatmap.
+    ``recent``: ``recent_logs`` or ``review_heatmap``'s days ending today when the caller has them — no
+    query then, unless the streak is as long as they are.
     """
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
     today = today_for(profile=profile, now=now)
-    if recent and recent[-1].day == today:
+    if isinstance(recent, RecentLogs):
+        if recent.last == today:
+            streak, gap = _streak_in(recent.per_day, today)
+            if gap >= recent.first:
+                return streak
+    elif recent and recent[-1].day == today:
         streak, gap = _streak_in({d.day for d in recent if d.count}, today)
         if gap >= recent[0].day:
             return streak
@@ -637,7 +649,7 @@ def dashboard_counts(
         "due": summary.capped_due(profile=profile, today=recent.today),
         "new": summary.capped_new(profile=profile, today=recent.today),
         "reviewed_today": recent.today.total,
-        "streak": review_streak(user=user, now=now, profile=profile, recent=recent.days),
+        "streak": review_streak(user=user, now=now, profile=profile, recent=recent),
         "next_due_after_today": summary.next_due_after_today,
         "study_day": today_for(profile=profile, now=now),
     }

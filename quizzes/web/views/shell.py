@@ -50,7 +50,7 @@ def dashboard(request: PageRequest) -> HttpResponse:
         "profile": profile,
         "due": due,
         "next_step": next_step_link(user, next_step_for(user=user, now=now, due=due)),
-        "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=heatmap),
+        "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=recent),
         "progress": lesson_progress(user=user, now=now, profile=profile, counts=summary.per_lesson),
         "forecast": forecast,
         "forecast_svg": charts.forecast_svg(forecast),
