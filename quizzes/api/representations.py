@@ -189,7 +189,13 @@ def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -
     rows: list[dict[str, Any]] = []
     if start < count:
         rows = review_selectors.due_page(
-            user=user, profile=profile, now=now, today=recent.today, start=start, size=page_size, fields=CARD_PUBLIC_VALUES
+            user=user,
+            profile=profile,
+            now=now,
+            today=recent.today,
+            start=start,
+            size=page_size,
+            fields=CARD_PUBLIC_VALUES,
         )
     data = {
         "counts": counts,

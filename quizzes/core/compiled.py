@@ -99,7 +99,7 @@ class CompiledRead:
         return _Compiled(sql=sql, params=params, slots=slots, converters=converters)
 
     def rows(self, key: Hashable, *, using: str = "default", **values: Value) -> list[tuple[Any, ...]]:
-        """The query's rows (tuples, in the build's ``values()`` / ``values_list()`` order), converted as the ORM would."""
+        """The rows (tuples in the build's ``values_list()`` order), converted as the ORM would convert them."""
         compiled = self._compiled.get((using, key))
         if compiled is None:
             if len(self._compiled) >= MAX_KEYS:

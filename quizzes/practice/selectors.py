@@ -13,6 +13,7 @@ import datetime as dt
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
@@ -21,7 +22,8 @@ from django.utils import timezone
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson
-from quizzes.content.selectors import lesson_list_published
+from quizzes.content.selectors import lesson_heads_published
+from quizzes.core.compiled import CompiledRead
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews import selectors as review_selectors
 
@@ -237,18 +239,25 @@ class LessonProgress:
         return self.studied / self.total if self.total else 0.0
 
 
+def _item_scores_query(_key: object, *, user_id: int) -> QuerySet[Any]:
+    # a missed-items attempt holds only what an earlier one got wrong: its score says nothing about the lesson
+    return (
+        AttemptItem.objects.owned_by(user_id)
+        .exclude(attempt__mode=Attempt.Mode.MISSED)
+        .values_list("attempt_id", "attempt__lesson_id", "score")
+    )
+
+
+#: every dashboard reads it: compiled once per process (issue 16)
+_ITEM_SCORES = CompiledRead(_item_scores_query, {"user_id": int})
+
+
 def best_scores(*, user: User) -> dict[int, float]:
     """Per lesson id, the learner's best attempt score (attempts without an answer have none)."""
     # from the item scores alone (narrow rows, one query, no JSON columns)
     item_scores: dict[int, list[float | None]] = defaultdict(list)
     attempt_lesson: dict[int, int] = {}
-    # a missed-items attempt holds only what an earlier one got wrong: its score says nothing about the lesson
-    rows = (
-        AttemptItem.objects.owned_by(user)
-        .exclude(attempt__mode=Attempt.Mode.MISSED)
-        .values_list("attempt_id", "attempt__lesson_id", "score")
-    )
-    for attempt_id, lesson_id, score in rows:
+    for attempt_id, lesson_id, score in _ITEM_SCORES.rows(None, user_id=user.pk):
         item_scores[attempt_id].append(score)
         attempt_lesson[attempt_id] = lesson_id
     best: dict[int, float] = {}
@@ -282,5 +291,5 @@ def lesson_progress(
             mastered=counts[lesson.pk]["mastered"],
             best_score=best.get(lesson.pk),
         )
-        for lesson in lesson_list_published()
+        for lesson in lesson_heads_published()
     ]

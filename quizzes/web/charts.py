@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from quizzes.core.dates import format_day, format_short_day, month_abbr
+from quizzes.core.dates import day_formatter, format_day, format_short_day, month_abbr
 from quizzes.reviews.selectors import DayCount
 
 HEAT_COLOURS = ("#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127")
@@ -125,9 +125,19 @@ def heat_legend(peak: int) -> list[tuple[int, str]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _format_day(day: dt.date, language: str | None, this_year: int) -> str:
-    """``format_day(day)`` memoised: the heatmap formats the same 365 days on every dashboard."""
-    return format_day(day, today=dt.date(this_year, 1, 1))
+def _escaped_day(day: dt.date, language: str | None, this_year: int) -> str:
+    """``escape(format_day(day))`` memoised: the heatmap names the same 365 days on every dashboard."""
+    return escape(format_day(day, today=dt.date(this_year, 1, 1)))
+
+
+def day_count_rows(days: Sequence[DayCount]) -> SafeString:
+    """A data table's rows, ``<tr><td>day</td><td>count</td></tr>`` per day: the charts' text fallback.
+
+    Built here rather than in a template loop: the heatmap's table can hold a year of days, and a template
+    loop costs more per row than the whole SVG's cell.
+    """
+    label = day_formatter()
+    return mark_safe("".join(f"<tr><td>{escape(label(d.day))}</td><td>{d.count}</td></tr>" for d in days))
 
 
 def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
@@ -154,19 +164,20 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
             body.append(
                 f'<text x="{left + col * step}" y="{top - 6}" font-size="10">{escape(month_abbr(d.day.month))}</text>'
             )
-    # 365 cells: look the plural forms up once, not per cell
-    this_year = days[-1].day.year
+    # 365 cells: the language, the plural forms and the escaping looked up once, not per cell (escaping the
+    # form and the day apart gives the same text: escaping works character by character, a count is digits)
+    this_year, language = days[-1].day.year, get_language()
     plurals: dict[int, str] = {}
     for i, d in enumerate(days):
         col, row = divmod(offset + i, 7)
-        x, y = left + col * step, top + row * step
-        if d.count not in plurals:
-            plurals[d.count] = ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", d.count)
-        title = plurals[d.count] % {"day": _format_day(d.day, get_language(), this_year), "count": d.count}
-        level = heat_level(d.count, peak)
+        count = d.count
+        if count not in plurals:
+            plurals[count] = escape(ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", count))
+        title = plurals[count] % {"day": _escaped_day(d.day, language, this_year), "count": count}
+        level = heat_level(count, peak)
         body.append(
-            f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" rx="2" fill="{HEAT_COLOURS[level]}" '
-            f'data-count="{d.count}" data-level="{level}"><title>{escape(title)}</title></rect>'
+            f'<rect x="{left + col * step}" y="{top + row * step}" width="{cell}" height="{cell}" rx="2" '
+            f'fill="{HEAT_COLOURS[level]}" data-count="{count}" data-level="{level}"><title>{title}</title></rect>'
         )
     # legend: shade plus the count range it stands for, so the shades can be read without colour
     legend_y = top + 7 * step + 14

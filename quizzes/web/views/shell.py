@@ -52,13 +52,13 @@ def dashboard(request: PageRequest) -> HttpResponse:
         "next_step": next_step_link(user, next_step_for(user=user, now=now, due=due)),
         "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=recent),
         "progress": lesson_progress(user=user, now=now, profile=profile, counts=summary.per_lesson),
-        "forecast": forecast,
+        "forecast_rows": charts.day_count_rows(forecast),
         "forecast_svg": charts.forecast_svg(forecast),
         "forecast_svg_compact": charts.forecast_svg(forecast, per_row=7),  # phones: two rows of a week
         "forecast_summary": charts.forecast_summary(forecast),
         "heatmap_svg": charts.heatmap_svg(heatmap),
         "heatmap_summary": charts.heatmap_summary(heatmap),
-        "heatmap_active_days": [d for d in reversed(heatmap) if d.count],
+        "heatmap_active_rows": charts.day_count_rows([d for d in reversed(heatmap) if d.count]),
         "new_available": summary.capped_new(profile=profile, today=recent.today),
     }
     return render(request, "web/core/dashboard.html", context)
