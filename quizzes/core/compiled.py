@@ -23,8 +23,9 @@ from typing import Any
 from django.db import connections
 from django.db.models import QuerySet
 
-#: Distinct keys kept per read before the oldest compilations are dropped (keys are zones × hours × pages).
-MAX_KEYS = 256
+#: Distinct keys kept per read before the oldest compilation is dropped (keys are zones × hours × pages; one
+#: compilation costs about 1 ms).
+MAX_KEYS = 1024
 
 Value = int | dt.datetime
 
@@ -103,7 +104,7 @@ class CompiledRead:
         compiled = self._compiled.get((using, key))
         if compiled is None:
             if len(self._compiled) >= MAX_KEYS:
-                self._compiled.clear()
+                del self._compiled[next(iter(self._compiled))]  # the oldest compilation
             compiled = self._compiled[(using, key)] = self._compile(using, key)
         connection = connections[using]
         params = list(compiled.params)

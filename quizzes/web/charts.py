@@ -34,6 +34,12 @@ def axis_label(day: dt.date) -> str:
     return format_short_day(day)
 
 
+@functools.lru_cache(maxsize=512)
+def _axis_label(day: dt.date, language: str | None) -> str:
+    """``axis_label`` memoised per language: the forecast is drawn twice (wide and compact) on every dashboard."""
+    return axis_label(day)
+
+
 def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -> SafeString:
     return mark_safe(
         f'<svg class="chart {css_class}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -69,6 +75,7 @@ def forecast_svg(days: Sequence[DayCount], *, per_row: int | None = None) -> Saf
     width = left * 2 + per_row * (bar_w + gap) - gap
     height = rows * row_h
     peak = max((d.count for d in days), default=0) or 1
+    language, long_label = get_language(), day_formatter()
     body = [
         f'<line x1="{left}" y1="{r * row_h + top + plot_h}" x2="{width - left}" y2="{r * row_h + top + plot_h}" '
         f'stroke="#9aa2ad"/>'
@@ -81,9 +88,9 @@ def forecast_svg(days: Sequence[DayCount], *, per_row: int | None = None) -> Saf
         h = round(plot_h * d.count / peak) if d.count else 0
         y = base - h
         cx = x + bar_w / 2
-        label = _("Today") if i == 0 else axis_label(d.day)
+        label = _("Today") if i == 0 else _axis_label(d.day, language)
         title = ngettext("%(day)s: %(count)s review due", "%(day)s: %(count)s reviews due", d.count) % {
-            "day": day_label(d.day) if i else f"{label} ({day_label(d.day)})",
+            "day": long_label(d.day) if i else f"{label} ({long_label(d.day)})",
             "count": d.count,
         }
         body.append(
@@ -140,45 +147,75 @@ def day_count_rows(days: Sequence[DayCount]) -> SafeString:
     return mark_safe("".join(f"<tr><td>{escape(label(d.day))}</td><td>{d.count}</td></tr>" for d in days))
 
 
+_CELL, _GAP, _LEFT, _TOP = 12, 3, 34, 20
+_STEP = _CELL + _GAP
+
+
+def _heat_cell(i: int, offset: int, count: int, level: int, title: str) -> str:
+    col, row = divmod(offset + i, 7)
+    return (
+        f'<rect x="{_LEFT + col * _STEP}" y="{_TOP + row * _STEP}" width="{_CELL}" height="{_CELL}" rx="2" '
+        f'fill="{HEAT_COLOURS[level]}" data-count="{count}" data-level="{level}"><title>{title}</title></rect>'
+    )
+
+
+def _heat_title(count: int, escaped_day: str) -> str:
+    # escaping the plural form and the day apart gives the same text as escaping the whole title: escaping works
+    # character by character, and a count is digits
+    form = escape(ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", count))
+    return form % {"day": escaped_day, "count": count}
+
+
+@functools.lru_cache(maxsize=16)
+def _heatmap_frame(first: dt.date, length: int, language: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The weekday and month labels, and every cell as it reads without a rating (level 0).
+
+    The same for every learner on a given study day and language, and most of a year's cells are quiet on most
+    dashboards: a request only rewrites the days with ratings.
+    """
+    offset = first.weekday()  # rows are weekdays, Monday = 0
+    this_year = (first + dt.timedelta(days=length - 1)).year
+    labels = [
+        f'<text x="{_LEFT - 6}" y="{_TOP + row * _STEP + _CELL - 2}" text-anchor="end" font-size="10">'
+        f"{escape(str(WEEKDAYS_ABBR[row]))}</text>"
+        for row in (0, 2, 4)
+    ]
+    quiet = []
+    for i in range(length):
+        day = first + dt.timedelta(days=i)
+        if day.day == 1 or (i == 0 and day.day <= 10):
+            col = (offset + i) // 7
+            labels.append(
+                f'<text x="{_LEFT + col * _STEP}" y="{_TOP - 6}" font-size="10">{escape(month_abbr(day.month))}</text>'
+            )
+        quiet.append(_heat_cell(i, offset, 0, 0, _heat_title(0, _escaped_day(day, language, this_year))))
+    return tuple(labels), tuple(quiet)
+
+
 def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
-    """A year of daily ratings as week columns (Monday on top), GitHub style, with month and weekday labels."""
+    """A year of daily ratings as week columns (Monday on top), GitHub style, with month and weekday labels.
+
+    ``days``: consecutive days, oldest first (``review_heatmap``).
+    """
     if not days:
         return _svg(10, 10, heatmap_summary(days), [], "chart--heatmap")
-    cell, gap, left, top = 12, 3, 34, 20
-    step = cell + gap
+    cell, step, left, top = _CELL, _STEP, _LEFT, _TOP
     first = days[0].day
-    offset = first.weekday()  # rows are weekdays, Monday = 0
+    offset = first.weekday()
     columns = (offset + len(days) + 6) // 7
     width = left + columns * step + 4
     height = top + 7 * step + 34
     peak = max(d.count for d in days)
-    body = []
-    for row in (0, 2, 4):
-        body.append(
-            f'<text x="{left - 6}" y="{top + row * step + cell - 2}" text-anchor="end" font-size="10">'
-            f"{escape(str(WEEKDAYS_ABBR[row]))}</text>"
-        )
+    language = get_language()
+    labels, quiet = _heatmap_frame(first, len(days), language)
+    body = list(labels)
+    cells = list(quiet)
+    this_year = days[-1].day.year
     for i, d in enumerate(days):
-        col, row = divmod(offset + i, 7)
-        if d.day.day == 1 or (i == 0 and d.day.day <= 10):
-            body.append(
-                f'<text x="{left + col * step}" y="{top - 6}" font-size="10">{escape(month_abbr(d.day.month))}</text>'
-            )
-    # 365 cells: the language, the plural forms and the escaping looked up once, not per cell (escaping the
-    # form and the day apart gives the same text: escaping works character by character, a count is digits)
-    this_year, language = days[-1].day.year, get_language()
-    plurals: dict[int, str] = {}
-    for i, d in enumerate(days):
-        col, row = divmod(offset + i, 7)
-        count = d.count
-        if count not in plurals:
-            plurals[count] = escape(ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", count))
-        title = plurals[count] % {"day": _escaped_day(d.day, language, this_year), "count": count}
-        level = heat_level(count, peak)
-        body.append(
-            f'<rect x="{left + col * step}" y="{top + row * step}" width="{cell}" height="{cell}" rx="2" '
-            f'fill="{HEAT_COLOURS[level]}" data-count="{count}" data-level="{level}"><title>{title}</title></rect>'
-        )
+        if d.count:
+            title = _heat_title(d.count, _escaped_day(d.day, language, this_year))
+            cells[i] = _heat_cell(i, offset, d.count, heat_level(d.count, peak), title)
+    body.extend(cells)
     # legend: shade plus the count range it stands for, so the shades can be read without colour
     legend_y = top + 7 * step + 14
     less, more = escape(_("Less")), escape(_("More"))
