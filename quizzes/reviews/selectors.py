@@ -355,6 +355,12 @@ def lesson_card_counts(
 
 
 @dataclass(frozen=True)
+class DayCount:
+    day: dt.date
+    count: int
+
+
+@dataclass(frozen=True)
 class CardSummary:
     """What the learner's cards add up to today, from one query (the due queue's counts, the dashboard)."""
 
@@ -362,6 +368,7 @@ class CardSummary:
     unseen: int  # published questions without a card, uncapped (``capped_new`` applies new_per_day)
     next_due_after_today: dt.datetime | None
     per_lesson: dict[int, Counter]  # lesson id → studied / mastered / due, as ``lesson_card_counts``
+    forecast: list[DayCount] = field(default_factory=list)  # ``due_forecast(days=forecast_days)``, when asked for
 
     def capped_due(self, *, profile: LearnerProfile, today: TodayLogs) -> int:
         return min(self.due, max(0, profile.reviews_per_day - today.reviews))
@@ -370,8 +377,16 @@ class CardSummary:
         return min(self.unseen, max(0, profile.new_per_day - today.first))
 
 
-def _card_summary_query(_key: object, *, user_id: int, end: dt.datetime) -> QuerySet[Any]:
+def _card_summary_query(
+    forecast_days: int, *, user_id: int, end: dt.datetime, **day_ends: dt.datetime
+) -> QuerySet[Any]:
     live = unsuspended_through("mine")
+    # day i of the forecast (i ≥ 1): live cards due in [end of day i - 1, end of day i); day 0 is ``due``
+    bounds = [end, *(day_ends[f"end_{i}"] for i in range(1, forecast_days))]
+    forecast = {
+        f"due_{i}": Count("mine__id", filter=live & Q(mine__due__gte=bounds[i - 1], mine__due__lt=bounds[i]))
+        for i in range(1, forecast_days)
+    }
     return (
         Question.objects.published()
         .annotate(mine=FilteredRelation("review_cards", condition=Q(review_cards__user_id=user_id)))
@@ -383,28 +398,38 @@ def _card_summary_query(_key: object, *, user_id: int, end: dt.datetime) -> Quer
             mastered=Count("mine__id", filter=Q(mine__stability__gte=MASTERY_STABILITY_DAYS)),
             due=Count("mine__id", filter=live & Q(mine__due__lt=end)),
             next_due=Min("mine__due", filter=live & Q(mine__due__gte=end)),
+            **forecast,
         )
-        .values_list("lesson_id", "studied", "unseen", "mastered", "due", "next_due")
+        .values_list("lesson_id", "studied", "unseen", "mastered", "due", "next_due", *forecast)
     )
 
 
-_CARD_SUMMARY = CompiledRead(_card_summary_query, {"user_id": int, "end": dt.datetime})
+@functools.cache
+def _card_summary_read(forecast_days: int) -> CompiledRead:
+    ends = {f"end_{i}": dt.datetime for i in range(1, forecast_days)}
+    return CompiledRead(_card_summary_query, {"user_id": int, "end": dt.datetime, **ends})
 
 
-def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> CardSummary:
+def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime, forecast_days: int = 0) -> CardSummary:
     """Every published question left-joined to the learner's card for it, grouped by lesson: one narrow query.
 
     Same rules as ``due_count`` / ``new_count`` / ``lesson_card_counts`` / ``next_review_after_today``
     (live = not suspended, question and lesson published; a card is unique per learner and question),
-    which cost one query each. Compiled once per process (``CompiledRead``): the hot paths' first read.
+    which cost one query each. ``forecast_days``: also ``due_forecast(days=...)``'s counts, from the same
+    query (the dashboard). Compiled once per process (``CompiledRead``): the hot paths' first read.
     """
-    end = end_of_today(profile=profile, now=now)
+    today = today_for(profile=profile, now=now)
+    zone, rollover = profile.zone, profile.day_rollover_hour
+    end = scheduling.day_end(today, zone, rollover)
+    ends = {
+        f"end_{i}": scheduling.day_end(today + dt.timedelta(days=i), zone, rollover) for i in range(1, forecast_days)
+    }
     per_lesson: dict[int, Counter] = defaultdict(Counter)
     due = unseen = 0
     next_due: dt.datetime | None = None
-    for lesson_id, studied, lesson_unseen, mastered, lesson_due, lesson_next in _CARD_SUMMARY.rows(
-        None, user_id=user.pk, end=end
-    ):
+    later = [0] * max(0, forecast_days - 1)
+    rows = _card_summary_read(forecast_days).rows(forecast_days, user_id=user.pk, end=end, **ends)
+    for lesson_id, studied, lesson_unseen, mastered, lesson_due, lesson_next, *lesson_later in rows:
         lesson = per_lesson[lesson_id]
         for name, number in (("studied", studied), ("mastered", mastered), ("due", lesson_due)):
             if number:
@@ -413,13 +438,14 @@ def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> Ca
         unseen += lesson_unseen
         if lesson_next is not None and (next_due is None or lesson_next < next_due):
             next_due = lesson_next
-    return CardSummary(due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson)
-
-
-@dataclass(frozen=True)
-class DayCount:
-    day: dt.date
-    count: int
+        for i, number in enumerate(lesson_later):
+            later[i] += number
+    forecast = (
+        [DayCount(today + dt.timedelta(days=i), count) for i, count in enumerate([due, *later])]
+        if forecast_days
+        else []
+    )
+    return CardSummary(due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson, forecast=forecast)
 
 
 def _due_before_query(_key: object, *, user_id: int, horizon: dt.datetime) -> QuerySet[Any]:

@@ -159,11 +159,15 @@ def _heat_cell(i: int, offset: int, count: int, level: int, title: str) -> str:
     )
 
 
-def _heat_title(count: int, escaped_day: str) -> str:
+@functools.lru_cache(maxsize=1024)
+def _heat_form(count: int, language: str | None) -> str:
+    return escape(ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", count))
+
+
+def _heat_title(count: int, escaped_day: str, language: str | None) -> str:
     # escaping the plural form and the day apart gives the same text as escaping the whole title: escaping works
     # character by character, and a count is digits
-    form = escape(ngettext("%(day)s: %(count)s rating", "%(day)s: %(count)s ratings", count))
-    return form % {"day": escaped_day, "count": count}
+    return _heat_form(count, language) % {"day": escaped_day, "count": count}
 
 
 @functools.lru_cache(maxsize=16)
@@ -188,7 +192,7 @@ def _heatmap_frame(first: dt.date, length: int, language: str | None) -> tuple[t
             labels.append(
                 f'<text x="{_LEFT + col * _STEP}" y="{_TOP - 6}" font-size="10">{escape(month_abbr(day.month))}</text>'
             )
-        quiet.append(_heat_cell(i, offset, 0, 0, _heat_title(0, _escaped_day(day, language, this_year))))
+        quiet.append(_heat_cell(i, offset, 0, 0, _heat_title(0, _escaped_day(day, language, this_year), language)))
     return tuple(labels), tuple(quiet)
 
 
@@ -213,7 +217,7 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
     this_year = days[-1].day.year
     for i, d in enumerate(days):
         if d.count:
-            title = _heat_title(d.count, _escaped_day(d.day, language, this_year))
+            title = _heat_title(d.count, _escaped_day(d.day, language, this_year), language)
             cells[i] = _heat_cell(i, offset, d.count, heat_level(d.count, peak), title)
     body.extend(cells)
     # legend: shade plus the count range it stands for, so the shades can be read without colour

@@ -39,13 +39,13 @@ def dashboard(request: PageRequest) -> HttpResponse:
         return render(request, "web/core/landing.html", {"lessons": lesson_list_published()})
     now = timezone.now()
     profile = profile_for(user=user)  # once per request, passed down
-    # the counts, the per-lesson progress, the heatmap and the streak from two queries
-    summary = review_selectors.card_summary(user=user, profile=profile, now=now)
+    # the counts, the per-lesson progress, the forecast, the heatmap and the streak from two queries
+    summary = review_selectors.card_summary(user=user, profile=profile, now=now, forecast_days=14)
     recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS)
     heatmap = recent.days
     due = summary.capped_due(profile=profile, today=recent.today)
     request._quizzes_due_now = due  # type: ignore[attr-defined]  # the nav badge (due_now tag) reuses it
-    forecast = review_selectors.due_forecast(user=user, days=14, now=now, profile=profile)
+    forecast = summary.forecast
     context = {
         "profile": profile,
         "due": due,
