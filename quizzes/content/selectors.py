@@ -14,7 +14,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 
 from quizzes.content.models import Lesson, Option, Question
-from quizzes.core.compiled import CompiledRead
+from quizzes.core.compiled import CompiledRead, Later
 
 #: The most prompts a mock interview draws.
 MOCK_INTERVIEW_MAX = 10
@@ -28,7 +28,7 @@ def lesson_list_published() -> QuerySet[Lesson]:
     return Lesson.objects.published().with_question_count().order_by("order", "key")
 
 
-#: the columns ``lesson_heads_published`` loads (a lesson's teaching JSON is most of its row)
+#: the columns ``lesson_heads_published_later`` loads (a lesson's teaching JSON is most of its row)
 _LESSON_HEAD_COLUMNS = ("id", "key", "title", "order")
 
 
@@ -39,15 +39,19 @@ def _lesson_heads_query(_key: object) -> QuerySet[Any]:
 _LESSON_HEADS = CompiledRead(_lesson_heads_query, {})
 
 
-def lesson_heads_published() -> list[Lesson]:
-    """``lesson_list_published`` with only id, key, title and order loaded (the rest loads if read): progress
-    tables on every dashboard. Compiled once per process (``CompiledRead``)."""
-    lessons = []
-    for *values, question_count in _LESSON_HEADS.rows(None):
-        lesson = Lesson.from_db("default", _LESSON_HEAD_COLUMNS, values)
-        lesson.question_count = question_count  # type: ignore[attr-defined]  # as with_question_count() annotates
-        lessons.append(lesson)
-    return lessons
+def lesson_heads_published_later() -> Later[list[Lesson]]:
+    """``lesson_list_published`` with only id, key, title and order loaded (the rest loads if read), to run
+    ``together`` with a page's other reads: the progress tables. Compiled once per process (``CompiledRead``)."""
+
+    def finish(rows: list[tuple[Any, ...]]) -> list[Lesson]:
+        lessons = []
+        for *values, question_count in rows:
+            lesson = Lesson.from_db("default", _LESSON_HEAD_COLUMNS, values)
+            lesson.question_count = question_count  # type: ignore[attr-defined]  # as with_question_count() annotates
+            lessons.append(lesson)
+        return lessons
+
+    return _LESSON_HEADS.later(None, finish)
 
 
 def lesson_published_get(*, key: str) -> Lesson:

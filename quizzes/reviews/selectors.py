@@ -13,9 +13,9 @@ import datetime as dt
 import functools
 import random
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db.models import BooleanField, Count, ExpressionWrapper, FilteredRelation, Min, Q, QuerySet
@@ -25,10 +25,12 @@ from django.utils import timezone
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
-from quizzes.core.compiled import CompiledRead
+from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.querysets import unsuspended_through
+
+T = TypeVar("T")
 
 #: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
 MASTERY_STABILITY_DAYS = 21.0
@@ -141,26 +143,44 @@ def _due_page_query(key: tuple[tuple[str, ...], int, int], *, user_id: int, end:
 _DUE_PAGE = CompiledRead(_due_page_query, {"user_id": int, "end": dt.datetime})
 
 
-def due_page(
-    *,
-    user: User,
-    profile: LearnerProfile,
-    now: dt.datetime,
-    today: TodayLogs,
-    start: int,
-    size: int,
-    fields: Sequence[str],
-) -> list[dict[str, Any]]:
-    """Rows ``start`` to ``start + size`` of ``due_queue`` (capped) as dicts of ``fields`` (``values()`` paths).
-
-    Compiled once per process (``CompiledRead``): a learner's first due-queue fetch builds no QuerySet.
-    """
-    stop = min(start + size, _reviews_left(user, profile, now, today))
-    if stop <= start:
-        return []
+def _due_page_later(
+    *, user: User, profile: LearnerProfile, now: dt.datetime, start: int, size: int, fields: Sequence[str]
+) -> Later[list[dict[str, Any]]]:
+    """Rows ``start`` to ``start + size`` of the *uncapped* due queue as dicts of ``fields`` (``values()`` paths)."""
     names = tuple(fields)
-    rows = _DUE_PAGE.rows((names, start, stop), user_id=user.pk, end=end_of_today(profile=profile, now=now))
-    return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def finish(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    end = end_of_today(profile=profile, now=now)
+    return _DUE_PAGE.later((names, start, start + size), finish, user_id=user.pk, end=end)
+
+
+@dataclass(frozen=True)
+class DueQueueReads:
+    """What a due-queue page needs: the recent logs, the card summary and the page's rows (capped)."""
+
+    recent: RecentLogs
+    summary: CardSummary
+    rows: list[dict[str, Any]]
+
+
+def due_queue_reads(
+    *, user: User, profile: LearnerProfile, now: dt.datetime, start: int, size: int, fields: Sequence[str]
+) -> DueQueueReads:
+    """``recent_logs``, ``card_summary`` and rows ``start`` to ``start + size`` of ``due_queue`` (capped by
+    ``reviews_per_day`` less today's reviews) as dicts of ``fields``: three statements in one round trip.
+
+    The page is read uncapped and cut here (the cap needs today's logs, read in the same trip): the same rows
+    as slicing ``due_queue``. Compiled once per process (``CompiledRead``): a first fetch builds no QuerySet.
+    """
+    recent, summary, rows = together(
+        recent_logs_later(user=user, profile=profile, now=now, days=RECENT_LOG_DAYS),
+        card_summary_later(user=user, profile=profile, now=now),
+        _due_page_later(user=user, profile=profile, now=now, start=start, size=size, fields=fields),
+    )
+    left = _reviews_left(user, profile, now, recent.today) - start
+    return DueQueueReads(recent=recent, summary=summary, rows=rows[: max(0, left)])
 
 
 def _reviews_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
@@ -418,34 +438,46 @@ def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime, forec
     which cost one query each. ``forecast_days``: also ``due_forecast(days=...)``'s counts, from the same
     query (the dashboard). Compiled once per process (``CompiledRead``): the hot paths' first read.
     """
+    return together(card_summary_later(user=user, profile=profile, now=now, forecast_days=forecast_days))[0]
+
+
+def card_summary_later(
+    *, user: User, profile: LearnerProfile, now: dt.datetime, forecast_days: int = 0
+) -> Later[CardSummary]:
+    """``card_summary``, to run ``together`` with the page's other reads."""
     today = today_for(profile=profile, now=now)
     zone, rollover = profile.zone, profile.day_rollover_hour
     end = scheduling.day_end(today, zone, rollover)
     ends = {
         f"end_{i}": scheduling.day_end(today + dt.timedelta(days=i), zone, rollover) for i in range(1, forecast_days)
     }
-    per_lesson: dict[int, Counter] = defaultdict(Counter)
-    due = unseen = 0
-    next_due: dt.datetime | None = None
-    later = [0] * max(0, forecast_days - 1)
-    rows = _card_summary_read(forecast_days).rows(forecast_days, user_id=user.pk, end=end, **ends)
-    for lesson_id, studied, lesson_unseen, mastered, lesson_due, lesson_next, *lesson_later in rows:
-        lesson = per_lesson[lesson_id]
-        for name, number in (("studied", studied), ("mastered", mastered), ("due", lesson_due)):
-            if number:
-                lesson[name] = number
-        due += lesson_due
-        unseen += lesson_unseen
-        if lesson_next is not None and (next_due is None or lesson_next < next_due):
-            next_due = lesson_next
-        for i, number in enumerate(lesson_later):
-            later[i] += number
-    forecast = (
-        [DayCount(today + dt.timedelta(days=i), count) for i, count in enumerate([due, *later])]
-        if forecast_days
-        else []
-    )
-    return CardSummary(due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson, forecast=forecast)
+
+    def finish(rows: list[tuple[Any, ...]]) -> CardSummary:
+        per_lesson: dict[int, Counter] = defaultdict(Counter)
+        due = unseen = 0
+        next_due: dt.datetime | None = None
+        later = [0] * max(0, forecast_days - 1)
+        for lesson_id, studied, lesson_unseen, mastered, lesson_due, lesson_next, *lesson_later in rows:
+            lesson = per_lesson[lesson_id]
+            for name, number in (("studied", studied), ("mastered", mastered), ("due", lesson_due)):
+                if number:
+                    lesson[name] = number
+            due += lesson_due
+            unseen += lesson_unseen
+            if lesson_next is not None and (next_due is None or lesson_next < next_due):
+                next_due = lesson_next
+            for i, number in enumerate(lesson_later):
+                later[i] += number
+        forecast = (
+            [DayCount(today + dt.timedelta(days=i), count) for i, count in enumerate([due, *later])]
+            if forecast_days
+            else []
+        )
+        return CardSummary(
+            due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson, forecast=forecast
+        )
+
+    return _card_summary_read(forecast_days).later(forecast_days, finish, user_id=user.pk, end=end, **ends)
 
 
 def _due_before_query(_key: object, *, user_id: int, horizon: dt.datetime) -> QuerySet[Any]:
@@ -485,18 +517,28 @@ def _log_day_roles_query(key: tuple[dt.tzinfo, int], *, user_id: int, since: dt.
 _LOG_DAY_ROLES = CompiledRead(_log_day_roles_query, {"user_id": int, "since": dt.datetime})
 
 
-def _log_day_roles(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
-    """Ratings per (study day, role) since ``since``.
+def _log_day_roles_later(
+    user: User, profile: LearnerProfile, since: dt.datetime, finish: Callable[[Counter], T]
+) -> Later[T]:
+    """Ratings per (study day, role) since ``since``, handed to ``finish``.
 
     The database counts per local calendar day, split at the rollover hour (before it, the
     rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
     per day and role instead of every log.
     """
+
+    def roles(rows: list[tuple[Any, ...]]) -> T:
+        days: Counter = Counter()
+        for date, before_rollover, role, ratings in rows:
+            days[(date - dt.timedelta(days=1) if before_rollover else date, role)] += ratings
+        return finish(days)
+
     key = (profile.zone, profile.day_rollover_hour)
-    days: Counter = Counter()
-    for date, before_rollover, role, ratings in _LOG_DAY_ROLES.rows(key, user_id=user.pk, since=since):
-        days[(date - dt.timedelta(days=1) if before_rollover else date, role)] += ratings
-    return days
+    return _LOG_DAY_ROLES.later(key, roles, user_id=user.pk, since=since)
+
+
+def _log_day_roles(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
+    return together(_log_day_roles_later(user, profile, since, lambda days: days))[0]
 
 
 def _log_days(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
@@ -525,19 +567,28 @@ class RecentLogs:
 
 def recent_logs(*, user: User, profile: LearnerProfile, now: dt.datetime, days: int) -> RecentLogs:
     """``today_logs`` and ``review_heatmap(days=...)`` from one grouped query (the dashboard, the due queue)."""
+    return together(recent_logs_later(user=user, profile=profile, now=now, days=days))[0]
+
+
+def recent_logs_later(*, user: User, profile: LearnerProfile, now: dt.datetime, days: int) -> Later[RecentLogs]:
+    """``recent_logs``, to run ``together`` with the page's other reads."""
     today = today_for(profile=profile, now=now)
     first = today - dt.timedelta(days=days - 1)
-    roles = _log_day_roles(user, profile, scheduling.day_start(first, profile.zone, profile.day_rollover_hour))
-    per_day: Counter = Counter()
-    for (day, _role), ratings in roles.items():
-        if ratings:
-            per_day[day] += ratings
-    counts = TodayLogs(
-        total=per_day[today],
-        reviews=roles[(today, ReviewLog.Role.REVIEW)],
-        first=roles[(today, ReviewLog.Role.FIRST)],
-    )
-    return RecentLogs(today=counts, first=first, last=today, per_day=per_day)
+
+    def finish(roles: Counter) -> RecentLogs:
+        per_day: Counter = Counter()
+        for (day, _role), ratings in roles.items():
+            if ratings:
+                per_day[day] += ratings
+        counts = TodayLogs(
+            total=per_day[today],
+            reviews=roles[(today, ReviewLog.Role.REVIEW)],
+            first=roles[(today, ReviewLog.Role.FIRST)],
+        )
+        return RecentLogs(today=counts, first=first, last=today, per_day=per_day)
+
+    since = scheduling.day_start(first, profile.zone, profile.day_rollover_hour)
+    return _log_day_roles_later(user, profile, since, finish)
 
 
 def review_heatmap(

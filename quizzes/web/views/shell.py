@@ -15,7 +15,7 @@ from quizzes.content.selectors import lesson_list_published, lesson_practice_que
 from quizzes.content.teaching import answer_key, checkpoint_lock, checkpoint_section, teaching_sections
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.next_step import next_step_for
-from quizzes.practice.selectors import lesson_attempts, lesson_progress
+from quizzes.practice.selectors import dashboard_reads, lesson_attempts, lesson_progress
 from quizzes.reviews import selectors as review_selectors
 from quizzes.web import charts
 from quizzes.web.forms import DemoForm
@@ -39,9 +39,9 @@ def dashboard(request: PageRequest) -> HttpResponse:
         return render(request, "web/core/landing.html", {"lessons": lesson_list_published()})
     now = timezone.now()
     profile = profile_for(user=user)  # once per request, passed down
-    # the counts, the per-lesson progress, the forecast, the heatmap and the streak from two queries
-    summary = review_selectors.card_summary(user=user, profile=profile, now=now, forecast_days=14)
-    recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS)
+    # the counts, the per-lesson progress, the forecast, the heatmap and the streak: four statements, one round trip
+    reads = dashboard_reads(user=user, profile=profile, now=now, forecast_days=14)
+    summary, recent = reads.summary, reads.recent
     heatmap = recent.days
     due = summary.capped_due(profile=profile, today=recent.today)
     request._quizzes_due_now = due  # type: ignore[attr-defined]  # the nav badge (due_now tag) reuses it
@@ -51,7 +51,7 @@ def dashboard(request: PageRequest) -> HttpResponse:
         "due": due,
         "next_step": next_step_link(user, next_step_for(user=user, now=now, due=due)),
         "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=recent),
-        "progress": lesson_progress(user=user, now=now, profile=profile, counts=summary.per_lesson),
+        "progress": reads.progress,
         "forecast_rows": charts.day_count_rows(forecast),
         "forecast_svg": charts.forecast_svg(forecast),
         "forecast_svg_compact": charts.forecast_svg(forecast, per_row=7),  # phones: two rows of a week
