@@ -559,6 +559,12 @@ class RecentLogs:
     per_day: Counter  # study day → ratings, only the days with some
 
     @functools.cached_property
+    def active_days(self) -> dict[dt.date, int]:
+        """The days from ``first`` to today with ratings, oldest first, and their counts (``days`` without the
+        quiet ones: the heatmap of a learner who studied on 60 days of the year needs 60, not 365)."""
+        return {day: self.per_day[day] for day in sorted(self.per_day) if self.first <= day <= self.last}
+
+    @functools.cached_property
     def days(self) -> list[DayCount]:
         """Every day from ``first`` to today, oldest first (the heatmap): built only when asked for."""
         length = (self.last - self.first).days + 1

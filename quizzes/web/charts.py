@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from django.utils import timezone
 from django.utils.dates import WEEKDAYS_ABBR
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -34,10 +35,17 @@ def axis_label(day: dt.date) -> str:
     return format_short_day(day)
 
 
-@functools.lru_cache(maxsize=512)
-def _axis_label(day: dt.date, language: str | None) -> str:
-    """``axis_label`` memoised per language: the forecast is drawn twice (wide and compact) on every dashboard."""
-    return axis_label(day)
+@functools.lru_cache(maxsize=4096)
+def _bar_texts(day: dt.date, count: int, today: bool, language: str | None, this_year: int) -> tuple[str, str]:
+    """A forecast bar's title and axis label, escaped: memoised, the forecast is drawn twice (wide and compact)
+    on every dashboard and learners share days and counts."""
+    label = _("Today") if today else axis_label(day)
+    long_label = format_day(day, today=dt.date(this_year, 1, 1))
+    title = ngettext("%(day)s: %(count)s review due", "%(day)s: %(count)s reviews due", count) % {
+        "day": f"{label} ({long_label})" if today else long_label,
+        "count": count,
+    }
+    return escape(title), escape(label)
 
 
 def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -> SafeString:
@@ -75,7 +83,7 @@ def forecast_svg(days: Sequence[DayCount], *, per_row: int | None = None) -> Saf
     width = left * 2 + per_row * (bar_w + gap) - gap
     height = rows * row_h
     peak = max((d.count for d in days), default=0) or 1
-    language, long_label = get_language(), day_formatter()
+    language, this_year = get_language(), timezone.localdate().year
     body = [
         f'<line x1="{left}" y1="{r * row_h + top + plot_h}" x2="{width - left}" y2="{r * row_h + top + plot_h}" '
         f'stroke="#9aa2ad"/>'
@@ -88,17 +96,13 @@ def forecast_svg(days: Sequence[DayCount], *, per_row: int | None = None) -> Saf
         h = round(plot_h * d.count / peak) if d.count else 0
         y = base - h
         cx = x + bar_w / 2
-        label = _("Today") if i == 0 else _axis_label(d.day, language)
-        title = ngettext("%(day)s: %(count)s review due", "%(day)s: %(count)s reviews due", d.count) % {
-            "day": long_label(d.day) if i else f"{label} ({long_label(d.day)})",
-            "count": d.count,
-        }
+        title, label = _bar_texts(d.day, d.count, i == 0, language, this_year)
         body.append(
-            f'<g class="bar"><title>{escape(title)}</title>'
+            f'<g class="bar"><title>{title}</title>'
             f'<rect x="{x}" y="{y}" width="{bar_w}" height="{max(h, 1)}" rx="3" '
             f'fill="{"#1f5fbf" if d.count else "#d9dce1"}"/>'
             f'<text x="{cx}" y="{y - 6}" text-anchor="middle" font-size="13" font-weight="600">{d.count}</text>'
-            f'<text x="{cx}" y="{base + 18}" text-anchor="middle" font-size="11">{escape(label)}</text>'
+            f'<text x="{cx}" y="{base + 18}" text-anchor="middle" font-size="11">{label}</text>'
             f"</g>"
         )
     css_class = "chart--forecast-compact" if compact else "chart--forecast"
@@ -106,13 +110,18 @@ def forecast_svg(days: Sequence[DayCount], *, per_row: int | None = None) -> Saf
 
 
 def heatmap_summary(days: Sequence[DayCount]) -> str:
-    total = sum(d.count for d in days)
-    active = sum(1 for d in days if d.count)
+    return heatmap_summary_of(len(days), {d.day: d.count for d in days if d.count})
+
+
+def heatmap_summary_of(length: int, counts: Mapping[dt.date, int]) -> str:
+    """``heatmap_summary`` of ``length`` days of which only ``counts``'s (all positive) had ratings."""
+    total = sum(counts.values())
+    active = len(counts)
     return ngettext(
         "%(total)s rating on %(active)s of the last %(days)s days.",
         "%(total)s ratings on %(active)s of the last %(days)s days.",
         total,
-    ) % {"total": total, "active": active, "days": len(days)}
+    ) % {"total": total, "active": active, "days": length}
 
 
 def heat_level(count: int, peak: int) -> int:
@@ -203,22 +212,29 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
     """
     if not days:
         return _svg(10, 10, heatmap_summary(days), [], "chart--heatmap")
+    return heatmap_svg_of(days[0].day, len(days), {d.day: d.count for d in days if d.count})
+
+
+def heatmap_svg_of(first: dt.date, length: int, counts: Mapping[dt.date, int]) -> SafeString:
+    """``heatmap_svg`` of ``length`` days from ``first``, of which only ``counts``'s (all positive) had ratings:
+    the dashboard passes its recent logs' few active days instead of a year of day objects."""
+    if not length:
+        return _svg(10, 10, heatmap_summary_of(0, {}), [], "chart--heatmap")
     cell, step, left, top = _CELL, _STEP, _LEFT, _TOP
-    first = days[0].day
     offset = first.weekday()
-    columns = (offset + len(days) + 6) // 7
+    columns = (offset + length + 6) // 7
     width = left + columns * step + 4
     height = top + 7 * step + 34
-    peak = max(d.count for d in days)
+    peak = max(counts.values(), default=0)
     language = get_language()
-    labels, quiet = _heatmap_frame(first, len(days), language)
+    labels, quiet = _heatmap_frame(first, length, language)
     body = list(labels)
     cells = list(quiet)
-    this_year = days[-1].day.year
-    for i, d in enumerate(days):
-        if d.count:
-            title = _heat_title(d.count, _escaped_day(d.day, language, this_year), language)
-            cells[i] = _heat_cell(i, offset, d.count, heat_level(d.count, peak), title)
+    this_year = (first + dt.timedelta(days=length - 1)).year
+    for day, count in counts.items():
+        i = (day - first).days
+        title = _heat_title(count, _escaped_day(day, language, this_year), language)
+        cells[i] = _heat_cell(i, offset, count, heat_level(count, peak), title)
     body.extend(cells)
     # legend: shade plus the count range it stands for, so the shades can be read without colour
     legend_y = top + 7 * step + 14
@@ -233,4 +249,4 @@ def heatmap_svg(days: Sequence[DayCount]) -> SafeString:
         )
         x += cell + 14 + 7 * len(span)
     body.append(f'<text x="{x}" y="{legend_y + 9}" font-size="10">{more}</text>')
-    return _svg(width, height, heatmap_summary(days), body, "chart--heatmap")
+    return _svg(width, height, heatmap_summary_of(length, counts), body, "chart--heatmap")

@@ -17,6 +17,7 @@ from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.next_step import next_step_for
 from quizzes.practice.selectors import dashboard_reads, lesson_attempts, lesson_progress
 from quizzes.reviews import selectors as review_selectors
+from quizzes.reviews.selectors import DayCount
 from quizzes.web import charts
 from quizzes.web.forms import DemoForm
 from quizzes.web.types import PageRequest, signed_in
@@ -42,7 +43,7 @@ def dashboard(request: PageRequest) -> HttpResponse:
     # the counts, the per-lesson progress, the forecast, the heatmap and the streak: four statements, one round trip
     reads = dashboard_reads(user=user, profile=profile, now=now, forecast_days=14)
     summary, recent = reads.summary, reads.recent
-    heatmap = recent.days
+    heatmap_days, active = (recent.last - recent.first).days + 1, recent.active_days
     due = summary.capped_due(profile=profile, today=recent.today)
     request._quizzes_due_now = due  # type: ignore[attr-defined]  # the nav badge (due_now tag) reuses it
     forecast = summary.forecast
@@ -56,9 +57,9 @@ def dashboard(request: PageRequest) -> HttpResponse:
         "forecast_svg": charts.forecast_svg(forecast),
         "forecast_svg_compact": charts.forecast_svg(forecast, per_row=7),  # phones: two rows of a week
         "forecast_summary": charts.forecast_summary(forecast),
-        "heatmap_svg": charts.heatmap_svg(heatmap),
-        "heatmap_summary": charts.heatmap_summary(heatmap),
-        "heatmap_active_rows": charts.day_count_rows([d for d in reversed(heatmap) if d.count]),
+        "heatmap_svg": charts.heatmap_svg_of(recent.first, heatmap_days, active),
+        "heatmap_summary": charts.heatmap_summary_of(heatmap_days, active),
+        "heatmap_active_rows": charts.day_count_rows([DayCount(day, active[day]) for day in reversed(active)]),
         "new_available": summary.capped_new(profile=profile, today=recent.today),
     }
     return render(request, "web/core/dashboard.html", context)
