@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from knox.models import AuthToken
 
 from quizzes.accounts.models import LearnerProfile
+from quizzes.core.compiled import CompiledRead
+
+
+def _profile_query(_key: object, *, user_id: int) -> QuerySet[Any]:
+    return LearnerProfile.objects.filter(user_id=user_id).values_list(*_PROFILE_COLUMNS)
+
+
+_PROFILE_COLUMNS = tuple(field.attname for field in LearnerProfile._meta.concrete_fields)
+#: every request of a signed-in learner reads the profile: compiled once per process (issue 16)
+_PROFILE = CompiledRead(_profile_query, {"user_id": int})
 
 
 def profile_for(*, user: User) -> LearnerProfile:
     """The learner's profile, or an unsaved one with the defaults (selectors never write)."""
-    try:
-        return LearnerProfile.objects.get(user=user)
-    except LearnerProfile.DoesNotExist:
+    rows = _PROFILE.rows(None, user_id=user.pk)
+    if not rows:
         return LearnerProfile(user=user)
+    return LearnerProfile.from_db("default", _PROFILE_COLUMNS, rows[0])
 
 
 def email_taken(*, email: str, exclude_pk: int | None = None) -> bool:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 
 from quizzes.content.models import Lesson, Option, Question
+from quizzes.core.compiled import CompiledRead, Later
 
 #: The most prompts a mock interview draws.
 MOCK_INTERVIEW_MAX = 10
@@ -24,6 +26,32 @@ MOCK_INTERVIEW_MAX = 10
 def lesson_list_published() -> QuerySet[Lesson]:
     """Published lessons in order, each annotated with ``question_count`` (published questions)."""
     return Lesson.objects.published().with_question_count().order_by("order", "key")
+
+
+#: the columns ``lesson_heads_published_later`` loads (a lesson's teaching JSON is most of its row)
+_LESSON_HEAD_COLUMNS = ("id", "key", "title", "order")
+
+
+def _lesson_heads_query(_key: object) -> QuerySet[Any]:
+    return lesson_list_published().values_list(*_LESSON_HEAD_COLUMNS, "question_count")
+
+
+_LESSON_HEADS = CompiledRead(_lesson_heads_query, {})
+
+
+def lesson_heads_published_later() -> Later[list[Lesson]]:
+    """``lesson_list_published`` with only id, key, title and order loaded (the rest loads if read), to run
+    ``together`` with a page's other reads: the progress tables. Compiled once per process (``CompiledRead``)."""
+
+    def finish(rows: list[tuple[Any, ...]]) -> list[Lesson]:
+        lessons = []
+        for *values, question_count in rows:
+            lesson = Lesson.from_db("default", _LESSON_HEAD_COLUMNS, values)
+            lesson.question_count = question_count  # type: ignore[attr-defined]  # as with_question_count() annotates
+            lessons.append(lesson)
+        return lessons
+
+    return _LESSON_HEADS.later(None, finish)
 
 
 def lesson_published_get(*, key: str) -> Lesson:

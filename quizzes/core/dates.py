@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Callable
 
 from django.utils import timezone
 from django.utils.translation import get_language, pgettext, pgettext_lazy
@@ -67,6 +68,13 @@ def format_day(
         return ""
     day, _local = _as_date(value, zone)
     return _format_day(get_language(), day, (today or timezone.localdate()).year)
+
+
+def day_formatter() -> Callable[[dt.date], str]:
+    """:func:`format_day` for many dates (``date`` objects) in one request: the active language and the current
+    year are looked up once, not per day (each lookup costs more than the memoised formatting itself)."""
+    language, this_year = get_language(), timezone.localdate().year
+    return lambda day: _format_day(language, day, this_year)
 
 
 @functools.lru_cache(maxsize=4096)

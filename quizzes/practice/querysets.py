@@ -22,7 +22,8 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
 
 
 class AttemptItemQuerySet(models.QuerySet["AttemptItem"]):
-    def owned_by(self, user: User) -> AttemptItemQuerySet:
+    def owned_by(self, user: User | int) -> AttemptItemQuerySet:
+        """Items of the learner's attempts (``user``: or its id)."""
         return self.filter(attempt__user=user)
 
     def answered(self) -> AttemptItemQuerySet:

@@ -13,6 +13,7 @@ import datetime as dt
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
@@ -21,7 +22,8 @@ from django.utils import timezone
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson
-from quizzes.content.selectors import lesson_list_published
+from quizzes.content.selectors import lesson_heads_published_later
+from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews import selectors as review_selectors
 
@@ -237,27 +239,43 @@ class LessonProgress:
         return self.studied / self.total if self.total else 0.0
 
 
-def best_scores(*, user: User) -> dict[int, float]:
-    """Per lesson id, the learner's best attempt score (attempts without an answer have none)."""
-    # from the item scores alone (narrow rows, one query, no JSON columns)
-    item_scores: dict[int, list[float | None]] = defaultdict(list)
-    attempt_lesson: dict[int, int] = {}
+def _item_scores_query(_key: object, *, user_id: int) -> QuerySet[Any]:
     # a missed-items attempt holds only what an earlier one got wrong: its score says nothing about the lesson
-    rows = (
-        AttemptItem.objects.owned_by(user)
+    return (
+        AttemptItem.objects.owned_by(user_id)
         .exclude(attempt__mode=Attempt.Mode.MISSED)
         .values_list("attempt_id", "attempt__lesson_id", "score")
     )
-    for attempt_id, lesson_id, score in rows:
-        item_scores[attempt_id].append(score)
-        attempt_lesson[attempt_id] = lesson_id
-    best: dict[int, float] = {}
-    for attempt_id, scores in item_scores.items():
-        score = score_of(scores=scores)
-        if score is not None:
-            lesson_id = attempt_lesson[attempt_id]
-            best[lesson_id] = max(best.get(lesson_id, 0.0), score)
-    return best
+
+
+#: every dashboard reads it: compiled once per process (issue 16)
+_ITEM_SCORES = CompiledRead(_item_scores_query, {"user_id": int})
+
+
+def best_scores(*, user: User) -> dict[int, float]:
+    """Per lesson id, the learner's best attempt score (attempts without an answer have none)."""
+    return together(best_scores_later(user=user))[0]
+
+
+def best_scores_later(*, user: User) -> Later[dict[int, float]]:
+    """``best_scores``, to run ``together`` with a page's other reads."""
+
+    def finish(rows: list[tuple[Any, ...]]) -> dict[int, float]:
+        # from the item scores alone (narrow rows, one query, no JSON columns)
+        item_scores: dict[int, list[float | None]] = defaultdict(list)
+        attempt_lesson: dict[int, int] = {}
+        for attempt_id, lesson_id, score in rows:
+            item_scores[attempt_id].append(score)
+            attempt_lesson[attempt_id] = lesson_id
+        best: dict[int, float] = {}
+        for attempt_id, scores in item_scores.items():
+            score = score_of(scores=scores)
+            if score is not None:
+                lesson_id = attempt_lesson[attempt_id]
+                best[lesson_id] = max(best.get(lesson_id, 0.0), score)
+        return best
+
+    return _ITEM_SCORES.later(None, finish, user_id=user.pk)
 
 
 def lesson_progress(
@@ -272,7 +290,11 @@ def lesson_progress(
         now = now or timezone.now()
         profile = profile if profile is not None else profile_for(user=user)
         counts = review_selectors.lesson_card_counts(user=user, now=now, profile=profile)
-    best = best_scores(user=user)
+    lessons, best = together(lesson_heads_published_later(), best_scores_later(user=user))
+    return _progress(lessons, best, counts)
+
+
+def _progress(lessons: list[Lesson], best: dict[int, float], counts: dict[int, Counter]) -> list[LessonProgress]:
     return [
         LessonProgress(
             lesson=lesson,
@@ -282,5 +304,26 @@ def lesson_progress(
             mastered=counts[lesson.pk]["mastered"],
             best_score=best.get(lesson.pk),
         )
-        for lesson in lesson_list_published()
+        for lesson in lessons
     ]
+
+
+@dataclass(frozen=True)
+class DashboardReads:
+    """What the dashboard reads: the card summary with a forecast, the recent logs, the progress per lesson."""
+
+    summary: review_selectors.CardSummary
+    recent: review_selectors.RecentLogs
+    progress: list[LessonProgress]
+
+
+def dashboard_reads(*, user: User, profile: LearnerProfile, now: dt.datetime, forecast_days: int) -> DashboardReads:
+    """``card_summary(forecast_days=...)``, ``recent_logs`` (the heatmap's year) and ``lesson_progress``: four
+    statements in one round trip (``together``), each compiled once per process."""
+    summary, recent, lessons, best = together(
+        review_selectors.card_summary_later(user=user, profile=profile, now=now, forecast_days=forecast_days),
+        review_selectors.recent_logs_later(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS),
+        lesson_heads_published_later(),
+        best_scores_later(user=user),
+    )
+    return DashboardReads(summary=summary, recent=recent, progress=_progress(lessons, best, summary.per_lesson))

@@ -70,10 +70,16 @@ def content_changed() -> None:
 def _stamps(found: dict[str, Any], keys: list[str]) -> list[str]:
     """The current stamps; a missing one is created (``add``: of racing readers, the first one wins)."""
     missing = [key for key in keys if key not in found]
+    found = dict(found)
+    lost = []
     for key in missing:
-        cache.add(key, _new_stamp(), timeout=None)
-    if missing:
-        found = {**found, **cache.get_many(missing)}
+        stamp = _new_stamp()
+        if cache.add(key, stamp, timeout=None):
+            found[key] = stamp  # ours won: no need to read it back (a learner's first read saves a round trip)
+        else:
+            lost.append(key)
+    if lost:
+        found.update(cache.get_many(lost))
     return [found.get(key, "") for key in keys]  # "" only when the cache is down: never matches a stored stamp
 
 

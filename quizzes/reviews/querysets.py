@@ -25,8 +25,8 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
         """Cards whose question and lesson learners can see (suspended or not)."""
         return self.filter(question__published=True, question__lesson__published=True)
 
-    def live_for(self, user: User) -> ReviewCardQuerySet:
-        """The learner's cards they can review: not suspended, question and lesson published."""
+    def live_for(self, user: User | int) -> ReviewCardQuerySet:
+        """The learner's cards they can review: not suspended, question and lesson published (``user``: or its id)."""
         return self.filter(user=user, suspended=False).of_published_questions()
 
     def due_before(self, moment: dt.datetime) -> ReviewCardQuerySet:

@@ -10,11 +10,12 @@ morning session, as in Anki. Every card query starts from ``ReviewCard.objects.l
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db.models import BooleanField, Count, ExpressionWrapper, FilteredRelation, Min, Q, QuerySet
@@ -24,9 +25,12 @@ from django.utils import timezone
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
+from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.querysets import unsuspended_through
+
+T = TypeVar("T")
 
 #: A card counts as mastered ("mature", in Anki's terms) once its stability reaches this many days.
 MASTERY_STABILITY_DAYS = 21.0
@@ -129,6 +133,54 @@ def due_cards(
     if not capped:
         return list(_due_rows(user, profile, now, only))
     return list(due_queue(user=user, now=now, profile=profile, today=today, only=only))
+
+
+def _due_page_query(key: tuple[tuple[str, ...], int, int], *, user_id: int, end: dt.datetime) -> QuerySet[Any]:
+    fields, start, stop = key
+    return ReviewCard.objects.live_for(user_id).due_before(end).order_by("due", "id").values_list(*fields)[start:stop]
+
+
+_DUE_PAGE = CompiledRead(_due_page_query, {"user_id": int, "end": dt.datetime})
+
+
+def _due_page_later(
+    *, user: User, profile: LearnerProfile, now: dt.datetime, start: int, size: int, fields: Sequence[str]
+) -> Later[list[dict[str, Any]]]:
+    """Rows ``start`` to ``start + size`` of the *uncapped* due queue as dicts of ``fields`` (``values()`` paths)."""
+    names = tuple(fields)
+
+    def finish(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    end = end_of_today(profile=profile, now=now)
+    return _DUE_PAGE.later((names, start, start + size), finish, user_id=user.pk, end=end)
+
+
+@dataclass(frozen=True)
+class DueQueueReads:
+    """What a due-queue page needs: the recent logs, the card summary and the page's rows (capped)."""
+
+    recent: RecentLogs
+    summary: CardSummary
+    rows: list[dict[str, Any]]
+
+
+def due_queue_reads(
+    *, user: User, profile: LearnerProfile, now: dt.datetime, start: int, size: int, fields: Sequence[str]
+) -> DueQueueReads:
+    """``recent_logs``, ``card_summary`` and rows ``start`` to ``start + size`` of ``due_queue`` (capped by
+    ``reviews_per_day`` less today's reviews) as dicts of ``fields``: three statements in one round trip.
+
+    The page is read uncapped and cut here (the cap needs today's logs, read in the same trip): the same rows
+    as slicing ``due_queue``. Compiled once per process (``CompiledRead``): a first fetch builds no QuerySet.
+    """
+    recent, summary, rows = together(
+        recent_logs_later(user=user, profile=profile, now=now, days=RECENT_LOG_DAYS),
+        card_summary_later(user=user, profile=profile, now=now),
+        _due_page_later(user=user, profile=profile, now=now, start=start, size=size, fields=fields),
+    )
+    left = _reviews_left(user, profile, now, recent.today) - start
+    return DueQueueReads(recent=recent, summary=summary, rows=rows[: max(0, left)])
 
 
 def _reviews_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
@@ -323,6 +375,12 @@ def lesson_card_counts(
 
 
 @dataclass(frozen=True)
+class DayCount:
+    day: dt.date
+    count: int
+
+
+@dataclass(frozen=True)
 class CardSummary:
     """What the learner's cards add up to today, from one query (the due queue's counts, the dashboard)."""
 
@@ -330,6 +388,7 @@ class CardSummary:
     unseen: int  # published questions without a card, uncapped (``capped_new`` applies new_per_day)
     next_due_after_today: dt.datetime | None
     per_lesson: dict[int, Counter]  # lesson id → studied / mastered / due, as ``lesson_card_counts``
+    forecast: list[DayCount] = field(default_factory=list)  # ``due_forecast(days=forecast_days)``, when asked for
 
     def capped_due(self, *, profile: LearnerProfile, today: TodayLogs) -> int:
         return min(self.due, max(0, profile.reviews_per_day - today.reviews))
@@ -338,18 +397,19 @@ class CardSummary:
         return min(self.unseen, max(0, profile.new_per_day - today.first))
 
 
-def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> CardSummary:
-    """Every published question left-joined to the learner's card for it, grouped by lesson: one narrow query.
-
-    Same rules as ``due_count`` / ``new_count`` / ``lesson_card_counts`` / ``next_review_after_today``
-    (live = not suspended, question and lesson published; a card is unique per learner and question),
-    which cost one query each.
-    """
-    end = end_of_today(profile=profile, now=now)
+def _card_summary_query(
+    forecast_days: int, *, user_id: int, end: dt.datetime, **day_ends: dt.datetime
+) -> QuerySet[Any]:
     live = unsuspended_through("mine")
-    rows = (
+    # day i of the forecast (i ≥ 1): live cards due in [end of day i - 1, end of day i); day 0 is ``due``
+    bounds = [end, *(day_ends[f"end_{i}"] for i in range(1, forecast_days))]
+    forecast = {
+        f"due_{i}": Count("mine__id", filter=live & Q(mine__due__gte=bounds[i - 1], mine__due__lt=bounds[i]))
+        for i in range(1, forecast_days)
+    }
+    return (
         Question.objects.published()
-        .annotate(mine=FilteredRelation("review_cards", condition=Q(review_cards__user=user)))
+        .annotate(mine=FilteredRelation("review_cards", condition=Q(review_cards__user_id=user_id)))
         .order_by()
         .values("lesson_id")
         .annotate(
@@ -358,27 +418,73 @@ def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime) -> Ca
             mastered=Count("mine__id", filter=Q(mine__stability__gte=MASTERY_STABILITY_DAYS)),
             due=Count("mine__id", filter=live & Q(mine__due__lt=end)),
             next_due=Min("mine__due", filter=live & Q(mine__due__gte=end)),
+            **forecast,
         )
+        .values_list("lesson_id", "studied", "unseen", "mastered", "due", "next_due", *forecast)
     )
-    per_lesson: dict[int, Counter] = defaultdict(Counter)
-    due = unseen = 0
-    next_due: dt.datetime | None = None
-    for row in rows:
-        lesson = per_lesson[row["lesson_id"]]
-        for name in ("studied", "mastered", "due"):
-            if row[name]:
-                lesson[name] = row[name]
-        due += row["due"]
-        unseen += row["unseen"]
-        if row["next_due"] is not None and (next_due is None or row["next_due"] < next_due):
-            next_due = row["next_due"]
-    return CardSummary(due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson)
 
 
-@dataclass(frozen=True)
-class DayCount:
-    day: dt.date
-    count: int
+@functools.cache
+def _card_summary_read(forecast_days: int) -> CompiledRead:
+    ends = {f"end_{i}": dt.datetime for i in range(1, forecast_days)}
+    return CompiledRead(_card_summary_query, {"user_id": int, "end": dt.datetime, **ends})
+
+
+def card_summary(*, user: User, profile: LearnerProfile, now: dt.datetime, forecast_days: int = 0) -> CardSummary:
+    """Every published question left-joined to the learner's card for it, grouped by lesson: one narrow query.
+
+    Same rules as ``due_count`` / ``new_count`` / ``lesson_card_counts`` / ``next_review_after_today``
+    (live = not suspended, question and lesson published; a card is unique per learner and question),
+    which cost one query each. ``forecast_days``: also ``due_forecast(days=...)``'s counts, from the same
+    query (the dashboard). Compiled once per process (``CompiledRead``): the hot paths' first read.
+    """
+    return together(card_summary_later(user=user, profile=profile, now=now, forecast_days=forecast_days))[0]
+
+
+def card_summary_later(
+    *, user: User, profile: LearnerProfile, now: dt.datetime, forecast_days: int = 0
+) -> Later[CardSummary]:
+    """``card_summary``, to run ``together`` with the page's other reads."""
+    today = today_for(profile=profile, now=now)
+    zone, rollover = profile.zone, profile.day_rollover_hour
+    end = scheduling.day_end(today, zone, rollover)
+    ends = {
+        f"end_{i}": scheduling.day_end(today + dt.timedelta(days=i), zone, rollover) for i in range(1, forecast_days)
+    }
+
+    def finish(rows: list[tuple[Any, ...]]) -> CardSummary:
+        per_lesson: dict[int, Counter] = defaultdict(Counter)
+        due = unseen = 0
+        next_due: dt.datetime | None = None
+        later = [0] * max(0, forecast_days - 1)
+        for lesson_id, studied, lesson_unseen, mastered, lesson_due, lesson_next, *lesson_later in rows:
+            lesson = per_lesson[lesson_id]
+            for name, number in (("studied", studied), ("mastered", mastered), ("due", lesson_due)):
+                if number:
+                    lesson[name] = number
+            due += lesson_due
+            unseen += lesson_unseen
+            if lesson_next is not None and (next_due is None or lesson_next < next_due):
+                next_due = lesson_next
+            for i, number in enumerate(lesson_later):
+                later[i] += number
+        forecast = (
+            [DayCount(today + dt.timedelta(days=i), count) for i, count in enumerate([due, *later])]
+            if forecast_days
+            else []
+        )
+        return CardSummary(
+            due=due, unseen=unseen, next_due_after_today=next_due, per_lesson=per_lesson, forecast=forecast
+        )
+
+    return _card_summary_read(forecast_days).later(forecast_days, finish, user_id=user.pk, end=end, **ends)
+
+
+def _due_before_query(_key: object, *, user_id: int, horizon: dt.datetime) -> QuerySet[Any]:
+    return ReviewCard.objects.live_for(user_id).due_before(horizon).values_list("due")
+
+
+_DUE_BEFORE = CompiledRead(_due_before_query, {"user_id": int, "horizon": dt.datetime})
 
 
 def due_forecast(
@@ -390,31 +496,49 @@ def due_forecast(
     today = today_for(profile=profile, now=now)
     horizon = scheduling.day_end(today + dt.timedelta(days=days - 1), profile.zone, profile.day_rollover_hour)
     counts: Counter = Counter()
-    for due in ReviewCard.objects.live_for(user).due_before(horizon).values_list("due", flat=True):
+    for (due,) in _DUE_BEFORE.rows(None, user_id=user.pk, horizon=horizon):
         counts[max(today, scheduling.local_day(due, profile.zone, profile.day_rollover_hour))] += 1
     return [DayCount(today + dt.timedelta(days=i), counts[today + dt.timedelta(days=i)]) for i in range(days)]
 
 
-def _log_day_roles(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
-    """Ratings per (study day, role) since ``since``.
-
-    The database counts per local calendar day, split at the rollover hour (before it, the
-    rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
-    per day and role instead of every log.
-    """
-    zone, rollover = profile.zone, profile.day_rollover_hour
-    groups = (
-        ReviewLog.objects.filter(user=user, reviewed_at__gte=since)
+def _log_day_roles_query(key: tuple[dt.tzinfo, int], *, user_id: int, since: dt.datetime) -> QuerySet[Any]:
+    zone, rollover = key
+    return (
+        ReviewLog.objects.filter(user_id=user_id, reviewed_at__gte=since)
         .annotate(date=TruncDate("reviewed_at", tzinfo=zone), hour=ExtractHour("reviewed_at", tzinfo=zone))
         .annotate(before_rollover=ExpressionWrapper(Q(hour__lt=rollover), output_field=BooleanField()))
         .values("date", "before_rollover", "role")
         .annotate(ratings=Count("id"))
         .values_list("date", "before_rollover", "role", "ratings")
     )
-    days: Counter = Counter()
-    for date, before_rollover, role, ratings in groups:
-        days[(date - dt.timedelta(days=1) if before_rollover else date, role)] += ratings
-    return days
+
+
+#: keyed by (zone, rollover hour): both are written into the SQL
+_LOG_DAY_ROLES = CompiledRead(_log_day_roles_query, {"user_id": int, "since": dt.datetime})
+
+
+def _log_day_roles_later(
+    user: User, profile: LearnerProfile, since: dt.datetime, finish: Callable[[Counter], T]
+) -> Later[T]:
+    """Ratings per (study day, role) since ``since``, handed to ``finish``.
+
+    The database counts per local calendar day, split at the rollover hour (before it, the
+    rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
+    per day and role instead of every log.
+    """
+
+    def roles(rows: list[tuple[Any, ...]]) -> T:
+        days: Counter = Counter()
+        for date, before_rollover, role, ratings in rows:
+            days[(date - dt.timedelta(days=1) if before_rollover else date, role)] += ratings
+        return finish(days)
+
+    key = (profile.zone, profile.day_rollover_hour)
+    return _LOG_DAY_ROLES.later(key, roles, user_id=user.pk, since=since)
+
+
+def _log_day_roles(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
+    return together(_log_day_roles_later(user, profile, since, lambda days: days))[0]
 
 
 def _log_days(user: User, profile: LearnerProfile, since: dt.datetime) -> Counter:
@@ -430,26 +554,47 @@ class RecentLogs:
     """One query over the learner's recent logs: today's counts and the ratings per study day."""
 
     today: TodayLogs
-    days: list[DayCount]  # oldest first, ending today
+    first: dt.date  # the first study day read
+    last: dt.date  # today
+    per_day: Counter  # study day → ratings, only the days with some
+
+    @functools.cached_property
+    def active_days(self) -> dict[dt.date, int]:
+        """The days from ``first`` to today with ratings, oldest first, and their counts (``days`` without the
+        quiet ones: the heatmap of a learner who studied on 60 days of the year needs 60, not 365)."""
+        return {day: self.per_day[day] for day in sorted(self.per_day) if self.first <= day <= self.last}
+
+    @functools.cached_property
+    def days(self) -> list[DayCount]:
+        """Every day from ``first`` to today, oldest first (the heatmap): built only when asked for."""
+        length = (self.last - self.first).days + 1
+        return [DayCount(day, self.per_day[day]) for day in (self.first + dt.timedelta(days=i) for i in range(length))]
 
 
 def recent_logs(*, user: User, profile: LearnerProfile, now: dt.datetime, days: int) -> RecentLogs:
     """``today_logs`` and ``review_heatmap(days=...)`` from one grouped query (the dashboard, the due queue)."""
+    return together(recent_logs_later(user=user, profile=profile, now=now, days=days))[0]
+
+
+def recent_logs_later(*, user: User, profile: LearnerProfile, now: dt.datetime, days: int) -> Later[RecentLogs]:
+    """``recent_logs``, to run ``together`` with the page's other reads."""
     today = today_for(profile=profile, now=now)
     first = today - dt.timedelta(days=days - 1)
-    roles = _log_day_roles(user, profile, scheduling.day_start(first, profile.zone, profile.day_rollover_hour))
-    per_day: Counter = Counter()
-    for (day, _role), ratings in roles.items():
-        per_day[day] += ratings
-    counts = TodayLogs(
-        total=per_day[today],
-        reviews=roles[(today, ReviewLog.Role.REVIEW)],
-        first=roles[(today, ReviewLog.Role.FIRST)],
-    )
-    return RecentLogs(
-        today=counts,
-        days=[DayCount(first + dt.timedelta(days=i), per_day[first + dt.timedelta(days=i)]) for i in range(days)],
-    )
+
+    def finish(roles: Counter) -> RecentLogs:
+        per_day: Counter = Counter()
+        for (day, _role), ratings in roles.items():
+            if ratings:
+                per_day[day] += ratings
+        counts = TodayLogs(
+            total=per_day[today],
+            reviews=roles[(today, ReviewLog.Role.REVIEW)],
+            first=roles[(today, ReviewLog.Role.FIRST)],
+        )
+        return RecentLogs(today=counts, first=first, last=today, per_day=per_day)
+
+    since = scheduling.day_start(first, profile.zone, profile.day_rollover_hour)
+    return _log_day_roles_later(user, profile, since, finish)
 
 
 def review_heatmap(
@@ -479,18 +624,23 @@ def review_streak(
     user: User,
     now: dt.datetime | None = None,
     profile: LearnerProfile | None = None,
-    recent: Sequence[DayCount] | None = None,
+    recent: Sequence[DayCount] | RecentLogs | None = None,
 ) -> int:
     """Consecutive study days with at least one rating, ending today (or yesterday if none yet today).
 
     Reads only the logs of the last few weeks; the window grows while the streak reaches its start.
-    ``recent``: ``review_heatmap``'s days ending today when the caller has them — no query then,
-    unless the streak is as long as the heatmap.
+    ``recent``: ``recent_logs`` or ``review_heatmap``'s days ending today when the caller has them — no
+    query then, unless the streak is as long as they are.
     """
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
     today = today_for(profile=profile, now=now)
-    if recent and recent[-1].day == today:
+    if isinstance(recent, RecentLogs):
+        if recent.last == today:
+            streak, gap = _streak_in(recent.per_day, today)
+            if gap >= recent.first:
+                return streak
+    elif recent and recent[-1].day == today:
         streak, gap = _streak_in({d.day for d in recent if d.count}, today)
         if gap >= recent[0].day:
             return streak
@@ -582,7 +732,7 @@ def dashboard_counts(
         "due": summary.capped_due(profile=profile, today=recent.today),
         "new": summary.capped_new(profile=profile, today=recent.today),
         "reviewed_today": recent.today.total,
-        "streak": review_streak(user=user, now=now, profile=profile, recent=recent.days),
+        "streak": review_streak(user=user, now=now, profile=profile, recent=recent),
         "next_due_after_today": summary.next_due_after_today,
         "study_day": today_for(profile=profile, now=now),
     }

@@ -2,8 +2,9 @@
 
 Each test measures a request with little data, grows the data (more questions, attempts, cards),
 and asserts the same request needs no more queries than before. Not timed: speed lives in bench/.
-The due queue, the lesson list and the dashboard have their own tests (tests/quizzes/api/test_reviews.py,
-tests/quizzes/api/test_profile_lessons.py, tests/quizzes/web/shell/test_dashboard.py); these cover the rest.
+The lesson list has its own test (tests/quizzes/api/test_profile_lessons.py). The two hot read paths of issue 16,
+a learner's first due-queue fetch and the dashboard, are held here to their exact statement counts, and on
+PostgreSQL to sending their independent reads together (one round trip: ``quizzes.core.compiled.together``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.utils import timezone
 from quizzes.api import representations
 from quizzes.practice.selectors import attempts_for
 from quizzes.practice.services import attempt_start
+from quizzes.reviews.models import ReviewCard
 from quizzes.reviews.services import card_rate
 from tests import factories
 from tests.quizzes.api.conftest import token_client
@@ -34,9 +36,12 @@ class counted:
     def __init__(self, most: int) -> None:
         self.most = most
         self.queries: list[str] = []
+        self.pipelined: list[bool] = []  # per statement: sent inside a PostgreSQL pipeline (with others)
 
     def _wrap(self, execute, sql, params, many, context):
         self.queries.append(sql)
+        pgconn = getattr(context["connection"].connection, "pgconn", None)  # psycopg's libpq connection
+        self.pipelined.append(pgconn is not None and pgconn.pipeline_status != 0)
         return execute(sql, params, many, context)
 
     def __enter__(self) -> counted:
@@ -160,3 +165,49 @@ def test_item_representation_needs_no_query_per_option(user, django_assert_num_q
     loaded = attempts_for(user=user).get(pk=attempt.pk)
     with django_assert_num_queries(0):
         assert len(representations.attempt_public(loaded)["items"]) == 8
+
+
+def _review_history(user, lessons, *, cards: int, days: int) -> None:
+    """``cards`` prompt cards per lesson, rated on a few days over the last ``days`` (a year of logs for the
+    heatmap), all due again since yesterday."""
+    now = timezone.now()
+    for lesson in lessons:
+        for n, question in enumerate(factories.PromptQuestionFactory.create_batch(cards, lesson=lesson)):
+            for day in range(days, 0, -max(1, days // 4)):
+                card_rate(user=user, question=question, rating=3, reviewed_at=now - dt.timedelta(days=day, minutes=n))
+    ReviewCard.objects.filter(user=user).update(due=now - dt.timedelta(days=1))
+
+
+def test_a_first_due_fetch_is_six_statements_the_last_three_sent_together(api, user):
+    """knox 2, the profile, then the logs grouped, the card summary and the page in one round trip; the same
+    six with 40× the cards and a year of logs."""
+    _review_history(user, [factories.LessonFactory()], cards=1, days=5)
+    with counted(6) as few:
+        assert api.get("/api/v1/reviews/due/?page_size=100").json()["count"] == 1
+    assert len(few) == 6
+    _review_history(user, [factories.LessonFactory() for _ in range(4)], cards=10, days=300)
+    with counted(len(few)) as many:
+        assert len(api.get("/api/v1/reviews/due/?page_size=100").json()["results"]) == 41
+    if connection.vendor == "postgresql":
+        assert many.pipelined == [False, False, False, True, True, True]
+
+
+def test_the_dashboard_is_seven_statements_the_last_four_sent_together(client):
+    """Session 2, the profile, then the card summary with the forecast, a year of logs, the lessons and the
+    best scores in one round trip (reviews due: the next step needs no look-up); the same seven with more
+    lessons, cards, attempts and a year of logs."""
+    learner = factories.LearnerProfileFactory().user
+    client.force_login(learner)
+    _review_history(learner, [factories.LessonFactory()], cards=1, days=5)
+    client.get("/")  # the session's first read warms the content types
+    with counted(7) as few:
+        assert client.get("/").status_code == 200
+    assert len(few) == 7
+    lessons = [quiz_lesson(choice=3, numeric=1) for _ in range(4)]
+    _review_history(learner, lessons, cards=10, days=300)
+    for lesson in lessons:
+        attempt_start(user=learner, lesson=lesson, mode="study")
+    with counted(len(few)) as many:
+        assert 'data-testid="due-count">41<' in client.get("/").content.decode()
+    if connection.vendor == "postgresql":
+        assert many.pipelined == [False, False, False, True, True, True, True]

@@ -15,8 +15,9 @@ from quizzes.content.selectors import lesson_list_published, lesson_practice_que
 from quizzes.content.teaching import answer_key, checkpoint_lock, checkpoint_section, teaching_sections
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.next_step import next_step_for
-from quizzes.practice.selectors import lesson_attempts, lesson_progress
+from quizzes.practice.selectors import dashboard_reads, lesson_attempts, lesson_progress
 from quizzes.reviews import selectors as review_selectors
+from quizzes.reviews.selectors import DayCount
 from quizzes.web import charts
 from quizzes.web.forms import DemoForm
 from quizzes.web.types import PageRequest, signed_in
@@ -39,26 +40,26 @@ def dashboard(request: PageRequest) -> HttpResponse:
         return render(request, "web/core/landing.html", {"lessons": lesson_list_published()})
     now = timezone.now()
     profile = profile_for(user=user)  # once per request, passed down
-    # the counts, the per-lesson progress, the heatmap and the streak from two queries
-    summary = review_selectors.card_summary(user=user, profile=profile, now=now)
-    recent = review_selectors.recent_logs(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS)
-    heatmap = recent.days
+    # the counts, the per-lesson progress, the forecast, the heatmap and the streak: four statements, one round trip
+    reads = dashboard_reads(user=user, profile=profile, now=now, forecast_days=14)
+    summary, recent = reads.summary, reads.recent
+    heatmap_days, active = (recent.last - recent.first).days + 1, recent.active_days
     due = summary.capped_due(profile=profile, today=recent.today)
     request._quizzes_due_now = due  # type: ignore[attr-defined]  # the nav badge (due_now tag) reuses it
-    forecast = review_selectors.due_forecast(user=user, days=14, now=now, profile=profile)
+    forecast = summary.forecast
     context = {
         "profile": profile,
         "due": due,
         "next_step": next_step_link(user, next_step_for(user=user, now=now, due=due)),
-        "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=heatmap),
-        "progress": lesson_progress(user=user, now=now, profile=profile, counts=summary.per_lesson),
-        "forecast": forecast,
+        "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=recent),
+        "progress": reads.progress,
+        "forecast_rows": charts.day_count_rows(forecast),
         "forecast_svg": charts.forecast_svg(forecast),
         "forecast_svg_compact": charts.forecast_svg(forecast, per_row=7),  # phones: two rows of a week
         "forecast_summary": charts.forecast_summary(forecast),
-        "heatmap_svg": charts.heatmap_svg(heatmap),
-        "heatmap_summary": charts.heatmap_summary(heatmap),
-        "heatmap_active_days": [d for d in reversed(heatmap) if d.count],
+        "heatmap_svg": charts.heatmap_svg_of(recent.first, heatmap_days, active),
+        "heatmap_summary": charts.heatmap_summary_of(heatmap_days, active),
+        "heatmap_active_rows": charts.day_count_rows([DayCount(day, active[day]) for day in reversed(active)]),
         "new_available": summary.capped_new(profile=profile, today=recent.today),
     }
     return render(request, "web/core/dashboard.html", context)

@@ -73,6 +73,38 @@ def test_card_summary_and_recent_logs_match_the_narrow_selectors(shanghai_user, 
     assert summary.next_due_after_today == selectors.next_review_after_today(user=user, now=now, profile=profile)
     narrow = selectors.lesson_card_counts(user=user, now=now, profile=profile)
     assert {k: +v for k, v in summary.per_lesson.items() if +v} == {k: +v for k, v in narrow.items() if +v}
+    # the dashboard's variant: the same numbers, and the forecast from the same query
+    with_forecast = selectors.card_summary(user=user, profile=profile, now=now, forecast_days=14)
+    assert with_forecast.forecast == selectors.due_forecast(user=user, days=14, now=now, profile=profile)
+    assert (with_forecast.due, with_forecast.unseen, with_forecast.next_due_after_today) == (
+        summary.due,
+        summary.unseen,
+        summary.next_due_after_today,
+    )
+    assert with_forecast.per_lesson == summary.per_lesson
+
+
+@pytest.mark.parametrize("rollover", [0, 2, 4])
+@pytest.mark.parametrize("start", [utc(2026, 3, 1, 12), utc(2026, 10, 25, 12)])
+def test_the_summary_forecast_buckets_days_as_due_forecast_across_a_dst_change(time_machine, rollover, start):
+    """New York changes its clocks at 02:00 on 8 March and 1 November 2026: a study day starting at 02:00
+    begins in a gap or twice; the forecast's SQL day bounds must put every card on the day ``local_day`` does."""
+    user = factories.LearnerProfileFactory(time_zone="America/New_York", day_rollover_hour=rollover).user
+    lesson = factories.LessonFactory()
+    questions = factories.PromptQuestionFactory.create_batch(40, lesson=lesson)
+    time_machine.move_to(start - dt.timedelta(days=1), tick=False)
+    for question in questions:
+        rate(user=user, question=question, rating=3)
+    # due every 7.5 hours from yesterday on: every hour of the day lands somewhere, the clock change included
+    for n, card in enumerate(user.review_cards.order_by("id")):
+        card.due = start - dt.timedelta(days=1) + dt.timedelta(minutes=450 * n)
+        card.save(update_fields=["due"])
+    time_machine.move_to(start, tick=False)
+    profile = profile_for(user=user)
+    summary = selectors.card_summary(user=user, profile=profile, now=start, forecast_days=14)
+    forecast = selectors.due_forecast(user=user, days=14, now=start, profile=profile)
+    assert summary.forecast == forecast
+    assert sum(d.count for d in forecast) > 30
 
 
 def test_today_counts_split_at_the_rollover_hour(shanghai_user, time_machine):

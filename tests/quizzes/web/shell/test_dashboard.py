@@ -107,12 +107,12 @@ def test_dashboard_queries_do_not_grow_with_cards(learner_client, learner, djang
     learner_client.get("/")  # warm the session / content-type caches
     with CaptureQueriesContext(connection) as few:
         learner_client.get("/")
-    # nothing due yet: session 2, profile, the card summary, a year of logs grouped, the forecast, the lessons,
+    # nothing due yet: session 2, profile, the card summary with the forecast, a year of logs grouped, the lessons,
     # the best scores, and the next step's look-ups (open attempt, first unseen question, next review, the zone)
-    assert len(few) <= 12
+    assert len(few) <= 11
     for lesson in lessons:
         _make_cards(learner, lesson, 20)
     time_machine.move_to(T0 + dt.timedelta(days=3), tick=False)
-    with django_assert_max_num_queries(8):  # reviews due: the next step needs no look-up (issue 16)
+    with django_assert_max_num_queries(7):  # reviews due: the next step needs no look-up (issue 16)
         response = learner_client.get("/")
     assert re.search(r'data-testid="due-count">62<', response.content.decode())
