@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -25,7 +26,7 @@ from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.reviews import scheduling
+from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import rating_refusal, review_time_refusal, stored_client_uuids
@@ -44,8 +45,42 @@ def _check_owner(card: ReviewCard, user: User) -> None:
         raise PermissionDenied(_("This review card belongs to another learner."))
 
 
-def _lock_card(*, user: User, question: Question, at: dt.datetime) -> tuple[ReviewCard, bool]:
-    return ReviewCard.objects.select_for_update().get_or_create(user=user, question=question, defaults={"due": at})
+@dataclass(frozen=True)
+class _Locked:
+    card: ReviewCard
+    created: bool
+    profile: LearnerProfile
+    last_log_at: dt.datetime | None
+
+
+def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) -> _Locked:
+    """The learner's card for ``question`` under its row lock (created if missing), with their profile and the
+    card's newest log time: one query for an existing card (issue 16: the answer path).
+
+    The newest log time is a subquery, read under the statement's snapshot. When the row lock had to wait for
+    another transaction that changed the card (a rating of the same card committing meanwhile), PostgreSQL
+    hands back the card's new version but the subquery still sees the old logs: the same snapshot's
+    ``updated_at`` then differs from the locked row's (every write of a card's logs saves the card), and the
+    newest log time is read again.
+    """
+    newest = ReviewLog.objects.filter(card=OuterRef("pk")).order_by("-reviewed_at").values("reviewed_at")[:1]
+    seen = ReviewCard.objects.filter(pk=OuterRef("pk")).order_by().values("updated_at")
+    cards = (
+        ReviewCard.objects.select_for_update(of=("self",))
+        .select_related("user__learner_profile")
+        .annotate(last_log_at=Subquery(newest), seen_updated_at=Subquery(seen))
+    )
+    card, created = cards.get_or_create(user=user, question=question, defaults={"due": at})
+    if created:
+        return _Locked(card=card, created=True, profile=profile_for(user=user), last_log_at=None)
+    try:
+        profile = card.user.learner_profile
+    except LearnerProfile.DoesNotExist:  # never saved: the defaults, as profile_for gives them
+        profile = LearnerProfile(user=card.user)
+    last_log_at = card.last_log_at
+    if card.seen_updated_at != card.updated_at:  # the lock waited for a writer of this card: read its logs again
+        last_log_at = ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
+    return _Locked(card=card, created=False, profile=profile, last_log_at=last_log_at)
 
 
 def schedule_key(profile: LearnerProfile) -> str:
@@ -160,7 +195,8 @@ def _add_log(
     client_uuid: uuid.UUID | None = None,
     attempt_item: AttemptItem | None = None,
 ) -> ReviewLog:
-    card, created = _lock_card(user=user, question=question, at=reviewed_at)
+    locked = _lock_card_for_rating(user=user, question=question, at=reviewed_at)
+    card, profile = locked.card, locked.profile
     log = ReviewLog(
         user=user,
         card=card,
@@ -173,11 +209,11 @@ def _add_log(
     )
     # Uniqueness (see card_rate) and the foreign keys are the database's job: one query fewer each.
     log.full_clean(exclude=["user", "card", "attempt_item"], validate_constraints=False)
-    profile = profile_for(user=user)
-    last_log_at = None if created else ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
-    if card_advance(card=card, profile=profile, logs=[log], last_log_at=last_log_at):  # the usual: one FSRS step
-        log.save()
-        card.save(update_fields=ADVANCED_FIELDS)
+    if card_advance(card=card, profile=profile, logs=[log], last_log_at=locked.last_log_at):  # the usual: one step
+        # Written without model signals, so the learner's cached reads are made stale once, not once per row.
+        ReviewLog.objects.bulk_create([log])
+        ReviewCard.objects.filter(pk=card.pk).update(**{field: getattr(card, field) for field in ADVANCED_FIELDS})
+        learner_cache.learner_changed(user.pk)
     else:  # reviewed before a stored rating, or under other settings: replay the card's whole log
         log.save()
         card_replay(card=card, profile=profile)  # the card is the user's: no card.user query
