@@ -15,12 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
-from quizzes.content.models import Lesson
+from quizzes.content.models import Lesson, Option
 from quizzes.content.selectors import lesson_list_published
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews import selectors as review_selectors
@@ -60,14 +61,32 @@ def attempt_for(*, user: User, attempt_id: int) -> Attempt | None:
 
 
 def item_for(*, user: User, item_id: int) -> AttemptItem | None:
-    return (
+    """The learner's item with its attempt, question and the question's options (``question.options.all()``).
+
+    The options are one plain query attached as ``prefetch_related`` would attach them: the prefetch
+    machinery and its statement building cost ≈ 0.7 ms of CPU on the answer POST (issue 16), for 4 rows.
+    """
+    item = (
         AttemptItem.objects.owned_by(user)
         .filter(pk=item_id)
         .select_related("attempt", "question")
-        .prefetch_related("question__options")
         .order_by()  # one row by pk: the inherited ordering would only add joins (attempt → lesson) and a sort
         .first()
     )
+    if item is not None:
+        quote = connection.ops.quote_name
+        options = list(
+            Option.objects.raw(
+                f"SELECT * FROM {quote(Option._meta.db_table)} WHERE question_id = %s "
+                f"ORDER BY {quote('order')}, {quote('key')}",  # Option's ordering, within one question
+                [item.question_id],
+            )
+        )
+        attached = item.question.options.all()
+        attached._result_cache = options  # what prefetch_related("question__options") stores
+        attached._prefetch_done = True
+        item.question._prefetched_objects_cache = {"options": attached}
+    return item
 
 
 def user_attempt(*, user: User, attempt_id: int) -> Attempt | None:
