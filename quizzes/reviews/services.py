@@ -25,6 +25,7 @@ from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.core.rows import row_insert, row_update
 from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
@@ -231,8 +232,8 @@ def _add_log(
     log.full_clean(exclude=["user", "card", "attempt_item"], validate_constraints=False)
     if card_advance(card=card, profile=profile, logs=[log], last_log_at=locked.last_log_at):  # the usual: one step
         # Written without model signals, so the learner's cached reads are made stale once, not once per row.
-        ReviewLog.objects.bulk_create([log])
-        ReviewCard.objects.filter(pk=card.pk).update(**{field: getattr(card, field) for field in ADVANCED_FIELDS})
+        row_insert(log)
+        row_update(ReviewCard, pk=card.pk, values={field: getattr(card, field) for field in ADVANCED_FIELDS})
         learner_cache.learner_changed(user.pk)
     else:  # reviewed before a stored rating, or under other settings: replay the card's whole log
         log.save()

@@ -12,13 +12,13 @@ import numpy as np
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
 from quizzes.content.models import Option, Question
 from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.core.rows import quote, row_update
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
@@ -331,13 +331,18 @@ def item_answer(
             "result": result,
             "answered_at": now,
         }
-        # The finished-attempt check rides in the lock (one query): NOT EXISTS is a subquery, not a join, so
-        # PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
-        finished = Attempt.objects.filter(pk=OuterRef("attempt_id"), finished_at__isnull=False)
-        won = (
-            AttemptItem.objects.filter(pk=item.pk, answered_at__isnull=True)
-            .filter(~Exists(finished))
-            .update(**answer)
+        # The finished-attempt check rides in the lock (one statement): NOT EXISTS is a subquery, not a join,
+        # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
+        items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
+        won = row_update(
+            AttemptItem,
+            pk=item.pk,
+            values={
+                **{name: value for name, value in answer.items() if name != "chosen_option"},
+                "chosen_option_id": chosen.pk if chosen else None,
+            },
+            where=f"answered_at IS NULL AND NOT EXISTS (SELECT 1 FROM {attempts} a "
+            f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
         )
         if won:
             for field, stored in answer.items():  # what the row now holds; no reload needed
