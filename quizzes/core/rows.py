@@ -67,6 +67,14 @@ def instance_from_row(model: type[Model], values: Sequence[Any]) -> Model:
     return model.from_db(connection.alias, [field.attname for field in _fields(model)], converted)
 
 
+def convert(model: type[Model], field_name: str, value: Any) -> Any:
+    """One column (e.g. a subquery's) as the ORM would hand over ``model.field_name``'s values."""
+    col = model._meta.get_field(field_name).get_col(model._meta.db_table)
+    for function in [*connection.ops.get_db_converters(col), *col.get_db_converters(connection)]:
+        value = function(value, col, connection)
+    return value
+
+
 def row_update(
     model: type[Model],
     *,

@@ -25,6 +25,7 @@ from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.core import rows
 from quizzes.core.rows import row_insert, row_update
 from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
@@ -53,55 +54,70 @@ class _Locked:
     last_log_at: dt.datetime | None
 
 
-def _db_value(model: type, field_name: str, value: object) -> object:
-    """A raw query's column as the ORM would hand it over (SQLite returns datetimes as text)."""
-    col = model._meta.get_field(field_name).get_col(model._meta.db_table)
-    for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
-        value = convert(value, col, connection)
-    return value
+@dataclass(frozen=True)
+class _CardRow:
+    card: ReviewCard
+    last_log_at: dt.datetime | None  # its newest log's time, as the statement's snapshot saw the logs
+    fresh: bool  # the snapshot saw the locked version of the card (see _card_locked)
+    profile: LearnerProfile | None  # None: the learner never saved one
 
 
-def _card_locked(*, user_id: int, question_id: int) -> ReviewCard | None:
-    """The learner's card for a question under its row lock, annotated with ``last_log_at`` (its newest log
-    time) and ``fresh``; None when there is none. Raw SQL: the ORM spent ≈ 1.5 ms of CPU building this
-    statement, more than the rest of the answer's card step (issue 16).
+def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
+    """The learner's card for a question under its row lock, with its newest log time and the learner's
+    profile; None when there is no card. One statement written once (quizzes.core.rows): the ORM spent
+    ≈ 1.5 ms of CPU building it, more than the rest of the answer's card step (issue 16).
 
     The newest log time is a subquery, read under the statement's snapshot. When the row lock had to wait for
     another transaction that changed the card (a rating of the same card committing meanwhile), PostgreSQL
     hands back the card's new version but the subquery still sees the old logs; ``fresh`` says whether the
     snapshot's ``updated_at`` is the locked row's (every write of a card's logs saves the card).
     """
-    cards, logs = ReviewCard._meta.db_table, ReviewLog._meta.db_table
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    cards, logs, profiles = (rows.quote(m._meta.db_table) for m in (ReviewCard, ReviewLog, LearnerProfile))
+    if connection.features.has_select_for_update_of:
+        lock = " FOR UPDATE OF c"  # the card only: the profile is a plain read (and the nullable side)
+    else:
+        lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     sql = (
-        f"SELECT c.*, (SELECT MAX(l.reviewed_at) FROM {logs} l WHERE l.card_id = c.id) AS last_log_at, "
-        f"(SELECT s.updated_at FROM {cards} s WHERE s.id = c.id) = c.updated_at AS fresh "
-        f"FROM {cards} c WHERE c.user_id = %s AND c.question_id = %s{lock}"
+        f"SELECT {rows.select_list(ReviewCard, 'c')}, "
+        f"(SELECT MAX(l.reviewed_at) FROM {logs} l WHERE l.card_id = c.id), "
+        f"(SELECT s.updated_at FROM {cards} s WHERE s.id = c.id) = c.updated_at, "
+        f"{rows.select_list(LearnerProfile, 'p')} "
+        f"FROM {cards} c LEFT JOIN {profiles} p ON p.user_id = c.user_id "
+        f"WHERE c.user_id = %s AND c.question_id = %s{lock}"
     )
-    card = next(iter(ReviewCard.objects.raw(sql, [user_id, question_id])), None)
-    if card is not None:
-        card.last_log_at = _db_value(ReviewLog, "reviewed_at", card.last_log_at)  # type: ignore[attr-defined]
-    return card
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user_id, question_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    width = rows.width(ReviewCard)
+    profile = row[width + 2 :]
+    return _CardRow(
+        card=rows.instance_from_row(ReviewCard, row[:width]),  # type: ignore[arg-type]
+        last_log_at=rows.convert(ReviewLog, "reviewed_at", row[width]),
+        fresh=bool(row[width + 1]),
+        profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,  # type: ignore[arg-type]
+    )
 
 
 def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) -> _Locked:
     """The learner's card for ``question`` under its row lock (created if missing), with their profile and the
     card's newest log time (issue 16: the answer path)."""
-    profile = profile_for(user=user)
-    card = _card_locked(user_id=user.pk, question_id=question.pk)
-    if card is None:
+    found = _card_locked(user_id=user.pk, question_id=question.pk)
+    if found is None:
+        profile = profile_for(user=user)
         try:
             with transaction.atomic():  # a savepoint: a concurrent first rating may create it first
                 card = ReviewCard.objects.bulk_create([ReviewCard(user=user, question=question, due=at)])[0]
             return _Locked(card=card, created=True, profile=profile, last_log_at=None)
         except IntegrityError:
-            card = _card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
-            if card is None:
+            found = _card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
+            if found is None:
                 raise
-    last_log_at = card.last_log_at  # type: ignore[attr-defined]
-    if not card.fresh:  # type: ignore[attr-defined]  # the lock waited for a writer of this card: read again
+    card, last_log_at = found.card, found.last_log_at
+    if not found.fresh:  # the lock waited for a writer of this card: read its logs again
         last_log_at = ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
-    return _Locked(card=card, created=False, profile=profile, last_log_at=last_log_at)
+    return _Locked(card=card, created=False, profile=found.profile or LearnerProfile(user=user), last_log_at=last_log_at)
 
 
 def schedule_key(profile: LearnerProfile) -> str:

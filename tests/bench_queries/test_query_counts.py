@@ -96,14 +96,14 @@ def answer_first_choice(api, attempt: dict):
 
 def test_answer_queries_do_not_grow_with_attempt_size_or_history(api, user):
     """The answer POST (issue 16): knox (2), the item with its attempt and question, its options, the locking
-    UPDATE (which also refuses a finished attempt), the profile, the card under its row lock with its newest
-    log time, the log INSERT and the card UPDATE — and the test's own savepoint around the transaction (2).
-    A question's first answer adds the card's INSERT in a savepoint (3)."""
+    UPDATE (which also refuses a finished attempt), the card under its row lock with its newest log time and
+    the learner's profile, the log INSERT and the card UPDATE — and the test's own savepoint around the
+    transaction (2). A question's first answer also reads the profile and inserts the card in a savepoint (4)."""
     small = quiz_lesson(choice=1, numeric=0)
     first, second = start(api, small), start(api, small)
     with counted(14):  # the first answer creates the card
         answer_first_choice(api, first)
-    with counted(11) as few:  # the card exists from here on
+    with counted(10) as few:  # the card exists from here on
         answer_first_choice(api, second)
     large = quiz_lesson(choice=12, numeric=4)
     for question in factories.PromptQuestionFactory.create_batch(30, lesson=large):
