@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection
 from django.db.models import Field, Model
 
+M = TypeVar("M", bound=Model)
 
-def quote(name: str) -> str:
+
+def quote(name: str | None) -> str:
+    assert name is not None  # a concrete column or table always has a name
     return connection.ops.quote_name(name)
+
+
+def _field(model: type[Model], name: str) -> Field:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field)  # a column, not a reverse relation
+    return field
 
 
 @functools.cache
@@ -37,39 +46,37 @@ def width(model: type[Model]) -> int:
     return len(_fields(model))
 
 
-def _converters(model: type[Model]) -> list[list[Callable[..., Any]]]:
-    # Per connection vendor; cached on the function by model and vendor below.
-    table = model._meta.db_table
-    result = []
-    for field in _fields(model):
-        col = field.get_col(table)
-        result.append([*connection.ops.get_db_converters(col), *col.get_db_converters(connection)])
-    return result
+Converters = list[tuple[list[Callable[..., Any]], Any]]  # per column: the functions, the expression they get
+
+#: Per (model, backend): the converters depend on the backend and the fields only (read once, not per row).
+_CONVERTERS: dict[tuple[type[Model], str], Converters] = {}
 
 
-_CONVERTERS: dict[tuple[type[Model], str], list[list[Callable[..., Any]]]] = {}
-
-
-def instance_from_row(model: type[Model], values: Sequence[Any]) -> Model:
-    """A model instance from ``select_list``'s columns, converted as the ORM would convert them."""
+def _converters(model: type[Model]) -> Converters:
     key = (model, connection.vendor)
-    converters = _CONVERTERS.get(key)
-    if converters is None:
-        converters = _CONVERTERS[key] = _converters(model)
+    found = _CONVERTERS.get(key)
+    if found is None:
+        found = []
+        for field in _fields(model):
+            col = field.get_col(model._meta.db_table)
+            found.append(([*connection.ops.get_db_converters(col), *col.get_db_converters(connection)], col))
+        _CONVERTERS[key] = found
+    return found
+
+
+def instance_from_row(model: type[M], values: Sequence[Any]) -> M:
+    """A model instance from ``select_list``'s columns, converted as the ORM would convert them."""
     converted = []
-    table = model._meta.db_table
-    for field, functions, value in zip(_fields(model), converters, values, strict=True):
-        if functions:
-            expression = field.get_col(table)
-            for function in functions:
-                value = function(value, expression, connection)
+    for (functions, expression), value in zip(_converters(model), values, strict=True):
+        for function in functions:
+            value = function(value, expression, connection)
         converted.append(value)
     return model.from_db(connection.alias, [field.attname for field in _fields(model)], converted)
 
 
 def convert(model: type[Model], field_name: str, value: Any) -> Any:
     """One column (e.g. a subquery's) as the ORM would hand over ``model.field_name``'s values."""
-    col = model._meta.get_field(field_name).get_col(model._meta.db_table)
+    col = _field(model, field_name).get_col(model._meta.db_table)
     for function in [*connection.ops.get_db_converters(col), *col.get_db_converters(connection)]:
         value = function(value, col, connection)
     return value
@@ -89,7 +96,7 @@ def row_update(
     field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
     """
     meta = model._meta
-    fields = [meta.get_field(name) for name in values]
+    fields = [_field(model, name) for name in values]
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     params = [field.get_db_prep_save(values[name], connection) for name, field in zip(values, fields, strict=True)]
     sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"

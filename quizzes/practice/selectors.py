@@ -22,9 +22,9 @@ from django.utils import timezone
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.selectors import lesson_list_published
 from quizzes.core import rows
 from quizzes.core.rows import quote
-from quizzes.content.selectors import lesson_list_published
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews import selectors as review_selectors
 
@@ -94,8 +94,8 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
     )
     attached = question.options.all()
     attached._result_cache = options  # what prefetch_related("question__options") stores
-    attached._prefetch_done = True
-    question._prefetched_objects_cache = {"options": attached}
+    attached._prefetch_done = True  # type: ignore[attr-defined]
+    question._prefetched_objects_cache = {"options": attached}  # type: ignore[attr-defined]
     return item
 
 

@@ -24,8 +24,8 @@ from django.utils.translation import gettext as _
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Question
-from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core import rows
+from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import row_insert, row_update
 from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
@@ -93,10 +93,10 @@ def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
     width = rows.width(ReviewCard)
     profile = row[width + 2 :]
     return _CardRow(
-        card=rows.instance_from_row(ReviewCard, row[:width]),  # type: ignore[arg-type]
+        card=rows.instance_from_row(ReviewCard, row[:width]),
         last_log_at=rows.convert(ReviewLog, "reviewed_at", row[width]),
         fresh=bool(row[width + 1]),
-        profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,  # type: ignore[arg-type]
+        profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,
     )
 
 
@@ -117,7 +117,8 @@ def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) ->
     card, last_log_at = found.card, found.last_log_at
     if not found.fresh:  # the lock waited for a writer of this card: read its logs again
         last_log_at = ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
-    return _Locked(card=card, created=False, profile=found.profile or LearnerProfile(user=user), last_log_at=last_log_at)
+    profile = found.profile or LearnerProfile(user=user)  # never saved: the defaults, as profile_for gives them
+    return _Locked(card=card, created=False, profile=profile, last_log_at=last_log_at)
 
 
 def schedule_key(profile: LearnerProfile) -> str:
