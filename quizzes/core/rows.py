@@ -36,6 +36,13 @@ def _fields(model: type[Model]) -> tuple[Field, ...]:
     return tuple(model._meta.concrete_fields)
 
 
+def pk_in_range(model: type[Model], value: int) -> bool:
+    """Whether ``value`` can be a primary key of ``model`` in this database: the ORM answers "no such row"
+    to an id beyond the column's range (a client's 99999999999999999999999), a raw statement would fail."""
+    low, high = connection.ops.integer_field_range(model._meta.pk.get_internal_type())
+    return (low is None or low <= value) and (high is None or value <= high)
+
+
 def select_list(model: type[Model], alias: str) -> str:
     """Every concrete column of ``model`` as ``alias.column``, in ``instance_from_row``'s order."""
     return ", ".join(f"{alias}.{quote(field.column)}" for field in _fields(model))
