@@ -49,7 +49,6 @@ def _check_owner(card: ReviewCard, user: User) -> None:
 @dataclass(frozen=True)
 class _Locked:
     card: ReviewCard
-    created: bool
     profile: LearnerProfile
     last_log_at: dt.datetime | None
 
@@ -109,7 +108,7 @@ def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) ->
         try:
             with transaction.atomic():  # a savepoint: a concurrent first rating may create it first
                 card = ReviewCard.objects.bulk_create([ReviewCard(user=user, question=question, due=at)])[0]
-            return _Locked(card=card, created=True, profile=profile, last_log_at=None)
+            return _Locked(card=card, profile=profile, last_log_at=None)
         except IntegrityError:
             found = _card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
             if found is None:
@@ -118,7 +117,7 @@ def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) ->
     if not found.fresh:  # the lock waited for a writer of this card: read its logs again
         last_log_at = ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
     profile = found.profile or LearnerProfile(user=user)  # never saved: the defaults, as profile_for gives them
-    return _Locked(card=card, created=False, profile=profile, last_log_at=last_log_at)
+    return _Locked(card=card, profile=profile, last_log_at=last_log_at)
 
 
 def schedule_key(profile: LearnerProfile) -> str:
