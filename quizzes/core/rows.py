@@ -45,6 +45,11 @@ def pk_in_range(model: type[Model], value: int) -> bool:
 
 def select_list(model: type[Model], alias: str) -> str:
     """Every concrete column of ``model`` as ``alias.column``, in ``instance_from_row``'s order."""
+    return _select_list(model, alias, connection.vendor)
+
+
+@functools.cache
+def _select_list(model: type[Model], alias: str, _vendor: str) -> str:  # the quoting is the backend's
     return ", ".join(f"{alias}.{quote(field.column)}" for field in _fields(model))
 
 
@@ -102,16 +107,21 @@ def row_update(
     ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
     field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
     """
-    meta = model._meta
-    fields = [_field(model, name) for name in values]
-    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    params = [field.get_db_prep_save(values[name], connection) for name, field in zip(values, fields, strict=True)]
-    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-    if where:
-        sql += f" AND {where}"
+    sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
+    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, meta.pk.get_db_prep_value(pk, connection), *where_params])
+        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection), *where_params])
         return cursor.rowcount
+
+
+@functools.cache
+def _update_sql(model: type[Model], names: tuple[str, ...], where: str, _vendor: str) -> tuple[str, list[Field]]:
+    meta = model._meta
+    fields = [_field(model, name) for name in names]
+    assert all(field.attname == name for field, name in zip(fields, names, strict=True))  # attnames only
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+    return (f"{sql} AND {where}" if where else sql), fields
 
 
 def row_insert(instance: Model) -> None:
@@ -125,14 +135,19 @@ def row_insert(instance: Model) -> None:
     if any(hasattr(value, "resolve_expression") for value in values):  # a database default: the ORM's way
         type(instance).objects.bulk_create([instance])  # type: ignore[attr-defined]
         return
-    columns = ", ".join(quote(field.column) for field in fields)
     params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
-    sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))}) "
-        f"RETURNING {quote(meta.pk.column)}"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_insert_sql(type(instance), connection.vendor), params)
         instance.pk = cursor.fetchone()[0]
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+@functools.cache
+def _insert_sql(model: type[Model], _vendor: str) -> str:
+    meta = model._meta
+    fields = [field for field in _fields(model) if field is not meta.pk]
+    return (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(meta.pk.column)}"
+    )
