@@ -87,13 +87,13 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
     item = rows.instance_from_row(AttemptItem, row[:cut])
     item.attempt = rows.instance_from_row(Attempt, row[cut:end])
     item.question = question = rows.instance_from_row(Question, row[end:])
-    options = list(
-        Option.objects.raw(
-            f"SELECT * FROM {quote(Option._meta.db_table)} WHERE question_id = %s "
-            f"ORDER BY {quote('order')}, {quote('key')}",  # Option's ordering, within one question
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {rows.select_list(Option, 'o')} FROM {quote(Option._meta.db_table)} o WHERE o.question_id = %s "
+            f"ORDER BY o.{quote('order')}, o.{quote('key')}",  # Option's ordering, within one question
             [question.pk],
         )
-    )
+        options = [rows.instance_from_row(Option, option) for option in cursor.fetchall()]
     attached = question.options.all()
     attached._result_cache = options  # what prefetch_related("question__options") stores
     attached._prefetch_done = True  # type: ignore[attr-defined]
