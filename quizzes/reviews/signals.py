@@ -3,7 +3,9 @@ cached reads stale; any lesson, question or option change makes everyone's stale
 
 Signals rather than calls in each service, because admin edits, content imports and cascades
 write these rows too. Every write path to them goes through ``save``/``delete`` (the one
-``bulk_update`` — log roles in ``card_replay`` — always comes with a card save in the same transaction).
+``bulk_update`` — log roles in ``card_replay`` — always comes with a card save in the same transaction),
+except the two that write in bulk or in plain SQL and call ``learner_cache.learner_changed`` once
+themselves: the offline upload and a rating's one FSRS step (``reviews.services._add_log``).
 """
 
 from __future__ import annotations

@@ -100,10 +100,16 @@ def answer_first_choice(api, attempt: dict):
 
 
 def test_answer_queries_do_not_grow_with_attempt_size_or_history(api, user):
+    """The answer POST (issue 16): knox (2), the item with its attempt and question, its options, the locking
+    UPDATE (which also refuses a finished attempt), the card under its row lock with its newest log time and
+    the learner's profile, the log INSERT and the card UPDATE — and the test's own savepoint around the
+    transaction (2). A question's first answer also reads the profile and inserts the card in a savepoint (4)."""
     small = quiz_lesson(choice=1, numeric=0)
-    attempt = start(api, small)
-    with counted(15) as few:  # the first answer creates the card (get_or_create: a savepoint and an insert)
-        answer_first_choice(api, attempt)
+    first, second = start(api, small), start(api, small)
+    with counted(14):  # the first answer creates the card
+        answer_first_choice(api, first)
+    with counted(10) as few:  # the card exists from here on
+        answer_first_choice(api, second)
     large = quiz_lesson(choice=12, numeric=4)
     for question in factories.PromptQuestionFactory.create_batch(30, lesson=large):
         card_rate(user=user, question=question, rating=3, reviewed_at=timezone.now() - dt.timedelta(days=3))

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from attention_engine import misconceptions
 from quizzes.content.models import Option, Question
 from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.core.rows import quote, row_update
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
@@ -317,11 +318,11 @@ def item_answer(
         return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=not same)
     result, response, chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index, code=code)
     result = _jsonable(result)
+    if item.is_answered and item.result is not None:  # read locked: a locked item never changes, no query needed
+        return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=item.response != response)
+    if item.attempt.finished_at is not None:  # read finished and unanswered: nothing can lock it any more
+        raise DomainError(ErrorCode.ATTEMPT_FINISHED, _("This attempt is finished."))
     with transaction.atomic():
-        if Attempt.objects.filter(pk=item.attempt_id, finished_at__isnull=False).exists() and not (
-            AttemptItem.objects.answered().filter(pk=item.pk).exists()
-        ):
-            raise DomainError(ErrorCode.ATTEMPT_FINISHED, _("This attempt is finished."))
         answer = {
             "response": response,
             "chosen_option": chosen,
@@ -330,8 +331,19 @@ def item_answer(
             "result": result,
             "answered_at": now,
         }
-        # No joins in this UPDATE: PostgreSQL re-checks a plain WHERE on the row after waiting for its lock.
-        won = AttemptItem.objects.filter(pk=item.pk, answered_at__isnull=True).update(**answer)
+        # The finished-attempt check rides in the lock (one statement): NOT EXISTS is a subquery, not a join,
+        # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
+        items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
+        won = row_update(
+            AttemptItem,
+            pk=item.pk,
+            values={
+                **{name: value for name, value in answer.items() if name != "chosen_option"},
+                "chosen_option_id": chosen.pk if chosen else None,
+            },
+            where=f"answered_at IS NULL AND NOT EXISTS (SELECT 1 FROM {attempts} a "
+            f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
+        )
         if won:
             for field, stored in answer.items():  # what the row now holds; no reload needed
                 setattr(item, field, stored)
@@ -346,6 +358,8 @@ def item_answer(
             )
             return AnswerOutcome(item=item, result=result, replayed=False, conflicting=False)
     item.refresh_from_db(fields=list(answer))  # the first answer's; the item keeps its question and attempt
+    if not item.is_answered:  # no answer won: the attempt was finished meanwhile
+        raise DomainError(ErrorCode.ATTEMPT_FINISHED, _("This attempt is finished."))
     stored = item.result
     assert isinstance(stored, dict)  # a locked item holds its result (attempt_item_answer_all_or_nothing)
     return AnswerOutcome(item=item, result=stored, replayed=True, conflicting=item.response != response)

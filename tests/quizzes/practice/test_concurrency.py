@@ -5,7 +5,7 @@ import uuid
 from collections.abc import Callable
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 from quizzes.models import Attempt, AttemptItem, ReviewCard, ReviewLog
 from quizzes.practice.services import attempt_start, item_answer
@@ -119,3 +119,67 @@ def test_concurrent_code_submits_lock_once_and_record_one_rating():
     assert all(o.result == stored.result for o in outcomes)
     log = ReviewLog.objects.get(attempt_item=item)
     assert log.rating == stored.result["suggested_rating"]
+
+
+def test_an_answer_that_waited_for_another_rating_of_its_card_sees_that_rating():
+    """Two tabs answer the same question in two attempts; the one whose clock read earlier gets the card's row
+    lock last. Its step must see the rating committed while it waited (a stale "newest log" would take the fast
+    path and give the wrong roles): the card and the roles end as a full replay of the logs gives them."""
+    import datetime as dt
+
+    from quizzes.reviews.services import card_replay
+
+    user = factories.UserFactory()
+    question = factories.ChoiceQuestionFactory()
+    day = dt.datetime(2026, 6, 10, 12, 0, tzinfo=dt.UTC)
+    first, later, earlier = (attempt_start(user=user, lesson=question.lesson).items.get() for _ in range(3))
+
+    def answer(item: AttemptItem, at: dt.datetime):
+        fresh = AttemptItem.objects.select_related("attempt", "question").get(pk=item.pk)
+        return item_answer(user=user, item=fresh, option_id=fresh.option_order[0], now=at)
+
+    answer(first, day - dt.timedelta(days=3))
+    a_answered, b_waits = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def tab_a() -> None:  # answers at 12:00 and holds the card's lock until B waits for it
+        try:
+            with transaction.atomic():
+                answer(later, day)
+                a_answered.set()
+                assert b_waits.wait(timeout=30)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            a_answered.set()
+            connections.close_all()
+
+    def tab_b() -> None:  # read its clock at 11:59, reaches the card after A
+        try:
+            answer(earlier, day - dt.timedelta(minutes=1))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    a, b = threading.Thread(target=tab_a), threading.Thread(target=tab_b)
+    a.start()
+    assert a_answered.wait(timeout=30)
+    b.start()
+    with connection.cursor() as cursor:
+        for _ in range(3000):  # until B's session waits for a row lock (A still holds it)
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            if cursor.fetchone()[0]:
+                break
+            b.join(timeout=0.01)
+    b_waits.set()
+    a.join(timeout=60)
+    b.join(timeout=60)
+    assert not errors, errors
+
+    card = ReviewCard.objects.get(user=user, question=question)
+    roles = dict(card.logs.values_list("attempt_item_id", "role"))
+    assert roles == {first.pk: "first", earlier.pk: "review", later.pk: "repeat"}
+    stored = {f: getattr(card, f) for f in ("fsrs_card", "due", "last_review", "stability", "reps", "lapses")}
+    replayed = card_replay(card=ReviewCard.objects.get(pk=card.pk))
+    assert {f: getattr(replayed, f) for f in stored} == stored
