@@ -43,8 +43,8 @@ def _say(message: str, since: float) -> None:
     print(f"[bench db] {message} ({time.perf_counter() - since:.1f} s)", flush=True)
 
 
-def ensure(url: str, *, learners: int, cards: int, attempts: bool = True) -> None:
-    """Create the database if missing, migrate it, load the lessons, and seed N × M unless already seeded so."""
+def create(url: str) -> str:
+    """Create the database if it is missing; its name."""
     import psycopg
 
     t0 = time.perf_counter()
@@ -53,6 +53,15 @@ def ensure(url: str, *, learners: int, cards: int, attempts: bool = True) -> Non
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
             conn.execute(f'CREATE DATABASE "{name}"')
             _say(f"created database {name}", t0)
+    return name
+
+
+def ensure(url: str, *, learners: int, cards: int, attempts: bool = True) -> None:
+    """Create the database if missing, migrate it, load the lessons, and seed N × M unless already seeded so."""
+    import psycopg
+
+    t0 = time.perf_counter()
+    name = create(url)
     manage = [sys.executable, "manage.py"]
     env = django_env(url)
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=REPO, env=env, check=True)

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/packs.py [--items 200] [--runs 15] [--markdown] [--fresh]
 
-Runs against PostgreSQL (PACKS_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/h_packs; its
+Runs against PostgreSQL (PACKS_BENCH_DATABASE_URL, default …/quizsite_bench_packs, created if missing; its
 tables are migrated and the bench's learners replaced on every run) and Redis (PACKS_BENCH_REDIS_URL, default
 db 5: the shared render cache), DEBUG off. Content is the real lessons (fixtures/lessons, loaded as
 ``manage.py load_lessons`` does), each question cloned until there are enough for the pack, so prompts,
@@ -42,7 +42,9 @@ REPO = Path(__file__).resolve().parent.parent
 os.environ.update(
     {
         "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-        "DATABASE_URL": os.environ.get("PACKS_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/h_packs"),
+        "DATABASE_URL": os.environ.get(
+            "PACKS_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_packs"
+        ),
         "REDIS_URL": os.environ.get("PACKS_BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
         "DEBUG": "false",
         "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
@@ -166,6 +168,9 @@ def main() -> None:
         help="nothing stored or shared yet: new bench questions, no stored variants, no shared renderings",
     )
     args = parser.parse_args()
+    from bench import databases
+
+    databases.create(os.environ["DATABASE_URL"])
 
     import django
 
