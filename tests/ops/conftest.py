@@ -189,6 +189,44 @@ def start_worker(redis_url, tmp_path) -> Iterator[Callable[..., Worker]]:
     purge_broker(redis_url)
 
 
+def web_env(redis_url: str, **extra: str) -> dict[str, str]:
+    """Production settings for a web server over plain HTTP on loopback, on this run's test database."""
+    return production_env(
+        DATABASE_URL=database_url(),
+        REDIS_URL=redis_url,
+        STATIC_MANIFEST="false",
+        SECURE_SSL_REDIRECT="false",
+        SESSION_COOKIE_SECURE="false",
+        CSRF_COOKIE_SECURE="false",
+        SECURE_HSTS_SECONDS="0",
+        **extra,
+    )
+
+
+def start_gunicorn(env: dict[str, str], log: Path, *, workers: int = 1) -> tuple[subprocess.Popen, str]:
+    """The production web server (``quizsite.wsgi``) on a free port with ``env``, once ``/healthz`` answers:
+    the process and its base URL. The caller stops it (``terminate``)."""
+    import requests
+
+    port = free_port()
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "quizsite.wsgi:application", "-b", f"127.0.0.1:{port}",
+             "-w", str(workers)],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        try:
+            return requests.get(f"{base}/healthz", timeout=2).status_code == 200
+        except (requests.ConnectionError, requests.Timeout):  # not up yet, or a first request slow on a busy host
+            return False
+
+    wait_for(up, timeout=30, what="gunicorn", log=log.read_text)
+    return server, base
+
+
 def wait_for(predicate: Callable[[], object], *, timeout: float = 30, what: str = "condition", log=None) -> object:
     """Poll until ``predicate()`` is truthy (the worker is another process: there is nothing to await)."""
     deadline = time.monotonic() + timeout

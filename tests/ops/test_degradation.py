@@ -19,39 +19,14 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from quizzes.models import GenerationJob
 from tests import factories
-from tests.ops.conftest import ROOT, database_url, free_port, production_env, wait_for
+from tests.ops.conftest import ROOT, production_env, start_gunicorn, wait_for, web_env
 
 
 @pytest.fixture
 def gunicorn(throwaway_redis, tmp_path) -> Iterator[tuple[str, callable]]:
-    port = free_port()
     log = tmp_path / "gunicorn.log"
-    env = production_env(
-        DATABASE_URL=database_url(),
-        REDIS_URL=throwaway_redis.url,
-        STATIC_MANIFEST="false",
-        SECURE_SSL_REDIRECT="false",
-        SESSION_COOKIE_SECURE="false",
-        CSRF_COOKIE_SECURE="false",
-        SECURE_HSTS_SECONDS="0",
-    )
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "quizsite.wsgi:application", "-b", f"127.0.0.1:{port}", "-w", "1"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        try:
-            return requests.get(f"{base}/healthz", timeout=2).status_code == 200
-        except (requests.ConnectionError, requests.Timeout):  # not up yet, or a first request slow on a busy host
-            return server.poll() is None and False
-
-    wait_for(up, timeout=30, what="gunicorn", log=log.read_text)
+    env = web_env(throwaway_redis.url)
+    server, base = start_gunicorn(env, log)
     yield base, log.read_text
     server.terminate()
     server.wait(timeout=15)

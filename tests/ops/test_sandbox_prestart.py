@@ -4,13 +4,11 @@ submit code to a freshly started or restarted worker doesn't wait the seconds th
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import requests
 
-from tests.ops.conftest import ROOT, database_url, free_port, production_env, wait_for
+from tests.ops.conftest import start_gunicorn, wait_for, web_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -31,28 +29,8 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def _start_gunicorn(tmp_path, redis_url: str, **extra: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    log = tmp_path / "gunicorn.log"
-    env = production_env(DATABASE_URL=database_url(), REDIS_URL=redis_url, SECURE_SSL_REDIRECT="false", **extra)
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "quizsite.wsgi:application", "-b", f"127.0.0.1:{port}", "-w", "2"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        try:
-            return requests.get(f"{base}/healthz", timeout=2).status_code == 200
-        except (requests.ConnectionError, requests.Timeout):
-            return False
-
-    wait_for(up, timeout=30, what="gunicorn", log=log.read_text)
-    return server, log.read_text()
+def _start_gunicorn(tmp_path, redis_url: str, **extra: str) -> subprocess.Popen:
+    return start_gunicorn(web_env(redis_url, **extra), tmp_path / "gunicorn.log", workers=2)[0]
 
 
 def _sandboxes_per_worker(server: subprocess.Popen) -> dict[int, int]:
@@ -62,7 +40,7 @@ def _sandboxes_per_worker(server: subprocess.Popen) -> dict[int, int]:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads process trees from Linux's /proc")
 def test_every_web_worker_has_its_sandbox_before_any_code_answer(tmp_path, redis_url):
-    server, _log = _start_gunicorn(tmp_path, redis_url)
+    server = _start_gunicorn(tmp_path, redis_url)
     try:
         per_worker = wait_for(
             lambda: (found := _sandboxes_per_worker(server)) and len(found) == 2 and all(found.values()) and found,
@@ -77,7 +55,7 @@ def test_every_web_worker_has_its_sandbox_before_any_code_answer(tmp_path, redis
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads process trees from Linux's /proc")
 def test_prestart_can_be_turned_off(tmp_path, redis_url):
-    server, _log = _start_gunicorn(tmp_path, redis_url, CODECHECK_PRESTART="false")
+    server = _start_gunicorn(tmp_path, redis_url, CODECHECK_PRESTART="false")
     try:
         wait_for(lambda: len(_sandboxes_per_worker(server)) == 2, timeout=30, what="2 gunicorn workers")
         # the first code answer would start it; nothing has asked

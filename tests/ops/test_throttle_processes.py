@@ -12,8 +12,6 @@ database and a THROWAWAY redis-server (tests/ops/conftest.py), never the shared 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -21,45 +19,15 @@ import requests
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from tests import factories
-from tests.ops.conftest import ROOT, database_url, free_port, production_env, wait_for
+from tests.ops.conftest import start_gunicorn, web_env
 
 PASSWORD = "pw-for-tests"
 
 
-def _start(env: dict[str, str], log) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "quizsite.wsgi:application", "-b", f"127.0.0.1:{port}", "-w", "1"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        try:
-            return requests.get(f"{base}/healthz", timeout=2).status_code == 200
-        except (requests.ConnectionError, requests.Timeout):  # not up yet, or a first request slow on a busy host
-            return False
-
-    wait_for(up, timeout=30, what="gunicorn", log=log.read_text)
-    return server, base
-
-
 @pytest.fixture
 def two_servers(throwaway_redis, tmp_path) -> Iterator[list[str]]:
-    env = production_env(
-        DATABASE_URL=database_url(),
-        REDIS_URL=throwaway_redis.url,
-        STATIC_MANIFEST="false",
-        SECURE_SSL_REDIRECT="false",
-        SESSION_COOKIE_SECURE="false",
-        CSRF_COOKIE_SECURE="false",
-        SECURE_HSTS_SECONDS="0",
-    )
-    servers = [_start(env, tmp_path / f"gunicorn{i}.log") for i in range(2)]
+    env = web_env(throwaway_redis.url)
+    servers = [start_gunicorn(env, tmp_path / f"gunicorn{i}.log") for i in range(2)]
     yield [base for _server, base in servers]
     for server, _base in servers:
         server.terminate()
