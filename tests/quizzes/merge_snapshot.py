@@ -7,9 +7,11 @@ learner sees neither. Each tuple starts with the question id, so a test can keep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from django.db import transaction
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -60,6 +62,24 @@ def draw_deliveries(data: st.DataObject, entries: Sequence[T]) -> list[list[T]]:
     if data.draw(st.booleans(), label="upload everything twice"):
         batches.append(list(entries))
     return batches
+
+
+Outcome = tuple[uuid.UUID, str, "str | None"]  # client UUID, status, reason
+
+
+def merged_in_savepoint(
+    batches: Iterable[Sequence[T]], merge: Callable[[Sequence[T]], Iterable[Outcome]], state: Callable[[], tuple]
+) -> tuple[tuple, dict[uuid.UUID, list[tuple[str, str | None]]]]:
+    """Merge the batches in order inside a savepoint rolled back afterwards: the final ``state()`` and each
+    entry's outcomes over all deliveries (one database, no per-example setup)."""
+    outcomes: dict[uuid.UUID, list[tuple[str, str | None]]] = {}
+    with transaction.atomic():
+        for batch in batches:
+            for client_uuid, status, reason in merge(batch):
+                outcomes.setdefault(client_uuid, []).append((status, reason))
+        final = state()
+        transaction.set_rollback(True)
+    return final, outcomes
 
 
 def assert_stored_once_or_rejected_alike(first: list[tuple[str, str | None]], seen: list[tuple[str, str | None]]):

@@ -13,7 +13,6 @@ import uuid
 
 import pytest
 import time_machine
-from django.db import transaction
 from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +25,7 @@ from tests.quizzes.merge_snapshot import (
     cards_snapshot,
     draw_deliveries,
     logs_snapshot,
+    merged_in_savepoint,
 )
 
 pytestmark = pytest.mark.django_db
@@ -90,16 +90,13 @@ def _state(user) -> tuple:
 
 
 def _run(world, batches: list[list[OfflineEntry]]) -> tuple[tuple, dict]:
-    """Merge the batches in order, inside a savepoint rolled back afterwards; (final state, outcome per UUID)."""
     user, _questions, _start, now = world
-    outcomes: dict[uuid.UUID, list[tuple[str, str | None]]] = {}
-    with transaction.atomic():
-        for batch in batches:
-            for outcome in offline_reviews_merge(user=user, entries=batch, now=now).entries:
-                outcomes.setdefault(outcome.client_uuid, []).append((outcome.status, outcome.reason))
-        state = _state(user)
-        transaction.set_rollback(True)
-    return state, outcomes
+
+    def merge(batch):
+        merged = offline_reviews_merge(user=user, entries=batch, now=now).entries
+        return [(o.client_uuid, o.status, o.reason) for o in merged]
+
+    return merged_in_savepoint(batches, merge, lambda: _state(user))
 
 
 @settings(DB_PROPERTY, max_examples=500)

@@ -34,6 +34,7 @@ from tests.quizzes.merge_snapshot import (
     cards_snapshot,
     draw_deliveries,
     logs_snapshot,
+    merged_in_savepoint,
 )
 from tests.quizzes.packs.conftest import study_everything
 
@@ -204,14 +205,12 @@ def _state(user) -> tuple:
 
 def _run(merge_world, batches: list[list[UploadEntry]]) -> tuple[tuple, dict]:
     user, _items, _plain, _start, now = merge_world
-    outcomes: dict[uuid.UUID, list[tuple[str, str | None]]] = {}
-    with transaction.atomic():
-        for batch in batches:
-            for done in offline_upload(user=user, entries=batch, now=now).entries:
-                outcomes.setdefault(done.outcome.client_uuid, []).append((done.outcome.status, done.outcome.reason))
-        state = _state(user)
-        transaction.set_rollback(True)
-    return state, outcomes
+
+    def merge(batch):
+        done = offline_upload(user=user, entries=batch, now=now).entries
+        return [(d.outcome.client_uuid, d.outcome.status, d.outcome.reason) for d in done]
+
+    return merged_in_savepoint(batches, merge, lambda: _state(user))
 
 
 @settings(DB_PROPERTY, max_examples=500)
