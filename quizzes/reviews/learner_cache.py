@@ -6,8 +6,9 @@ the answer cannot change, except when their study day ends. So a read is cached 
 learner, and carries three checks:
 
 * the learner's **stamp**, renewed by every write to their cards, logs or profile
-  (``quizzes.reviews.signals``: at the write, and again when its transaction commits, so a read that
-  raced the commit cannot keep its pre-commit copy);
+  (``quizzes.reviews.signals``) when its transaction commits, so a read that raced the commit cannot keep
+  its pre-commit copy; and at once if the same transaction reads the learner again after the write
+  (issue 16: the answer POST never does, so it pays one Redis round trip, not two);
 * the **content stamp**, renewed by every change to a lesson, question or option;
 * **valid until**: the end of the learner's study day, after which the value is rebuilt (and
   never before the moment it was built, should a clock go back).
@@ -29,7 +30,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 
 CONTENT_STAMP = "stamp:content"
 
@@ -55,10 +56,26 @@ def _renew_now_and_on_commit(key: str) -> None:
     transaction.on_commit(lambda: _renew(key))
 
 
+def _unrenewed() -> set[int]:
+    """Learners written in this connection's transaction whose stamp waits for the commit (see learner_read)."""
+    found: set[int] | None = getattr(connection, "_learners_unrenewed", None)
+    if found is None:
+        found = connection._learners_unrenewed = set()  # type: ignore[attr-defined]
+    return found
+
+
+def _renew_learner(user_id: int) -> None:
+    _unrenewed().discard(user_id)
+    _renew(_learner_stamp_key(user_id))
+
+
 def learner_changed(user_id: int) -> None:
-    """Every cached read of this learner is stale from now on (and again once the transaction commits)."""
+    """Every cached read of this learner is stale once the transaction commits, and at once for a read of
+    theirs later in the same transaction (which would otherwise be served the copy from before the write)."""
     if enabled():
-        _renew_now_and_on_commit(_learner_stamp_key(user_id))
+        if connection.in_atomic_block:
+            _unrenewed().add(user_id)
+        transaction.on_commit(lambda: _renew_learner(user_id))
 
 
 def content_changed() -> None:
@@ -98,6 +115,8 @@ def learner_read(
     """
     if not enabled():
         return build()[0]
+    if user_id in _unrenewed():  # written earlier in this transaction (or in one rolled back: a spare renewal)
+        _renew_learner(user_id)
     stamp_keys = [_learner_stamp_key(user_id), CONTENT_STAMP]
     value_key = ":".join(["learner", str(user_id), name, *map(str, params)])
     found = cache.get_many([*stamp_keys, value_key])

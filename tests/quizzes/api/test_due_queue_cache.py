@@ -12,10 +12,12 @@ import datetime as dt
 import pytest
 import time_machine
 from django.core.cache import cache
+from django.db import transaction
 from django.utils import timezone
 
 from quizzes.accounts.services import learner_profile_update
 from quizzes.models import ReviewCard
+from quizzes.practice.presenter import option_handle
 from quizzes.practice.services import attempt_start, item_answer
 from quizzes.reviews import learner_cache
 from quizzes.reviews.services import card_rate
@@ -126,6 +128,30 @@ def test_a_copy_cached_before_the_write_commits_is_not_used_after(
     on_commit[-1]()  # the transaction commits
     ReviewCard.objects.filter(pk=cards[1].pk).update(suspended=True)  # a change the stamps can't see
     assert due(api)["count"] == 0  # rebuilt, not the racing copy
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_committed_in_its_own_transaction_shows_at_once(api, user, choice_lesson):
+    """Real commits (no test transaction around them): the stamp is renewed when the answer commits."""
+    assert due(api)["counts"]["new"] == 3
+    attempt = attempt_start(user=user, lesson=choice_lesson, mode="study")
+    item = attempt.items.select_related("question").first()
+    handle = option_handle(item_id=item.pk, option_id=item.option_order[0])
+    response = api.post(f"/api/v1/items/{item.pk}/answer/", {"option_id": handle}, format="json")
+    assert response.status_code == 200
+    assert due(api)["counts"]["reviewed_today"] == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_rolled_back_changes_nothing_a_learner_sees(api, user, lesson):
+    cards = due_prompts(user, lesson, 2)
+    assert due(api)["count"] == 2
+    with pytest.raises(RuntimeError), transaction.atomic():
+        card_rate(user=user, question=cards[0].question, rating=3)
+        raise RuntimeError("the request failed after the write")
+    assert due(api)["count"] == 2  # the rating never happened
+    card_rate(user=user, question=cards[0].question, rating=3)
+    assert due(api)["count"] == 1
 
 
 def test_a_lost_stamp_never_revives_an_old_copy(api, user, lesson):
