@@ -16,13 +16,14 @@ first use, so a test of the selector catches it on SQLite and PostgreSQL alike.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.db import connections
 from django.db.models import QuerySet
+
+from quizzes.core import rows
 
 #: Distinct keys kept per read before the oldest compilation is dropped (keys are zones × hours × pages; one
 #: compilation costs about 1 ms).
@@ -150,36 +151,13 @@ class Later(Generic[T]):
 
 
 def together(*reads: Later[Any], using: str = "default") -> list[Any]:
-    """Each read's result, in order: on PostgreSQL sent in one round trip (psycopg's pipeline mode), elsewhere
-    one after the other. Why: a page's independent reads of one learner each waited for the server in turn; on
-    a busy host every round trip is a millisecond or more of wall time. Still one statement per read."""
+    """Each read's result, in order: on PostgreSQL sent in one round trip (``rows.run_together``), elsewhere one
+    after the other. Why: a page's independent reads of one learner each waited for the server in turn; on a busy
+    host every round trip is a millisecond or more of wall time. Still one statement per read."""
     connection = connections[using]
     statements = [later.read._statement(later.key, using, later.values) for later in reads]
-    results: list[list[Any]] = []
-    if len(statements) > 1 and connection.vendor == "postgresql" and _pipeline_supported():
-        connection.ensure_connection()
-        cursors = [connection.cursor() for _ in statements]
-        try:
-            with connection.wrap_database_errors, connection.connection.pipeline():
-                for cursor, (compiled, params) in zip(cursors, statements, strict=True):
-                    cursor.execute(compiled.sql, params)
-            results = [cursor.fetchall() for cursor in cursors]
-        finally:
-            for cursor in cursors:
-                cursor.close()
-    else:
-        for compiled, params in statements:
-            with connection.cursor() as cursor:
-                cursor.execute(compiled.sql, params)
-                results.append(cursor.fetchall())
+    ran = rows.run_together(*(rows.Statement(compiled.sql, params) for compiled, params in statements), using=using)
     return [
-        later.finish(_converted(compiled, rows, connection))
-        for later, (compiled, _params), rows in zip(reads, statements, results, strict=True)
+        later.finish(_converted(compiled, result.rows, connection))
+        for later, (compiled, _params), result in zip(reads, statements, ran, strict=True)
     ]
-
-
-@functools.cache
-def _pipeline_supported() -> bool:
-    import psycopg  # only on PostgreSQL
-
-    return bool(psycopg.Pipeline.is_supported())

@@ -2,19 +2,26 @@
 
 Why: on this CPU the ORM spends 0.3–1 ms of Python building each statement of the answer POST (cloning
 the QuerySet, compiling joins, select_related), several times PostgreSQL's own work for these primary-key
-reads and writes; the answer runs seven of them. These helpers keep the ORM's meaning where it matters —
-values go through each field's ``get_db_prep_save`` and ``pre_save`` (JSON, datetimes, ``auto_now``), rows
-come back through the same converters the ORM applies (SQLite hands datetimes, booleans and JSON back as
-text) — and leave out the statement building. Table and column names come from the models' ``_meta``.
+reads and writes. These helpers keep the ORM's meaning where it matters — values go through each field's
+``get_db_prep_save`` and ``pre_save`` (JSON, datetimes, ``auto_now``), rows come back through the same
+converters the ORM applies (SQLite hands datetimes, booleans and JSON back as text) — and leave out the
+statement building. Table and column names come from the models' ``_meta``.
+
+Round trips count too: each waits for the server, so statements that do not depend on each other's results
+go together (``run_together``: one round trip on PostgreSQL, with the transaction's BEGIN when they open it),
+and a parent row brings its children as JSON (``json_rows``). The answer POST is three round trips inside its
+transaction (lock the item and the card; write the log and the card; COMMIT) after one read of the item.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
@@ -58,32 +65,81 @@ def width(model: type[Model]) -> int:
     return len(_fields(model))
 
 
-Converters = list[tuple[list[Callable[..., Any]], Any]]  # per column: the functions, the expression they get
+@dataclass(frozen=True)
+class _Reader:
+    """How rows of one model come back from one backend: the columns that need converting (most need none on
+    PostgreSQL), their converters and expressions, and the attnames ``Model.from_db`` takes."""
+
+    converters: tuple[tuple[int, tuple[Callable[..., Any], ...], Any], ...]
+    attnames: tuple[str, ...]
+
 
 #: Per (model, backend): the converters depend on the backend and the fields only (read once, not per row).
-_CONVERTERS: dict[tuple[type[Model], str], Converters] = {}
+_READERS: dict[tuple[type[Model], str], _Reader] = {}
 
 
-def _converters(model: type[Model]) -> Converters:
-    key = (model, connection.vendor)
-    found = _CONVERTERS.get(key)
+def _reader(model: type[Model], conn: Any) -> _Reader:
+    key = (model, conn.vendor)
+    found = _READERS.get(key)
     if found is None:
-        found = []
-        for field in _fields(model):
+        converters = []
+        for index, field in enumerate(_fields(model)):
             col = field.get_col(model._meta.db_table)
-            found.append(([*connection.ops.get_db_converters(col), *col.get_db_converters(connection)], col))
-        _CONVERTERS[key] = found
+            functions = (*conn.ops.get_db_converters(col), *col.get_db_converters(conn))
+            if functions:
+                converters.append((index, functions, col))
+        found = _READERS[key] = _Reader(tuple(converters), tuple(field.attname for field in _fields(model)))
     return found
 
 
 def instance_from_row(model: type[M], values: Sequence[Any]) -> M:
-    """A model instance from ``select_list``'s columns, converted as the ORM would convert them."""
-    converted = []
-    for (functions, expression), value in zip(_converters(model), values, strict=True):
+    """A model instance from ``select_list``'s columns, converted as the ORM would convert them.
+
+    The connection is looked up once per row, not once per column through ``django.db.connection``'s
+    per-thread proxy (that lookup was a third of an answer POST's row reading, issue 16)."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    reader = _reader(model, conn)
+    if len(values) != len(reader.attnames):
+        raise ValueError(f"{model.__name__}: {len(values)} columns for {len(reader.attnames)} fields")
+    converted = list(values)
+    for index, functions, expression in reader.converters:
+        value = converted[index]
         for function in functions:
-            value = function(value, expression, connection)
-        converted.append(value)
-    return model.from_db(connection.alias, [field.attname for field in _fields(model)], converted)
+            value = function(value, expression, conn)
+        converted[index] = value
+    return model.from_db(conn.alias, reader.attnames, converted)
+
+
+def json_rows(model: type[Model], alias: str, *, source: str, order_by: str) -> str:
+    """A subquery giving every row of ``source`` (``FROM table alias WHERE …``) as one JSON array of
+    ``select_list`` arrays, in ``order_by`` order: a parent row and its children in one statement (``item_for``:
+    an item and its question's options), where ``prefetch_related`` would send a second one. Read it back with
+    ``instances_from_json``."""
+    assert _json_safe(model), f"{model.__name__} has a column JSON would hand back changed (a date, a decimal …)"
+    columns = select_list(model, alias)
+    if connection.vendor == "postgresql":
+        return f"(SELECT COALESCE(json_agg(json_build_array({columns}) ORDER BY {order_by}), '[]') {source})"
+    # SQLite (the dev database): json_group_array keeps the order of an ordered inner query
+    return f"(SELECT json_group_array(json(r)) FROM (SELECT json_array({columns}) AS r {source} ORDER BY {order_by}))"
+
+
+#: Columns a JSON array carries as themselves, so the ORM's own converters still apply on the way back.
+_JSON_SAFE_TYPES = frozenset(
+    {"AutoField", "BigAutoField", "BooleanField", "CharField", "ForeignKey", "IntegerField", "PositiveIntegerField",
+     "PositiveSmallIntegerField", "SlugField", "SmallIntegerField", "TextField"}
+)  # fmt: skip
+
+
+@functools.cache
+def _json_safe(model: type[Model]) -> bool:
+    return all(field.get_internal_type() in _JSON_SAFE_TYPES for field in _fields(model))
+
+
+def instances_from_json(model: type[M], value: Any) -> list[M]:
+    """``json_rows``'s column as model instances, each converted as the ORM converts its rows."""
+    if isinstance(value, str | bytes):  # SQLite hands JSON back as text, psycopg decodes it
+        value = json.loads(value)
+    return [instance_from_row(model, row) for row in value]
 
 
 def convert(model: type[Model], field_name: str, value: Any) -> Any:
@@ -94,6 +150,71 @@ def convert(model: type[Model], field_name: str, value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Statement:
+    """One statement and its parameters, to run now (``run``) or with others in one round trip (``run_together``)."""
+
+    sql: str
+    params: Sequence[Any]
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a statement gave back: how many rows it matched, and its rows (empty for a write without RETURNING)."""
+
+    rowcount: int
+    rows: list[tuple[Any, ...]]
+
+
+def run_together(*statements: Statement, using: str = "default") -> list[Ran]:
+    """Each statement's result, in order: on PostgreSQL sent in one round trip (psycopg's pipeline mode; when they
+    open a transaction its BEGIN goes with them), elsewhere one after the other. Why: every round trip waits for
+    the server, a millisecond or more of wall time on a busy host (issue 16). Still one statement each, in order:
+    a lock taken by one is held when the next runs."""
+    conn = connections[using]
+    cursors = []
+    try:
+        if len(statements) > 1 and conn.vendor == "postgresql" and _pipeline_supported():
+            conn.ensure_connection()
+            cursors = [conn.cursor() for _ in statements]
+            with conn.wrap_database_errors, conn.connection.pipeline():
+                for cursor, statement in zip(cursors, statements, strict=True):
+                    cursor.execute(statement.sql, statement.params)
+        else:
+            for statement in statements:
+                cursors.append(cursor := conn.cursor())
+                cursor.execute(statement.sql, statement.params)
+        return [Ran(cursor.rowcount, cursor.fetchall() if cursor.description else []) for cursor in cursors]
+    finally:
+        for cursor in cursors:
+            cursor.close()
+
+
+@functools.cache
+def _pipeline_supported() -> bool:
+    import psycopg  # only on PostgreSQL
+
+    return bool(psycopg.Pipeline.is_supported())
+
+
+def update_statement(
+    model: type[Model],
+    *,
+    pk: Any,
+    values: Mapping[str, Any],
+    where: str = "",
+    where_params: Iterable[Any] = (),
+) -> Statement:
+    """``UPDATE table SET …values WHERE pk = %s [AND where]``; it matches 0 or 1 row.
+
+    ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
+    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
+    """
+    sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
+    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
+    return Statement(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection), *where_params])
+
+
 def row_update(
     model: type[Model],
     *,
@@ -102,16 +223,10 @@ def row_update(
     where: str = "",
     where_params: Iterable[Any] = (),
 ) -> int:
-    """``UPDATE table SET …values WHERE pk = %s [AND where]``: how many rows matched (0 or 1).
-
-    ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
-    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
-    """
-    sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
-    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection), *where_params])
-        return cursor.rowcount
+    """``update_statement``'s UPDATE, run now: how many rows matched (0 or 1)."""
+    return run_together(update_statement(model, pk=pk, values=values, where=where, where_params=where_params))[
+        0
+    ].rowcount
 
 
 @functools.cache
@@ -124,23 +239,79 @@ def _update_sql(model: type[Model], names: tuple[str, ...], where: str, _vendor:
     return (f"{sql} AND {where}" if where else sql), fields
 
 
-def row_insert(instance: Model) -> None:
-    """``INSERT … RETURNING id`` of one unsaved instance, sending no signals (like ``bulk_create``); sets its pk."""
+def _insert_params(instance: Model) -> list[Any] | None:
+    """The INSERT's parameters, prepared as the ORM prepares them; None when the ORM must write the row itself
+    (no RETURNING on this backend, or a field whose value is a database expression)."""
     if not connection.features.can_return_columns_from_insert:  # pragma: no cover - PostgreSQL and SQLite ≥ 3.35
-        type(instance).objects.bulk_create([instance])  # type: ignore[attr-defined]
-        return
-    meta = instance._meta
-    fields = [field for field in _fields(type(instance)) if field is not meta.pk]
+        return None
+    fields = [field for field in _fields(type(instance)) if field is not instance._meta.pk]
     values = [field.pre_save(instance, add=True) for field in fields]
     if any(hasattr(value, "resolve_expression") for value in values):  # a database default: the ORM's way
-        type(instance).objects.bulk_create([instance])  # type: ignore[attr-defined]
-        return
-    params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
-    with connection.cursor() as cursor:
-        cursor.execute(_insert_sql(type(instance), connection.vendor), params)
-        instance.pk = cursor.fetchone()[0]
+        return None
+    return [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
+
+
+def _inserted(instance: Model, pk: Any) -> None:
+    instance.pk = pk
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def row_insert(instance: Model) -> None:
+    """``INSERT … RETURNING id`` of one unsaved instance, sending no signals (like ``bulk_create``); sets its pk."""
+    params = _insert_params(instance)
+    if params is None:
+        type(instance).objects.bulk_create([instance])  # type: ignore[attr-defined]
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_sql(type(instance), connection.vendor), params)
+        _inserted(instance, cursor.fetchone()[0])
+
+
+def row_insert_unless_taken(instance: Model) -> bool:
+    """``INSERT … ON CONFLICT DO NOTHING RETURNING id``: whether the row went in (False: a unique key of it is
+    taken, e.g. by a concurrent transaction that committed it first). Sets the pk when it went in. One
+    statement where ``bulk_create`` in a savepoint would send three (SAVEPOINT, INSERT, RELEASE)."""
+    params = _insert_params(instance)
+    if params is None:
+        try:
+            with transaction.atomic():
+                type(instance).objects.bulk_create([instance])  # type: ignore[attr-defined]
+        except IntegrityError:
+            return False
+        return True
+    sql = _insert_sql(type(instance), connection.vendor).replace(" RETURNING ", " ON CONFLICT DO NOTHING RETURNING ")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    _inserted(instance, row[0])
+    return True
+
+
+def row_insert_and_update(instance: Model, model: type[Model], *, pk: Any, values: Mapping[str, Any]) -> None:
+    """``row_insert(instance)`` and ``row_update(model, pk=pk, values=values)`` of an existing row, in one statement
+    where the backend allows it (PostgreSQL: the INSERT in a WITH clause of the UPDATE): one round trip and one
+    statement's Python fewer for the answer POST, which writes its review log and its card together (issue 16).
+    Elsewhere, the two statements one after the other. The updated row must exist (the caller holds its lock)."""
+    missing = model.DoesNotExist(f"{model._meta.label} {pk}: no row to update alongside the insert")  # type: ignore[attr-defined]
+    params = _insert_params(instance)
+    if connection.vendor != "postgresql" or params is None:
+        row_insert(instance)
+        if not row_update(model, pk=pk, values=values):
+            raise missing  # the caller's lock was not held; its transaction undoes the insert
+        return
+    update, fields = _update_sql(model, tuple(values), "", connection.vendor)
+    insert = _insert_sql(type(instance), connection.vendor)
+    sql = f"WITH inserted AS ({insert}) {update} RETURNING (SELECT * FROM inserted)"
+    update_params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *update_params, model._meta.pk.get_db_prep_value(pk, connection)])
+        row = cursor.fetchone()
+    if row is None:
+        raise missing  # as above
+    _inserted(instance, row[0])
 
 
 @functools.cache
