@@ -11,9 +11,10 @@ A rating's checks are quizzes.reviews.rules, shared with the offline upload.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -26,7 +27,7 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Question
 from quizzes.core import rows
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.rows import row_insert, row_update
+from quizzes.core.rows import row_insert_and_update
 from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
@@ -61,22 +62,34 @@ class _CardRow:
     profile: LearnerProfile | None  # None: the learner never saved one
 
 
-def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
-    """The learner's card for a question under its row lock, with its newest log time and the learner's
-    profile; None when there is no card. One statement written once (quizzes.core.rows): the ORM spent
-    ≈ 1.5 ms of CPU building it, more than the rest of the answer's card step (issue 16).
+class _Unread:
+    """``_lock_card_for_rating``'s "the caller did not read the card": None already means "no card"."""
+
+
+_UNREAD = _Unread()
+
+
+def _card_lock_statement(*, user_id: int, question_id: int) -> rows.Statement:
+    """The learner's card for a question under its row lock, with its newest log time and the learner's profile
+    (no row: no card). One statement written once (quizzes.core.rows): the ORM spent ≈ 1.5 ms of CPU building it,
+    more than the rest of the answer's card step (issue 16). Read its row with ``_card_row``.
 
     The newest log time is a subquery, read under the statement's snapshot. When the row lock had to wait for
     another transaction that changed the card (a rating of the same card committing meanwhile), PostgreSQL
     hands back the card's new version but the subquery still sees the old logs; ``fresh`` says whether the
     snapshot's ``updated_at`` is the locked row's (every write of a card's logs saves the card).
     """
+    return rows.Statement(_card_lock_sql(connection.vendor), [user_id, question_id])
+
+
+@functools.cache
+def _card_lock_sql(_vendor: str) -> str:  # the quoting and the lock clause are the backend's
     cards, logs, profiles = (rows.quote(m._meta.db_table) for m in (ReviewCard, ReviewLog, LearnerProfile))
     if connection.features.has_select_for_update_of:
         lock = " FOR UPDATE OF c"  # the card only: the profile is a plain read (and the nullable side)
     else:
         lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    sql = (
+    return (
         f"SELECT {rows.select_list(ReviewCard, 'c')}, "
         f"(SELECT MAX(l.reviewed_at) FROM {logs} l WHERE l.card_id = c.id), "
         f"(SELECT s.updated_at FROM {cards} s WHERE s.id = c.id) = c.updated_at, "
@@ -84,11 +97,12 @@ def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
         f"FROM {cards} c LEFT JOIN {profiles} p ON p.user_id = c.user_id "
         f"WHERE c.user_id = %s AND c.question_id = %s{lock}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [user_id, question_id])
-        row = cursor.fetchone()
-    if row is None:
+
+
+def _card_row(found: list[tuple[Any, ...]]) -> _CardRow | None:
+    if not found:
         return None
+    row = found[0]
     width = rows.width(ReviewCard)
     profile = row[width + 2 :]
     return _CardRow(
@@ -99,20 +113,24 @@ def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
     )
 
 
-def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) -> _Locked:
+def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
+    return _card_row(rows.run_together(_card_lock_statement(user_id=user_id, question_id=question_id))[0].rows)
+
+
+def _lock_card_for_rating(
+    *, user: User, question: Question, at: dt.datetime, found: _CardRow | _Unread | None = _UNREAD
+) -> _Locked:
     """The learner's card for ``question`` under its row lock (created if missing), with their profile and the
-    card's newest log time (issue 16: the answer path)."""
-    found = _card_locked(user_id=user.pk, question_id=question.pk)
+    card's newest log time (issue 16: the answer path). ``found``: the caller already ran the lock's statement."""
+    if isinstance(found, _Unread):
+        found = _card_locked(user_id=user.pk, question_id=question.pk)
     if found is None:
-        profile = profile_for(user=user)
-        try:
-            with transaction.atomic():  # a savepoint: a concurrent first rating may create it first
-                card = ReviewCard.objects.bulk_create([ReviewCard(user=user, question=question, due=at)])[0]
-            return _Locked(card=card, profile=profile, last_log_at=None)
-        except IntegrityError:
-            found = _card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
-            if found is None:
-                raise
+        card = ReviewCard(user=user, question=question, due=at)
+        if rows.row_insert_unless_taken(card):  # ours, locked as a new row is (a concurrent first rating waits)
+            return _Locked(card=card, profile=profile_for(user=user), last_log_at=None)
+        found = _card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
+        if found is None:
+            raise IntegrityError(f"review card of user {user.pk} for question {question.pk}: taken, yet not found")
     card, last_log_at = found.card, found.last_log_at
     if not found.fresh:  # the lock waited for a writer of this card: read its logs again
         last_log_at = ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk)
@@ -231,8 +249,9 @@ def _add_log(
     source: str,
     client_uuid: uuid.UUID | None = None,
     attempt_item: AttemptItem | None = None,
+    found: _CardRow | _Unread | None = _UNREAD,
 ) -> ReviewLog:
-    locked = _lock_card_for_rating(user=user, question=question, at=reviewed_at)
+    locked = _lock_card_for_rating(user=user, question=question, at=reviewed_at, found=found)
     card, profile = locked.card, locked.profile
     log = ReviewLog(
         user=user,
@@ -248,8 +267,9 @@ def _add_log(
     log.full_clean(exclude=["user", "card", "attempt_item"], validate_constraints=False)
     if card_advance(card=card, profile=profile, logs=[log], last_log_at=locked.last_log_at):  # the usual: one step
         # Written without model signals, so the learner's cached reads are made stale once, not once per row.
-        row_insert(log)
-        row_update(ReviewCard, pk=card.pk, values={field: getattr(card, field) for field in ADVANCED_FIELDS})
+        row_insert_and_update(
+            log, ReviewCard, pk=card.pk, values={field: getattr(card, field) for field in ADVANCED_FIELDS}
+        )
         learner_cache.learner_changed(user.pk)
     else:  # reviewed before a stored rating, or under other settings: replay the card's whole log
         log.save()
@@ -268,12 +288,24 @@ def card_record_answer(
     duration_ms: int | None = None,
     source: str = ReviewLog.Source.WEB,
     suggested_rating: int | None = None,
-) -> ReviewLog:
+    only_if: rows.Statement | None = None,
+) -> ReviewLog | None:
     """Log a server-graded answer and reschedule (the rating: ``scheduling.rating_for_result``, from the
-    result or a code check's suggested rating). Called by item_answer.
+    result or a code check's suggested rating). Called by item_answer, in its transaction.
 
-    No savepoint: a failure here must undo the caller's lock of the item too, so nothing is gained by one.
+    ``only_if``: the caller's conditional write (item_answer: the item's lock). It goes to the database in the
+    same round trip as the card's lock, ahead of it, and nothing is recorded (None) when it matched no row —
+    one wait for the server instead of three with the transaction's BEGIN (issue 16). No savepoint: a failure
+    here must undo the caller's write too, so nothing is gained by one.
     """
+    found: _CardRow | _Unread | None = _UNREAD
+    if only_if is not None:
+        condition, card = rows.run_together(
+            only_if, _card_lock_statement(user_id=user.pk, question_id=item.question_id)
+        )
+        if not condition.rowcount:
+            return None
+        found = _card_row(card.rows)
     with transaction.atomic(savepoint=False):
         return _add_log(
             user=user,
@@ -283,6 +315,7 @@ def card_record_answer(
             duration_ms=duration_ms,
             source=source,
             attempt_item=item,
+            found=found,
         )
 
 
