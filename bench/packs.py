@@ -1,6 +1,6 @@
 """A 200-item offline review pack: its size on the wire (raw and gzipped) and how long it takes to build.
 
-    .venv/bin/python bench/packs.py [--items 200] [--runs 15] [--markdown] [--fresh]
+    .venv/bin/python bench/packs.py [--items 200] [--runs 15] [--markdown] [--fresh] [--no-freeze]
 
 Runs against PostgreSQL (PACKS_BENCH_DATABASE_URL, default …/quizsite_bench_packs, created if missing; its
 tables are migrated and the bench's learners replaced on every run) and Redis (PACKS_BENCH_REDIS_URL, default
@@ -167,6 +167,9 @@ def main() -> None:
         action="store_true",
         help="nothing stored or shared yet: new bench questions, no stored variants, no shared renderings",
     )
+    parser.add_argument(
+        "--no-freeze", action="store_true", help="leave out gc.freeze(), which every web process runs at start"
+    )
     args = parser.parse_args()
     from bench import databases
 
@@ -179,6 +182,12 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    if not args.no_freeze:
+        import gc
+
+        from quizzes.api import urls  # noqa: F401  # what a web process has loaded when quizsite/wsgi.py freezes
+
+        gc.freeze()
     get_user_model().objects.filter(username__startswith=BENCH_USER).delete()
     if args.fresh:
         import secrets
@@ -205,6 +214,7 @@ def main() -> None:
     if args.fresh:
         print("# --fresh: the cold pack is the first ever of these questions (nothing stored or shared yet)")
     print(f"# load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("# without gc.freeze()" if args.no_freeze else "# gc.freeze() after start-up, as quizsite/wsgi.py does")
     print(
         f"# in-process GET /api/v1/ping/: median {ping_ms:.2f} ms; warm build = {ratio:.0f} × ping "
         f"(median of the runs' ratios, each to the ping just before it); cold build = {cold[0] / cold[5]:.0f} × ping"

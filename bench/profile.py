@@ -199,7 +199,10 @@ def main() -> int:
     import django
 
     django.setup()
+    from django.core.management import call_command
     from django.test import Client
+
+    call_command("collectstatic", interactive=False, verbosity=0)  # pages name hashed files (DEBUG is off)
 
     rng = random.Random(args.seed)
     client = Client(raise_request_exception=True)
