@@ -125,19 +125,10 @@ class CompiledRead:
         return Later(self, key, values, finish)
 
 
-def _converted(compiled: _Compiled, rows: list[Any], connection: Any) -> list[tuple[Any, ...]]:
+def _converted(compiled: _Compiled, found: list[Any], connection: Any) -> list[tuple[Any, ...]]:
     if not compiled.converters:
-        return [tuple(row) for row in rows]
-    converted = []
-    for row in rows:
-        row = list(row)
-        for index, functions, expression in compiled.converters:
-            value = row[index]
-            for function in functions:
-                value = function(value, expression, connection)
-            row[index] = value
-        converted.append(tuple(row))
-    return converted
+        return [tuple(row) for row in found]
+    return [tuple(rows.converted_row(row, compiled.converters, connection)) for row in found]
 
 
 @dataclass(frozen=True)

@@ -101,13 +101,21 @@ def instance_from_row(model: type[M], values: Sequence[Any]) -> M:
     reader = _reader(model, conn)
     if len(values) != len(reader.attnames):
         raise ValueError(f"{model.__name__}: {len(values)} columns for {len(reader.attnames)} fields")
-    converted = list(values)
-    for index, functions, expression in reader.converters:
-        value = converted[index]
+    return model.from_db(conn.alias, reader.attnames, converted_row(values, reader.converters, conn))
+
+
+Converters = Sequence[tuple[int, Sequence[Callable[..., Any]], Any]]  # column index, functions, expression
+
+
+def converted_row(values: Sequence[Any], converters: Converters, conn: Any) -> list[Any]:
+    """A row's values through the ORM's converters (only the columns that have any), as the ORM applies them."""
+    row = list(values)
+    for index, functions, expression in converters:
+        value = row[index]
         for function in functions:
             value = function(value, expression, conn)
-        converted[index] = value
-    return model.from_db(conn.alias, reader.attnames, converted)
+        row[index] = value
+    return row
 
 
 def json_rows(model: type[Model], alias: str, *, source: str, order_by: str) -> str:
