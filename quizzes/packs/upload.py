@@ -30,6 +30,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from quizzes.accounts.models import LearnerProfile
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.packs.items import answered_view, grade_pack_answer
@@ -72,6 +73,7 @@ class UploadOutcome:
 class UploadResult:
     entries: list[UploadOutcome]
     cards: list[ReviewCard]
+    profile: LearnerProfile | None = None  # as the merge read it, for the response's card forms (None: not read)
 
 
 def _rejected(upload: UploadEntry, refusal: Refusal) -> UploadOutcome:
@@ -168,7 +170,7 @@ def offline_upload(*, user: User, entries: list[UploadEntry], now: dt.datetime |
                 done.graded = done.overrides_client = None
     final = [r for r in results if r is not None]
     assert len(final) == len(entries)
-    return UploadResult(entries=final, cards=merge.cards)
+    return UploadResult(entries=final, cards=merge.cards, profile=merge.profile)
 
 
 def _judge(

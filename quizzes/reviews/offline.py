@@ -89,6 +89,7 @@ class EntryOutcome:
 class OfflineMergeResult:
     entries: list[EntryOutcome]
     cards: list[ReviewCard]
+    profile: LearnerProfile | None = None  # the learner's, as the merge read it (None: nothing to apply, not read)
 
 
 #: An entry that passed the checks: the entry, the rating to log, and its outcome (updated as it is stored).
@@ -165,8 +166,9 @@ def offline_reviews_merge(
         assert question is not None
         to_apply[question.pk].append((entry, judged, outcome))
 
-    if to_apply:
-        _apply(user=user, to_apply=to_apply, profile=profile_for(user=user))
+    profile = profile_for(user=user) if to_apply else None
+    if profile is not None:
+        _apply(user=user, to_apply=to_apply, profile=profile)
 
     touched = {o.question_id for o in outcomes if o.status != EntryStatus.REJECTED and o.question_id is not None}
     cards = list(
@@ -179,7 +181,7 @@ def offline_reviews_merge(
     for outcome in outcomes:
         if outcome.status != EntryStatus.REJECTED and outcome.question_id in card_ids:
             outcome.card_id = card_ids[outcome.question_id]
-    return OfflineMergeResult(entries=outcomes, cards=cards)
+    return OfflineMergeResult(entries=outcomes, cards=cards, profile=profile)
 
 
 def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerProfile) -> None:

@@ -79,6 +79,6 @@ class OfflineUploadView(APIView):
                 }
                 for o in result.entries
             ],
-            "cards": r.cards_public(result.cards, user=request.user),
+            "cards": r.cards_public(result.cards, user=request.user, profile=result.profile),
         }
         return Response(s.OfflineUploadResultSerializer(data).data)
