@@ -62,13 +62,6 @@ class _CardRow:
     profile: LearnerProfile | None  # None: the learner never saved one
 
 
-class _Unread:
-    """``_lock_card_for_rating``'s "the caller did not read the card": None already means "no card"."""
-
-
-_UNREAD = _Unread()
-
-
 def _card_lock_statement(*, user_id: int, question_id: int) -> rows.Statement:
     """The learner's card for a question under its row lock, with its newest log time and the learner's profile
     (no row: no card). One statement written once (quizzes.core.rows): the ORM spent ≈ 1.5 ms of CPU building it,
@@ -117,13 +110,10 @@ def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
     return _card_row(rows.run_together(_card_lock_statement(user_id=user_id, question_id=question_id))[0].rows)
 
 
-def _lock_card_for_rating(
-    *, user: User, question: Question, at: dt.datetime, found: _CardRow | _Unread | None = _UNREAD
-) -> _Locked:
+def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) -> _Locked:
     """The learner's card for ``question`` under its row lock (created if missing), with their profile and the
-    card's newest log time (issue 16: the answer path). ``found``: the caller already ran the lock's statement."""
-    if isinstance(found, _Unread):
-        found = _card_locked(user_id=user.pk, question_id=question.pk)
+    card's newest log time (issue 16: the answer path)."""
+    found = _card_locked(user_id=user.pk, question_id=question.pk)
     if found is None:
         card = ReviewCard(user=user, question=question, due=at)
         if rows.row_insert_unless_taken(card):  # ours, locked as a new row is (a concurrent first rating waits)
@@ -249,9 +239,8 @@ def _add_log(
     source: str,
     client_uuid: uuid.UUID | None = None,
     attempt_item: AttemptItem | None = None,
-    found: _CardRow | _Unread | None = _UNREAD,
 ) -> ReviewLog:
-    locked = _lock_card_for_rating(user=user, question=question, at=reviewed_at, found=found)
+    locked = _lock_card_for_rating(user=user, question=question, at=reviewed_at)
     card, profile = locked.card, locked.profile
     log = ReviewLog(
         user=user,
@@ -288,24 +277,12 @@ def card_record_answer(
     duration_ms: int | None = None,
     source: str = ReviewLog.Source.WEB,
     suggested_rating: int | None = None,
-    only_if: rows.Statement | None = None,
-) -> ReviewLog | None:
+) -> ReviewLog:
     """Log a server-graded answer and reschedule (the rating: ``scheduling.rating_for_result``, from the
-    result or a code check's suggested rating). Called by item_answer, in its transaction.
+    result or a code check's suggested rating). Called by item_answer.
 
-    ``only_if``: the caller's conditional write (item_answer: the item's lock). It goes to the database in the
-    same round trip as the card's lock, ahead of it, and nothing is recorded (None) when it matched no row —
-    one wait for the server instead of three with the transaction's BEGIN (issue 16). No savepoint: a failure
-    here must undo the caller's write too, so nothing is gained by one.
+    No savepoint: a failure here must undo the caller's lock of the item too, so nothing is gained by one.
     """
-    found: _CardRow | _Unread | None = _UNREAD
-    if only_if is not None:
-        condition, card = rows.run_together(
-            only_if, _card_lock_statement(user_id=user.pk, question_id=item.question_id)
-        )
-        if not condition.rowcount:
-            return None
-        found = _card_row(card.rows)
     with transaction.atomic(savepoint=False):
         return _add_log(
             user=user,
@@ -315,7 +292,6 @@ def card_record_answer(
             duration_ms=duration_ms,
             source=source,
             attempt_item=item,
-            found=found,
         )
 
 

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from attention_engine import misconceptions
 from quizzes.content.models import Option, Question
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.rows import quote, update_statement
+from quizzes.core.rows import quote, row_update
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
@@ -334,7 +334,7 @@ def item_answer(
         # The finished-attempt check rides in the lock (one statement): NOT EXISTS is a subquery, not a join,
         # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
         items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
-        lock = update_statement(
+        won = row_update(
             AttemptItem,
             pk=item.pk,
             values={
@@ -344,19 +344,18 @@ def item_answer(
             where=f"answered_at IS NULL AND NOT EXISTS (SELECT 1 FROM {attempts} a "
             f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
         )
-        for field, stored in answer.items():  # what the row holds if the lock wins (else reloaded below)
-            setattr(item, field, stored)
-        logged = card_record_answer(  # the lock goes with the card's: recorded only if it won
-            user=user,
-            item=item,
-            correct=result["correct"],
-            reviewed_at=now,
-            duration_ms=duration_ms,
-            source=source,
-            suggested_rating=result.get("suggested_rating"),
-            only_if=lock,
-        )
-        if logged is not None:
+        if won:
+            for field, stored in answer.items():  # what the row now holds; no reload needed
+                setattr(item, field, stored)
+            card_record_answer(
+                user=user,
+                item=item,
+                correct=result["correct"],
+                reviewed_at=now,
+                duration_ms=duration_ms,
+                source=source,
+                suggested_rating=result.get("suggested_rating"),
+            )
             return AnswerOutcome(item=item, result=result, replayed=False, conflicting=False)
     item.refresh_from_db(fields=list(answer))  # the first answer's; the item keeps its question and attempt
     if not item.is_answered:  # no answer won: the attempt was finished meanwhile
