@@ -87,8 +87,10 @@ def test_a_reminders_worker_leaves_a_waiting_generation_job_to_the_generation_wo
     assert ".> generation " not in banner and ".> celery " not in banner
     send_review_reminders.delay()  # as beat would, after the job
     wait_for(
-        lambda: ReminderDelivery.objects.filter(user=due.user, sent_at__isnull=False).exists()
-        and reminders_worker.log_text().count("succeeded in") >= 2,
+        lambda: (
+            ReminderDelivery.objects.filter(user=due.user, sent_at__isnull=False).exists()
+            and reminders_worker.log_text().count("succeeded in") >= 2
+        ),
         timeout=20,
         what="the pass and its chunk on the reminders worker",
         log=reminders_worker.log_text,
