@@ -32,6 +32,10 @@ ROUTED = {
 }
 
 
+#: The tests through Redis run in the production-stack pass (PostgreSQL + Redis): CI's SQLite pass has no Redis.
+through_redis = pytest.mark.postgres
+
+
 @pytest.fixture
 def broker(redis_url):
     """The broker's Redis db, its queues emptied before and after."""
@@ -53,6 +57,7 @@ def test_every_task_of_ours_is_routed_and_a_worker_without_q_consumes_every_queu
     assert list(current_app.amqp.queues) == settings.BACKGROUND_QUEUES
 
 
+@through_redis
 @pytest.mark.parametrize(("name", "queue"), sorted(ROUTED.items()))
 def test_a_task_sent_by_name_lands_on_its_queue(broker, name, queue):
     args = {"quizzes.tasks.send_review_reminders_chunk": ([1],), "quizzes.tasks.run_generation_job": (1,)}
@@ -60,11 +65,13 @@ def test_a_task_sent_by_name_lands_on_its_queue(broker, name, queue):
     assert lengths(broker) == {q: int(q == queue) for q in settings.BACKGROUND_QUEUES}
 
 
+@through_redis
 def test_an_unrouted_task_name_goes_to_the_default_queue(broker):
     current_app.send_task("quizsite.not_a_routed_task")
     assert lengths(broker) == {q: int(q == "celery") for q in settings.BACKGROUND_QUEUES}
 
 
+@through_redis
 def test_beat_sends_each_periodic_task_to_its_queue(broker):
     scheduler = Scheduler(current_app, lazy=True)
     for key, entry in settings.CELERY_BEAT_SCHEDULE.items():
