@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv torch test lint run serve schema messages screenshots bench bench-load bench-scaling bench-reminders clean
+.PHONY: venv torch test lint run serve schema messages screenshots bench bench-load bench-scaling bench-reminders bench-queues clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -72,6 +72,11 @@ bench-scaling: venv
 
 bench-reminders: venv
 	$(BIN)/python bench/reminders.py --markdown $(BENCH_ARGS)
+
+# A reminder pass queued behind 2,000 generation jobs: one queue (before), the queues with one shared worker,
+# a worker per queue (2 worker processes each). 10k learners (its own database); BENCH_ARGS='--parts 100k' for more.
+bench-queues: venv
+	$(BIN)/python bench/reminders.py --parts 10k --backlog 2000 --workers 2 --markdown $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis db.sqlite3

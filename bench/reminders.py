@@ -1,6 +1,7 @@
 """Reminder passes at scale: 100k learners through real Celery workers and a real SMTP server; nobody due at 1M.
 
     .venv/bin/python bench/reminders.py [--workers 1 2] [--parts 100k 1m] [--markdown] [--cleanup]
+    .venv/bin/python bench/reminders.py --parts 10k --backlog 2000 [--workers 2] [--markdown]   (make bench-queues)
 
 1. Data (bench/databases.py, created and seeded on first use): BENCH_REMINDERS_DATABASE_URL (default
    …/quizsite_bench_reminders), ``seed_scale --learners 100000 --cards 10 --no-attempts``: a third of the
@@ -20,8 +21,17 @@
 4. Nobody due: the same pass right after (100k), and at 1M learners after setting every clock to a
    future moment in one UPDATE (as after a day of passes; computing 333k clocks through the pass would
    take this machine half an hour): queries counted, time, and EXPLAIN of the pass's statement.
+5. ``--backlog N`` (instead of 3 and 4): the separate Celery queues (settings ``CELERY_TASK_ROUTES``). N pending
+   GenerationJobs (real generation work, ≈ 60 ms each: the 50-seed template check, then their one question)
+   are queued first, then the pass is sent as beat sends it, in three set-ups of the same ``--workers`` W
+   processes: ``one-queue`` (every task on the default queue, as before the split), ``shared`` (the queues
+   split, one worker consuming all of them, the Procfile's default) and ``per-queue`` (``-Q reminders`` with
+   ⌈W/2⌉, ``-Q generation`` with ⌊W/2⌋). **waited** = until the pass took its learners, **total** = until
+   each was looked at; the jobs done by then show what ran first. The jobs, their question and the rest of
+   the backlog are removed afterwards. ``--parts 10k`` (BENCH_REMINDERS_10K_DATABASE_URL, default
+   …/quizsite_bench_reminders_10k, 10,000 learners × 10 cards: 277 due, one chunk) seeds in under a minute.
 
-Writes bench/results/reminders-*.json and prints the README table.
+Writes bench/results/reminders-*.json (``--backlog``: reminders-queues-*.json) and prints the README table.
 """
 
 from __future__ import annotations
@@ -44,6 +54,14 @@ from bench import databases  # noqa: E402 (after the path)
 
 URL_100K = os.environ.get("BENCH_REMINDERS_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_reminders")
 URL_1M = os.environ.get("BENCH_1M_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_1m")
+URL_10K = os.environ.get(
+    "BENCH_REMINDERS_10K_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_reminders_10k"
+)
+#: The database of each ``--parts`` label: (URL, learners, cards per learner).
+PARTS = {"10k": (URL_10K, 10_000, 10), "100k": (URL_100K, 100_000, 10), "1m": (URL_1M, 1_000_000, 1)}
+#: ``--backlog``'s three set-ups: every task on the one default queue (before the queues were split), the queues
+#: split with one worker consuming all of them, a worker per queue.
+SETUPS = ("one-queue", "shared", "per-queue")
 REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/5")
 SMTP_PORT = int(os.environ.get("BENCH_SMTP_PORT", "8825"))
 
@@ -81,10 +99,19 @@ def env_for(url: str) -> dict[str, str]:
     }
 
 
-def start_workers(concurrency: int, url: str, log: Path) -> subprocess.Popen:
+def start_workers(
+    concurrency: int, url: str, log: Path, *, queues: str = "", one_queue: bool = False
+) -> subprocess.Popen:
+    """``celery worker --concurrency N`` (prefork) once it reports ready. ``queues``: its ``-Q`` (default: every
+    queue); ``one_queue``: the worker routes every task to the default queue, as before the queues were split."""
+    celery = (
+        [sys.executable, __file__, "--one-queue-worker"]
+        if one_queue
+        else [sys.executable, "-m", "celery", "-A", "quizsite", "worker"]
+    )
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "quizsite", "worker", "--loglevel=INFO", f"--concurrency={concurrency}",
-         "--pool=prefork", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        [*celery, "--loglevel=INFO", f"--concurrency={concurrency}", "--pool=prefork", "--without-gossip",
+         "--without-mingle", "--without-heartbeat", *([f"--queues={queues}"] if queues else [])],
         cwd=REPO, env=env_for(url), stdout=log.open("w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     deadline = time.monotonic() + 60
@@ -133,8 +160,8 @@ def reset_one_zone_due(zone: str) -> tuple[int, int]:
     return opted, due
 
 
-def one_run(concurrency: int, sink: Sink, zone: str) -> dict:
-    """Runs in a process whose DATABASE_URL is the 100k database (Django set up)."""
+def one_run(concurrency: int, sink: Sink, zone: str, url: str) -> dict:
+    """Runs in a process whose DATABASE_URL is ``url`` (Django set up)."""
     import redis as redis_client
     from django.db import connection
 
@@ -145,7 +172,7 @@ def one_run(concurrency: int, sink: Sink, zone: str) -> dict:
     redis_client.Redis.from_url(REDIS).flushdb()
     log = REPO / "bench" / "results" / f"reminders-worker-{concurrency}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    worker = start_workers(concurrency, URL_100K, log)
+    worker = start_workers(concurrency, url, log)
     try:
         sent_before = sink.count
         t0 = time.perf_counter()
@@ -221,17 +248,144 @@ def nobody_due(label: str) -> dict:
     }
 
 
-def measure_100k(workers: list[int], zone: str) -> dict:
+def pass_progress(sent_at: dt.datetime) -> tuple[int, int]:
+    """(learners not taken yet, learners taken but not looked at yet) of a pass enqueued at ``sent_at``.
+
+    Not taken: the clock still CHECK_SOON (as reset). Taken: the lease the pass set, ``REMINDER_LEASE`` after
+    the moment it ran (between ``sent_at`` and now); each chunk replaces it with the learner's next moment.
+    """
+    from django.db import connection
+
+    from quizzes.accounts.models import CHECK_SOON
+    from quizzes.notifications.services import REMINDER_LEASE
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FILTER (WHERE next_reminder_at <= %s), count(*) FILTER (WHERE next_reminder_at "
+            "BETWEEN %s AND now() + %s) FROM quizzes_learnerprofile WHERE reminder_opt_in",
+            [CHECK_SOON, sent_at + REMINDER_LEASE - dt.timedelta(minutes=1), REMINDER_LEASE + dt.timedelta(minutes=1)],
+        )
+        untaken, leased = cursor.fetchone()
+    return untaken, leased
+
+
+def backlog_jobs(count: int) -> tuple[list[int], set[int]]:
+    """``count`` pending GenerationJobs (1 question each, all the same seed of one source) and the ids of the
+    questions that existed before, so ``drop_backlog`` removes exactly what the run added.
+
+    Real generation work: each job checks the source's template on 50 seeds and then finds (the first job:
+    creates, unpublished) its one question, so the bench database keeps no more than it had.
+    """
+    from quizzes.content.models import GenerationJob, Question
+
+    source = (
+        Question.objects.filter(kind=Question.Kind.NUMERIC, fixed_seed=None, generated_from=None, published=True)
+        .order_by("pk")
+        .first()
+    )
+    if source is None:
+        raise SystemExit("no published numeric question to generate from: load the lessons")
+    before = set(Question.objects.filter(generated_from=source).values_list("pk", flat=True))
+    jobs = GenerationJob.objects.bulk_create(GenerationJob(source=source, total=1, first_seed=0) for _ in range(count))
+    return [job.pk for job in jobs], before
+
+
+def drop_backlog(job_ids: list[int], questions_before: set[int]) -> None:
+    from quizzes.content.models import GenerationJob, Question
+
+    source_id = GenerationJob.objects.filter(pk=job_ids[0]).values_list("source_id", flat=True).first()
+    GenerationJob.objects.filter(pk__in=job_ids).delete()
+    Question.objects.filter(generated_from_id=source_id).exclude(pk__in=questions_before).delete()
+
+
+def backlog_run(setup: str, processes: int, sink: Sink, zone: str, url: str, backlog: int) -> dict:
+    """A reminder pass enqueued (as beat does) right behind ``backlog`` generation jobs, in one ``setup``:
+
+    - ``one-queue``: one worker of ``processes`` processes, every task on the default queue (before the split):
+      the pass and its chunks wait behind the whole backlog;
+    - ``shared``: the queues split, one worker of ``processes`` processes consuming all of them (the Procfile's
+      default): Redis hands a worker the queues' messages in turn, so reminders interleave with the backlog;
+    - ``per-queue``: a ``-Q reminders`` worker of ⌈processes/2⌉ and a ``-Q generation`` worker of ⌊processes/2⌋
+      (the same number of processes in all).
+
+    **waited** = until the pass took its learners; **total** = until every taken learner was looked at.
+    """
+    import redis as redis_client
+
+    from quizzes.content.models import GenerationJob
+    from quizzes.tasks import run_generation_job, send_review_reminders
+
+    opted, due = reset_one_zone_due(zone)
+    redis_client.Redis.from_url(REDIS).flushdb()
+    job_ids, questions_before = backlog_jobs(backlog)
+    default = {"queue": "celery"} if setup == "one-queue" else {}  # else CELERY_TASK_ROUTES
+    logs = REPO / "bench" / "results"
+    logs.mkdir(parents=True, exist_ok=True)
+    workers = []
+    try:
+        for job_id in job_ids:  # queued first: the backlog a worker meets when the pass comes
+            run_generation_job.apply_async((job_id,), **default)
+        if setup == "per-queue":
+            if processes < 2:
+                raise SystemExit("per-queue needs --workers 2 or more (one process per queue at least)")
+            for queues, n in (("reminders", (processes + 1) // 2), ("generation", processes // 2)):
+                workers.append(start_workers(n, url, logs / f"queues-{setup}-{queues}.log", queues=queues))
+        else:
+            workers.append(start_workers(processes, url, logs / f"queues-{setup}.log", one_queue=setup == "one-queue"))
+        sent_before = sink.count
+        sent_at = dt.datetime.now(dt.UTC)
+        t0 = time.perf_counter()
+        send_review_reminders.apply_async(**default)  # as beat sends it
+        waited = None
+        while True:
+            untaken, leased = pass_progress(sent_at)
+            if waited is None and untaken == 0:
+                waited = time.perf_counter() - t0
+            if untaken == 0 and leased == 0:
+                break
+            if any(worker.poll() is not None for worker in workers):
+                raise SystemExit(f"a worker died: see {logs}/queues-{setup}*.log")
+            time.sleep(0.05)
+        total = time.perf_counter() - t0
+        jobs_done = GenerationJob.objects.filter(pk__in=job_ids, status=GenerationJob.Status.SUCCEEDED).count()
+    finally:
+        for worker in workers:
+            stop(worker)
+        redis_client.Redis.from_url(REDIS).flushdb()  # the rest of the backlog
+        drop_backlog(job_ids, questions_before)
+    return {
+        "setup": setup,
+        "worker_processes": processes,
+        "backlog": backlog,
+        "due": due,
+        "opted_in": opted,
+        "waited_s": waited,
+        "total_s": total,
+        "emails": sink.count - sent_before,
+        "jobs_done": jobs_done,
+    }
+
+
+def measure_pass(label: str, url: str, workers: list[int], zone: str, backlog: int) -> dict:
+    """The pass with each worker count (``--workers``), or with ``backlog``: each count in every ``SETUPS``."""
     import django
 
     django.setup()
     runs = []
     with Sink(SMTP_PORT) as sink:
         for n in workers:
+            if backlog:
+                for setup in SETUPS:
+                    print(f"pass behind {backlog:,} generation jobs, {setup}, {n} worker processes …", flush=True)
+                    runs.append(backlog_run(setup, n, sink, zone, url, backlog))
+                    print(f"  {runs[-1]}", flush=True)
+                continue
             print(f"pass with {n} worker process(es) …", flush=True)
-            runs.append(one_run(n, sink, zone))
+            runs.append(one_run(n, sink, zone, url))
             print(f"  {runs[-1]}", flush=True)
-    return {"runs": runs, "nobody_due": nobody_due("100k, right after the pass")}
+    if backlog:
+        return {"backlog_runs": runs}
+    return {"runs": runs, "nobody_due": nobody_due(f"{label}, right after the pass")}
 
 
 def measure_1m() -> dict:
@@ -248,32 +402,54 @@ def measure_1m() -> dict:
     return {"nobody_due": nobody_due("1M, every clock in the future")}
 
 
+def one_queue_worker(argv: list[str]) -> int:
+    """``celery worker`` with every task on the default queue: the routing before the queues were split
+    (``--backlog``'s one-queue set-up; the chunks its pass dispatches must stay on that queue too)."""
+    from quizsite.celery import app
+
+    app.conf.task_routes = {}
+    app.conf.task_queues = None
+    app.worker_main(["worker", *argv])
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--one-queue-worker"]:  # a worker process of --backlog's one-queue set-up
+        return one_queue_worker(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker process counts to compare")
+    parser.add_argument("--workers", type=int, nargs="+", help="worker process counts (default 1 2; --backlog: 2)")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--zone", default="Asia/Kolkata", help="the time zone whose learners are due in the pass")
+    parser.add_argument("--parts", nargs="+", choices=list(PARTS), default=["100k", "1m"], help="1M: minutes to seed")
     parser.add_argument(
-        "--parts", nargs="+", choices=["100k", "1m"], default=["100k", "1m"], help="1M: minutes to seed"
+        "--backlog",
+        type=int,
+        default=0,
+        help="queue this many generation jobs before the pass and compare one queue / shared worker / a worker "
+        "per queue (the empty pass and 1m are skipped)",
     )
     parser.add_argument("--cleanup", action="store_true", help="drop the bench databases and empty Redis afterwards")
-    parser.add_argument("--measure", choices=["100k", "1m"], help=argparse.SUPPRESS)
+    parser.add_argument("--measure", choices=list(PARTS), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    workers = args.workers or ([2] if args.backlog else [1, 2])
+    parts = [p for p in args.parts if not (args.backlog and p == "1m")]
     if args.measure:  # a child process, DATABASE_URL set for one database
-        data = measure_100k(args.workers, args.zone) if args.measure == "100k" else measure_1m()
+        if args.measure == "1m":
+            data = measure_1m()
+        else:
+            data = measure_pass(args.measure, PARTS[args.measure][0], workers, args.zone, args.backlog)
         print("BENCH_JSON " + json.dumps(data, default=str))
         return 0
-    parts = {"100k": (URL_100K, 100_000, 10), "1m": (URL_1M, 1_000_000, 1)}
-    for label in args.parts:
-        url, learners, cards = parts[label]
+    for label in parts:
+        url, learners, cards = PARTS[label]
         databases.ensure(url, learners=learners, cards=cards, attempts=False)
     results: dict = {}
     try:
-        for label in args.parts:
-            url = parts[label][0]
+        for label in parts:
+            url = PARTS[label][0]
             out = subprocess.run(
                 [sys.executable, __file__, "--measure", label, "--zone", args.zone,
-                 "--workers", *map(str, args.workers)],
+                 "--workers", *map(str, workers), "--backlog", str(args.backlog)],
                 cwd=REPO, env=env_for(url), stdout=subprocess.PIPE, text=True, check=True,
             ).stdout  # fmt: skip
             for line in out.splitlines():
@@ -283,36 +459,20 @@ def main() -> int:
                     print(line, flush=True)
     finally:
         if args.cleanup:
-            for url in (URL_100K, URL_1M):
-                databases.drop(url)
+            for label in parts:
+                databases.drop(PARTS[label][0])
             with contextlib.suppress(Exception):
                 databases.flush_redis(REDIS)
     out_dir = REPO / "bench" / "results"
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    (out_dir / f"reminders-{stamp}.json").write_text(json.dumps(results, indent=2, default=str))
+    name = "reminders-queues" if args.backlog else "reminders"
+    (out_dir / f"{name}-{stamp}.json").write_text(json.dumps(results, indent=2, default=str))
     print_table(results, markdown=args.markdown)
     return 0
 
 
-def print_table(results: dict, *, markdown: bool) -> None:
-    runs = results.get("100k", {}).get("runs", [])
-    base = runs[0]["total_s"] if runs else 1.0
-    header = (
-        "worker processes",
-        "learners taken",
-        "chunks",
-        "dispatch s",
-        "total s",
-        "e-mails",
-        "e-mails/s",
-        "speed-up",
-    )
-    rows = [
-        (str(r["worker_processes"]), f"{r['taken']:,}", str(r["chunks"]), f"{r['dispatch_s']:.2f}",
-         f"{r['total_s']:.1f}", f"{r['emails']:,}", f"{r['emails_per_s']:.0f}", f"{base / r['total_s']:.2f}×")
-        for r in runs
-    ]  # fmt: skip
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], *, markdown: bool) -> None:
     if markdown:
         print("| " + " | ".join(header) + " |\n|" + "---:|" * len(header))
         for row in rows:
@@ -320,9 +480,36 @@ def print_table(results: dict, *, markdown: bool) -> None:
     else:
         for row in (header, *rows):
             print("  ".join(f"{x:>16}" for x in row))
-    for key in ("100k", "1m"):
-        if key in results:
-            n = results[key]["nobody_due"]
+
+
+def print_table(results: dict, *, markdown: bool) -> None:
+    for label, part in results.items():
+        if part.get("runs"):
+            runs = part["runs"]
+            base = runs[0]["total_s"]
+            header = ("worker processes", "learners taken", "chunks", "dispatch s", "total s", "e-mails", "e-mails/s",
+                      "speed-up")  # fmt: skip
+            rows = [
+                (str(r["worker_processes"]), f"{r['taken']:,}", str(r["chunks"]), f"{r['dispatch_s']:.2f}",
+                 f"{r['total_s']:.1f}", f"{r['emails']:,}", f"{r['emails_per_s']:.0f}",
+                 f"{base / r['total_s']:.2f}×")
+                for r in runs
+            ]  # fmt: skip
+            print(f"\n{label}:")
+            _table(header, rows, markdown=markdown)
+        if part.get("backlog_runs"):
+            runs = part["backlog_runs"]
+            header = ("set-up", "worker processes", "generation backlog", "learners due", "pass waited s",
+                      "reminders total s", "e-mails", "jobs done by then")  # fmt: skip
+            rows = [
+                (r["setup"], str(r["worker_processes"]), f"{r['backlog']:,}", f"{r['due']:,}", f"{r['waited_s']:.1f}",
+                 f"{r['total_s']:.1f}", f"{r['emails']:,}", f"{r['jobs_done']:,}")
+                for r in runs
+            ]  # fmt: skip
+            print(f"\n{label}, a reminder pass behind a generation backlog:")
+            _table(header, rows, markdown=markdown)
+        if part.get("nobody_due"):
+            n = part["nobody_due"]
             print(f"\nnobody due, {n['label']}: {n['learners']:,} learners ({n['opted_in']:,} opted in): "
                   f"{n['queries']} query, median {n['median_ms']:.2f} ms\n{n['plan']}")  # fmt: skip
 

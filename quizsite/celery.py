@@ -5,7 +5,9 @@ Reliability settings (acks_late, reject_on_worker_lost, time limits, visibility_
 the "Background work and production" block of quizsite/settings.py.
 
 Services start background work with ``quizzes.core.background.enqueue_on_commit`` (by task name,
-after the surrounding transaction commits; a broker that is down is logged, never a 500).
+after the surrounding transaction commits; a broker that is down is logged, never a 500). Each task
+name is routed to its queue (reminders, generation, housekeeping, else ``celery``) by
+``CELERY_TASK_ROUTES`` in settings, the one place that says which work waits behind which.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import environ
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -312,6 +313,24 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Queues: one per kind of background work, so a burst of one kind cannot delay another (a thousand
+# generation jobs ahead of a time zone's reminders). Routed HERE, by task name, not by each task's
+# ``queue=``: services (quizzes.core.background) and beat send tasks by name, and the router of the
+# *sending* process applies this table whether or not it imported quizzes.tasks; one table also lists
+# every queue a worker consumes. A task not listed goes to the default queue, ``celery``.
+# ``celery worker`` without ``-Q`` consumes every queue below (the Procfile's one worker, `make serve`);
+# ``-Q reminders`` etc. runs a worker per queue (Procfile, README). Eager mode (no Redis) ignores queues.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "quizzes.tasks.send_review_reminders": {"queue": "reminders"},
+    "quizzes.tasks.send_review_reminders_chunk": {"queue": "reminders"},
+    "quizzes.tasks.run_generation_job": {"queue": "generation"},
+    "quizzes.tasks.housekeeping": {"queue": "housekeeping"},
+}
+#: Every queue, the default first, derived from the routes (declared, a worker without -Q consumes them all;
+#: undeclared, it would consume the default queue only).
+BACKGROUND_QUEUES = list(dict.fromkeys([CELERY_TASK_DEFAULT_QUEUE, *(r["queue"] for r in CELERY_TASK_ROUTES.values())]))
+CELERY_TASK_QUEUES = [Queue(name) for name in BACKGROUND_QUEUES]
 # Periodic tasks: a static schedule (no database scheduler). Exactly one `celery beat` may run.
 CELERY_BEAT_SCHEDULE = {
     "send-review-reminders": {"task": "quizzes.tasks.send_review_reminders", "schedule": 15 * 60},

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,7 +129,7 @@ def purge_broker(url: str) -> None:
 
     client = redis.Redis.from_url(url)
     try:
-        client.delete("celery", "unacked", "unacked_index", "unacked_mutex")
+        client.delete(*settings.BACKGROUND_QUEUES, "unacked", "unacked_index", "unacked_mutex")
     finally:
         client.close()
 
@@ -140,7 +140,10 @@ def start_worker(redis_url, tmp_path) -> Iterator[Callable[..., Worker]]:
     db_url = database_url()
     workers: list[Worker] = []
 
-    def start(*, pool: str = "solo", concurrency: int = 1, travel_to: str | None = None) -> Worker:
+    def start(
+        *, pool: str = "solo", concurrency: int = 1, travel_to: str | None = None, queues: Sequence[str] = ()
+    ) -> Worker:
+        """``queues``: the worker's ``-Q`` (default: none given, so it consumes every queue of the settings)."""
         index = len(workers)
         log = tmp_path / f"worker{index}.log"
         mail_dir = tmp_path / "mail"
@@ -169,6 +172,7 @@ def start_worker(redis_url, tmp_path) -> Iterator[Callable[..., Worker]]:
             "--without-heartbeat",
             "--loglevel=INFO",
             f"--hostname=ops-test-{uuid.uuid4().hex[:8]}@%h",
+            *([f"--queues={','.join(queues)}"] if queues else []),
         ]
         with log.open("w") as out:
             process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)

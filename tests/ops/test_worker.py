@@ -93,15 +93,15 @@ def test_bulk_generation_creates_exactly_n_and_a_rerun_creates_none(start_worker
 def test_a_rolled_back_transaction_enqueues_nothing(redis_url, lesson):
     source = factories.NumericQuestionFactory(lesson=lesson)
     queue = redis.Redis.from_url(redis_url)
-    queue.delete("celery")
+    queue.delete("generation")
     with pytest.raises(RuntimeError), transaction.atomic():
         generation_job_create(source=source, total=3)
         raise RuntimeError("the request failed after creating the job")
-    assert queue.llen("celery") == 0
+    assert queue.llen("generation") == 0
     assert not GenerationJob.objects.exists()
     generation_job_create(source=source, total=3)  # committed: exactly one message
-    assert queue.llen("celery") == 1
-    queue.delete("celery")
+    assert queue.llen("generation") == 1
+    queue.delete("generation")
     queue.close()
 
 
