@@ -95,6 +95,12 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = DATABASES["default"]["CONN_MAX_AGE"] > 0
+# PostgreSQL plans a statement once per connection and reuses the plan: parameters bound on the server and
+# statements prepared after their 5th run (psycopg). Planning was 0.3–0.4 ms of each hot statement, more than
+# running it (issue 16, bench/README.md). Pays with CONN_MAX_AGE > 0 (a connection lives across requests).
+# DB_PREPARED_STATEMENTS=false behind a pooler that cannot keep them (pgbouncer in transaction mode before 1.21).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool("DB_PREPARED_STATEMENTS", True):
+    DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
