@@ -157,6 +157,35 @@ def _measure(user, items: int) -> tuple[float, float, float, bytes, dict, float]
     return built, built_cpu, requested, response.content, kinds, ping
 
 
+class _GcPauses:
+    """The oldest generation's collections while measuring (gc.callbacks): the pauses ``gc.freeze()`` shortens."""
+
+    def __init__(self) -> None:
+        import gc
+
+        self.full: list[float] = []
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.full.append((time.perf_counter() - self._started) * 1000)
+
+    def stop(self) -> None:
+        import gc
+
+        gc.callbacks.remove(self._callback)
+
+    def __str__(self) -> str:
+        if not self.full:
+            return "no full collection"
+        return f"{len(self.full)} full collections, longest {max(self.full):.0f} ms, {sum(self.full):.0f} ms in all"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=200)
@@ -200,7 +229,9 @@ def main() -> None:
         rendering.RENDERER = secrets.token_hex(6)  # a renderer no process has shared a rendering of
     _content(args.items)
     cold = _measure(_learner(args.items, 0), args.items)  # a fresh process (renderings may be in the shared cache)
+    pauses = _GcPauses()
     runs = [_measure(_learner(args.items, n), args.items) for n in range(1, args.runs + 1)]
+    pauses.stop()
     build_ms, cpu_ms, request_ms = [run[0] for run in runs], [run[1] for run in runs], [run[2] for run in runs]
     ping_ms = statistics.median(run[5] for run in runs)
     ratio = statistics.median(run[0] / run[5] for run in runs)
@@ -214,6 +245,7 @@ def main() -> None:
     if args.fresh:
         print("# --fresh: the cold pack is the first ever of these questions (nothing stored or shared yet)")
     print(f"# load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"# garbage collector during the warm runs: {pauses}")
     print("# without gc.freeze()" if args.no_freeze else "# gc.freeze() after start-up, as quizsite/wsgi.py does")
     print(
         f"# in-process GET /api/v1/ping/: median {ping_ms:.2f} ms; warm build = {ratio:.0f} × ping "
