@@ -142,13 +142,13 @@ class Later(Generic[T]):
 
 
 def together(*reads: Later[Any], using: str = "default") -> list[Any]:
-    """Each read's result, in order: on PostgreSQL sent in one round trip (``rows.run_together``), elsewhere one
+    """Each read's result, in order: on PostgreSQL sent in one round trip (``rows.read_together``), elsewhere one
     after the other. Why: a page's independent reads of one learner each waited for the server in turn; on a busy
     host every round trip is a millisecond or more of wall time. Still one statement per read."""
     connection = connections[using]
     statements = [later.read._statement(later.key, using, later.values) for later in reads]
-    ran = rows.run_together(*(rows.Statement(compiled.sql, params) for compiled, params in statements), using=using)
+    found = rows.read_together(*(rows.Statement(compiled.sql, params) for compiled, params in statements), using=using)
     return [
-        later.finish(_converted(compiled, result.rows, connection))
-        for later, (compiled, _params), result in zip(reads, statements, ran, strict=True)
+        later.finish(_converted(compiled, result, connection))
+        for later, (compiled, _params), result in zip(reads, statements, found, strict=True)
     ]

@@ -8,7 +8,7 @@ converters the ORM applies (SQLite hands datetimes, booleans and JSON back as te
 statement building. Table and column names come from the models' ``_meta``.
 
 Statements count too: a parent row brings its children as JSON (``json_rows``), and the answer's log and card
-are written by one statement. Independent reads can go in one round trip (``run_together``, psycopg's pipeline
+are written by one statement. Independent reads can go in one round trip (``read_together``, psycopg's pipeline
 mode): that pays for three reads of many rows (the due queue, the dashboard), but not for two one-row
 statements — sending the answer's two locks that way measured ≈ 10 % slower in wall and CPU time on this host
 (a loopback round trip costs less than the pipeline's own Python).
@@ -161,25 +161,17 @@ def convert(model: type[Model], field_name: str, value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Statement:
-    """One statement and its parameters, to run now (``run``) or with others in one round trip (``run_together``)."""
+    """One read and its parameters, to send with others in one round trip (``read_together``)."""
 
     sql: str
     params: Sequence[Any]
 
 
-@dataclass(frozen=True)
-class Ran:
-    """What a statement gave back: how many rows it matched, and its rows (empty for a write without RETURNING)."""
-
-    rowcount: int
-    rows: list[tuple[Any, ...]]
-
-
-def run_together(*statements: Statement, using: str = "default") -> list[Ran]:
-    """Each statement's result, in order: on PostgreSQL sent in one round trip (psycopg's pipeline mode; when they
-    open a transaction its BEGIN goes with them), elsewhere one after the other. Why: every round trip waits for
-    the server, a millisecond or more of wall time on a busy host (issue 16). Still one statement each, in order:
-    a lock taken by one is held when the next runs."""
+def read_together(*statements: Statement, using: str = "default") -> list[list[tuple[Any, ...]]]:
+    """Each read's rows, in order: on PostgreSQL sent in one round trip (psycopg's pipeline mode), elsewhere one
+    after the other. Why: a page's independent reads of one learner each waited for the server in turn (issue 16:
+    the due queue's three reads of many rows). Not for one-row statements: there the pipeline's own Python costs
+    more than the round trip it saves (see the module docstring)."""
     conn = connections[using]
     cursors = []
     try:
@@ -193,7 +185,7 @@ def run_together(*statements: Statement, using: str = "default") -> list[Ran]:
             for statement in statements:
                 cursors.append(cursor := conn.cursor())
                 cursor.execute(statement.sql, statement.params)
-        return [Ran(cursor.rowcount, cursor.fetchall() if cursor.description else []) for cursor in cursors]
+        return [cursor.fetchall() for cursor in cursors]
     finally:
         for cursor in cursors:
             cursor.close()
@@ -206,24 +198,6 @@ def _pipeline_supported() -> bool:
     return bool(psycopg.Pipeline.is_supported())
 
 
-def update_statement(
-    model: type[Model],
-    *,
-    pk: Any,
-    values: Mapping[str, Any],
-    where: str = "",
-    where_params: Iterable[Any] = (),
-) -> Statement:
-    """``UPDATE table SET …values WHERE pk = %s [AND where]``; it matches 0 or 1 row.
-
-    ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
-    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
-    """
-    sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
-    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
-    return Statement(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection), *where_params])
-
-
 def row_update(
     model: type[Model],
     *,
@@ -232,10 +206,16 @@ def row_update(
     where: str = "",
     where_params: Iterable[Any] = (),
 ) -> int:
-    """``update_statement``'s UPDATE, run now: how many rows matched (0 or 1)."""
-    return run_together(update_statement(model, pk=pk, values=values, where=where, where_params=where_params))[
-        0
-    ].rowcount
+    """``UPDATE table SET …values WHERE pk = %s [AND where]``: how many rows matched (0 or 1).
+
+    ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
+    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
+    """
+    sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
+    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection), *where_params])
+        return cursor.rowcount
 
 
 @functools.cache

@@ -14,7 +14,7 @@ import datetime as dt
 import functools
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -62,17 +62,29 @@ class _CardRow:
     profile: LearnerProfile | None  # None: the learner never saved one
 
 
-def _card_lock_statement(*, user_id: int, question_id: int) -> rows.Statement:
-    """The learner's card for a question under its row lock, with its newest log time and the learner's profile
-    (no row: no card). One statement written once (quizzes.core.rows): the ORM spent ≈ 1.5 ms of CPU building it,
-    more than the rest of the answer's card step (issue 16). Read its row with ``_card_row``.
+def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
+    """The learner's card for a question under its row lock, with its newest log time and the learner's
+    profile; None when there is no card. One statement written once (quizzes.core.rows): the ORM spent
+    ≈ 1.5 ms of CPU building it, more than the rest of the answer's card step (issue 16).
 
     The newest log time is a subquery, read under the statement's snapshot. When the row lock had to wait for
     another transaction that changed the card (a rating of the same card committing meanwhile), PostgreSQL
     hands back the card's new version but the subquery still sees the old logs; ``fresh`` says whether the
     snapshot's ``updated_at`` is the locked row's (every write of a card's logs saves the card).
     """
-    return rows.Statement(_card_lock_sql(connection.vendor), [user_id, question_id])
+    with connection.cursor() as cursor:
+        cursor.execute(_card_lock_sql(connection.vendor), [user_id, question_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    width = rows.width(ReviewCard)
+    profile = row[width + 2 :]
+    return _CardRow(
+        card=rows.instance_from_row(ReviewCard, row[:width]),
+        last_log_at=rows.convert(ReviewLog, "reviewed_at", row[width]),
+        fresh=bool(row[width + 1]),
+        profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,
+    )
 
 
 @functools.cache
@@ -90,24 +102,6 @@ def _card_lock_sql(_vendor: str) -> str:  # the quoting and the lock clause are 
         f"FROM {cards} c LEFT JOIN {profiles} p ON p.user_id = c.user_id "
         f"WHERE c.user_id = %s AND c.question_id = %s{lock}"
     )
-
-
-def _card_row(found: list[tuple[Any, ...]]) -> _CardRow | None:
-    if not found:
-        return None
-    row = found[0]
-    width = rows.width(ReviewCard)
-    profile = row[width + 2 :]
-    return _CardRow(
-        card=rows.instance_from_row(ReviewCard, row[:width]),
-        last_log_at=rows.convert(ReviewLog, "reviewed_at", row[width]),
-        fresh=bool(row[width + 1]),
-        profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,
-    )
-
-
-def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
-    return _card_row(rows.run_together(_card_lock_statement(user_id=user_id, question_id=question_id))[0].rows)
 
 
 def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) -> _Locked:
