@@ -44,9 +44,20 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
             message=_("Each query parameter may be given once, with a value."),
             fields=problems,
         )
-    serializer = serializer_class(data=request.query_params)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
+    # invalid: run_validation raises the ValidationError that is_valid would (the same 400 body)
+    return dict(_shared(serializer_class).run_validation(request.query_params))
+
+
+#: One instance per query serializer, reused: ``run_validation`` keeps no state on it (``is_valid`` is what stores
+#: data and errors), and building a serializer and its fields costs a due-queue fetch ≈ 0.15 ms (issue 16).
+_SHARED: dict[type[serializers.Serializer], serializers.Serializer] = {}
+
+
+def _shared(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
+    serializer = _SHARED.get(serializer_class)
+    if serializer is None:
+        serializer = _SHARED[serializer_class] = serializer_class()
+    return serializer
 
 
 def page_of(rows: Any, *, page: int, page_size: int) -> tuple[int, list]:

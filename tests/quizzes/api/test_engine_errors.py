@@ -62,3 +62,13 @@ def test_a_query_parameter_given_twice_is_a_400_naming_it(api):
 def test_a_query_parameter_without_a_value_is_a_400_not_the_default(api):
     body = assert_error(api.get("/api/v1/attempts/?page="), 400, "validation_error")
     assert list(body["error"]["fields"]) == ["page"]
+
+
+def test_bad_query_values_are_a_400_per_field_and_leave_nothing_for_the_next_request(api):
+    """The query serializers are shared between requests: a refused query must not leak into the next one."""
+    body = assert_error(api.get("/api/v1/reviews/due/?page=0&page_size=abc"), 400, "validation_error")
+    assert set(body["error"]["fields"]) == {"page", "page_size"}
+    assert "1" in body["error"]["fields"]["page"][0]  # greater than or equal to 1
+    good = api.get("/api/v1/reviews/due/?page_size=5")
+    assert good.status_code == 200 and (good.json()["page"], good.json()["page_size"]) == (1, 5)
+    assert api.get("/api/v1/reviews/due/?page=0&page_size=abc").json() == body
