@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
-from django.db.models import BooleanField, Count, ExpressionWrapper, FilteredRelation, Min, Q, QuerySet
-from django.db.models.functions import ExtractHour, TruncDate
+from django.db.models import Count, FilteredRelation, Min, Q, QuerySet
 from django.utils import timezone
 
 from quizzes.accounts.models import LearnerProfile
@@ -28,7 +27,7 @@ from quizzes.content.models import Lesson, Question
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
-from quizzes.reviews.querysets import unsuspended_through
+from quizzes.reviews.querysets import StudyDay, unsuspended_through
 
 T = TypeVar("T")
 
@@ -505,11 +504,10 @@ def _log_day_roles_query(key: tuple[dt.tzinfo, int], *, user_id: int, since: dt.
     zone, rollover = key
     return (
         ReviewLog.objects.filter(user_id=user_id, reviewed_at__gte=since)
-        .annotate(date=TruncDate("reviewed_at", tzinfo=zone), hour=ExtractHour("reviewed_at", tzinfo=zone))
-        .annotate(before_rollover=ExpressionWrapper(Q(hour__lt=rollover), output_field=BooleanField()))
-        .values("date", "before_rollover", "role")
+        .annotate(day=StudyDay("reviewed_at", zone=zone, rollover_hour=rollover))
+        .values("day", "role")
         .annotate(ratings=Count("id"))
-        .values_list("date", "before_rollover", "role", "ratings")
+        .values_list("day", "role", "ratings")
     )
 
 
@@ -522,16 +520,12 @@ def _log_day_roles_later(
 ) -> Later[T]:
     """Ratings per (study day, role) since ``since``, handed to ``finish``.
 
-    The database counts per local calendar day, split at the rollover hour (before it, the
-    rating belongs to the previous study day, as in ``scheduling.local_day``): at most two rows
-    per day and role instead of every log.
+    The database counts per study day (``StudyDay``, as ``scheduling.local_day``): one row per day and role
+    instead of every log.
     """
 
     def roles(rows: list[tuple[Any, ...]]) -> T:
-        days: Counter = Counter()
-        for date, before_rollover, role, ratings in rows:
-            days[(date - dt.timedelta(days=1) if before_rollover else date, role)] += ratings
-        return finish(days)
+        return finish(Counter({(day, role): ratings for day, role, ratings in rows}))
 
     key = (profile.zone, profile.day_rollover_hour)
     return _LOG_DAY_ROLES.later(key, roles, user_id=user.pk, since=since)

@@ -6,6 +6,7 @@ another learner's cards beside them, they must give the same numbers as the sele
 """
 
 import datetime as dt
+from collections import Counter
 
 import pytest
 
@@ -121,3 +122,39 @@ def test_today_counts_split_at_the_rollover_hour(shanghai_user, time_machine):
     recent = selectors.recent_logs(user=user, profile=profile, now=now, days=3)
     assert (recent.today.total, recent.today.first) == (1, 1)
     assert [d.count for d in recent.days] == [0, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("zone", "start"),
+    [
+        ("America/New_York", utc(2026, 3, 4)),  # clocks forward at 02:00 on 8 March
+        ("America/New_York", utc(2026, 10, 28)),  # back at 02:00 on 1 November
+        ("Australia/Lord_Howe", utc(2026, 4, 1)),  # back half an hour on 5 April
+        ("Asia/Kolkata", utc(2026, 6, 1)),  # +05:30, no change
+    ],
+)
+@pytest.mark.parametrize("rollover", [0, 2, 3, 23])
+def test_ratings_per_study_day_in_sql_are_local_day_in_python(time_machine, zone, start, rollover):
+    """The database puts each log on a study day (``StudyDay``); ``scheduling.local_day`` is the rule. Logs every
+    37 minutes for ten days reach every minute of the hour on both sides of each clock change."""
+    from quizzes.reviews import scheduling
+    from quizzes.reviews.models import ReviewLog
+
+    user = factories.LearnerProfileFactory(time_zone=zone, day_rollover_hour=rollover).user
+    time_machine.move_to(start, tick=False)
+    card_rate(user=user, question=factories.PromptQuestionFactory(), rating=3)
+    template = ReviewLog.objects.get(user=user)
+    moments = [start + dt.timedelta(minutes=37 * n) for n in range(1, 10 * 24 * 60 // 37)]
+    logs = []
+    for moment in moments:
+        template.pk, template.reviewed_at = None, moment
+        logs.append(ReviewLog(**{f.attname: getattr(template, f.attname) for f in ReviewLog._meta.concrete_fields}))
+    ReviewLog.objects.bulk_create(logs)
+    now = moments[-1]
+    profile = profile_for(user=user)
+
+    recent = selectors.recent_logs(user=user, profile=profile, now=now, days=12)
+
+    expected = Counter(scheduling.local_day(at, profile.zone, rollover) for at in [start, *moments])
+    assert recent.per_day == expected
+    assert len(expected) >= 10
