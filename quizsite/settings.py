@@ -390,6 +390,8 @@ if env.bool("BEHIND_PROXY", default=False):  # only behind a proxy that sets thi
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=_SECURE)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=_SECURE)
+#: Django's database sessions, the row read by a compiled statement (quizzes/accounts/sessions.py)
+SESSION_ENGINE = "quizzes.accounts.sessions"
 CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=_SECURE)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365 if _SECURE else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_SECURE)

@@ -33,6 +33,21 @@ def profile_for(*, user: User) -> LearnerProfile:
     return LearnerProfile.from_db("default", _PROFILE_COLUMNS, rows[0])
 
 
+def _user_query(_key: object, *, user_id: int) -> QuerySet[Any]:
+    return User._default_manager.filter(pk=user_id).values_list(*_USER_COLUMNS)
+
+
+_USER_COLUMNS = tuple(field.attname for field in User._meta.concrete_fields)
+#: every signed-in page loads its user by the id in the session: compiled once per process (issue 16)
+_USER = CompiledRead(_user_query, {"user_id": int})
+
+
+def user_by_id(*, user_id: int) -> User | None:
+    """The account with this id, active or not (the log-in backend decides who may be signed in)."""
+    rows = _USER.rows(None, user_id=user_id)
+    return User.from_db("default", _USER_COLUMNS, rows[0]) if rows else None
+
+
 def email_taken(*, email: str, exclude_pk: int | None = None) -> bool:
     """Whether another account uses this address (case-insensitive; the unique index has the final word)."""
     users = get_user_model().objects.filter(email__iexact=email.strip())

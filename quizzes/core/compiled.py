@@ -7,8 +7,9 @@ index-range reads of one learner's rows. The rule stays written once, as a Query
 became, checks that nothing else moved, and from then on binds the request's values into the stored SQL
 and applies the same converters the ORM would (SQLite hands datetimes and booleans back as text and ints).
 
-Only plain values can be bound: ints (ids) and aware datetimes. Anything that changes the SQL's text
-(a time zone's name, an hour compared in SQL, a slice) goes in ``key``: one compilation per distinct key.
+Only plain values can be bound: ints (ids), strings compared as they are (a session key) and aware datetimes.
+Anything that changes the SQL's text (a time zone's name, an hour compared in SQL, a slice) goes in ``key``:
+one compilation per distinct key.
 A build whose values do not land in the parameters exactly as given raises ``CompiledReadError`` at its
 first use, so a test of the selector catches it on SQLite and PostgreSQL alike.
 """
@@ -29,11 +30,12 @@ from quizzes.core import rows
 #: compilation costs about 1 ms).
 MAX_KEYS = 1024
 
-Value = int | dt.datetime
+Value = int | str | dt.datetime
 T = TypeVar("T")
 
 _SAMPLES: dict[type, tuple[Any, Any]] = {
     int: (2_000_000_011, 2_000_000_029),
+    str: ("compiled-read-sample-1", "compiled-read-sample-2"),
     dt.datetime: (
         dt.datetime(2003, 4, 5, 6, 7, 8, 901234, tzinfo=dt.UTC),
         dt.datetime(2004, 5, 6, 7, 8, 9, 123457, tzinfo=dt.UTC),

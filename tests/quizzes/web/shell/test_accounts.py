@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
@@ -139,3 +140,41 @@ def test_posts_without_a_csrf_token_are_refused():
         {"username": "eve", "password1": PASSWORD, "password2": PASSWORD, "csrfmiddlewaretoken": token},
     )
     assert ok.status_code == 302
+
+
+def test_a_session_signs_in_only_while_it_lasts_and_while_its_account_may_sign_in(client):
+    """Sessions and their users are read by compiled statements (quizzes.accounts.sessions, user_by_id): the
+    rules stay Django's — an expired or altered session, an inactive, deleted or re-passworded account
+    is a visitor, sent to log in."""
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    settings_url = reverse("web:settings")
+
+    def signed_in_as(user) -> str:
+        client.force_login(user)
+        assert client.get(settings_url).status_code == 200
+        return client.session.session_key
+
+    learner = factories.UserFactory()
+    key = signed_in_as(learner)
+    Session.objects.filter(session_key=key).update(expire_date=timezone.now() - dt.timedelta(seconds=1))
+    assert client.get(settings_url).status_code == 302
+
+    key = signed_in_as(learner)
+    Session.objects.filter(session_key=key).update(session_data="not-a-signed-session")
+    assert client.get(settings_url).status_code == 302
+
+    signed_in_as(learner)
+    learner.set_password("a-new-password-9")
+    learner.save()
+    assert client.get(settings_url).status_code == 302
+
+    signed_in_as(learner)
+    get_user_model().objects.filter(pk=learner.pk).update(is_active=False)
+    assert client.get(settings_url).status_code == 302
+
+    other = factories.UserFactory()
+    signed_in_as(other)
+    other.delete()
+    assert client.get(settings_url).status_code == 302
