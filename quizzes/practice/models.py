@@ -79,8 +79,10 @@ class AttemptItem(LockedAnswer):
     choices, solution) so a numpy or template upgrade never changes what a learner saw.
     """
 
-    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="items")
-    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="attempt_items")
+    # No index of their own: (attempt, question), (attempt, position) and (question, variant_seed) start with them,
+    # and every answer rewrites its item's row in every index (issue 16: the answer's UPDATE waited on seven).
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="items", db_index=False)
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="attempt_items", db_index=False)
     position = models.PositiveSmallIntegerField(_("position"))
     option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
     variant = models.JSONField(_("numeric variant"), null=True, blank=True)

@@ -98,8 +98,12 @@ class ReviewLog(models.Model):
         REVIEW = "review", _("Review")
         REPEAT = "repeat", _("Same-day repeat")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_logs")
-    card = models.ForeignKey(ReviewCard, on_delete=models.CASCADE, related_name="logs")
+    # No index of their own: (user, reviewed_at) and (card, reviewed_at) start with them; each answer writes a log
+    # into every index of the largest table (issue 16).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_logs", db_index=False
+    )
+    card = models.ForeignKey(ReviewCard, on_delete=models.CASCADE, related_name="logs", db_index=False)
     rating = models.PositiveSmallIntegerField(_("rating"), choices=Rating.choices)
     reviewed_at = models.DateTimeField(_("reviewed at"))
     duration_ms = models.PositiveIntegerField(_("duration (ms)"), null=True, blank=True)
