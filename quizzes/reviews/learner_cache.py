@@ -7,8 +7,9 @@ learner, and carries three checks:
 
 * the learner's **stamp**, renewed by every write to their cards, logs or profile
   (``quizzes.reviews.signals``) when its transaction commits, so a read that raced the commit cannot keep
-  its pre-commit copy; and at once if the same transaction reads the learner again after the write
-  (issue 16: the answer POST never does, so it pays one Redis round trip, not two);
+  its pre-commit copy (issue 16: one Redis round trip per write). A read later in the writing transaction
+  skips the cache: the copy there predates the write, and a copy of what it reads now would outlive a
+  rollback;
 * the **content stamp**, renewed by every change to a lesson, question or option;
 * **valid until**: the end of the learner's study day, after which the value is rebuilt (and
   never before the moment it was built, should a clock go back).
@@ -56,25 +57,52 @@ def _renew_now_and_on_commit(key: str) -> None:
     transaction.on_commit(lambda: _renew(key))
 
 
-def _unrenewed() -> set[int]:
-    """Learners written in this connection's transaction whose stamp waits for the commit (see learner_read)."""
-    found: set[int] | None = getattr(connection, "_learners_unrenewed", None)
+def _written() -> dict[int, Any]:
+    """Learners written in this connection's open transaction → that transaction's atomic block."""
+    found: dict[int, Any] | None = getattr(connection, "_learners_written", None)
     if found is None:
-        found = connection._learners_unrenewed = set()  # type: ignore[attr-defined]
+        found = connection._learners_written = {}  # type: ignore[attr-defined]
     return found
 
 
+def _transaction_block() -> Any:
+    """The atomic block that is this connection's transaction: the outermost one a test case did not open
+    (Django marks a test case's own blocks ``_from_testcase``, as it does to check ``durable``)."""
+    return next((block for block in connection.atomic_blocks if not block._from_testcase), None)
+
+
+def _skip_or_renew(user_id: int) -> bool:
+    """Whether a read of this learner must skip the cache: they were written in this very transaction.
+
+    A write whose transaction has ended inside a test case's (which never commits, so the commit's renewal
+    never runs) is renewed here instead, as its commit would have.
+    """
+    written = _written()
+    if not written:
+        return False
+    if not connection.in_atomic_block:
+        written.clear()  # the transactions that wrote have ended: committed (and renewed) or rolled back
+        return False
+    if user_id not in written:
+        return False
+    block = written[user_id]
+    if block is not None and any(open_block is block for open_block in connection.atomic_blocks):
+        return True
+    _renew_learner(user_id)
+    return False
+
+
 def _renew_learner(user_id: int) -> None:
-    _unrenewed().discard(user_id)
+    _written().pop(user_id, None)
     _renew(_learner_stamp_key(user_id))
 
 
 def learner_changed(user_id: int) -> None:
-    """Every cached read of this learner is stale once the transaction commits, and at once for a read of
-    theirs later in the same transaction (which would otherwise be served the copy from before the write)."""
+    """Every cached read of this learner is stale once the transaction commits; until then their reads in
+    this transaction skip the cache (see learner_read)."""
     if enabled():
         if connection.in_atomic_block:
-            _unrenewed().add(user_id)
+            _written()[user_id] = _transaction_block()
         transaction.on_commit(lambda: _renew_learner(user_id))
 
 
@@ -113,10 +141,8 @@ def learner_read(
     ``build`` returns (value, valid_until); the value must pickle. ``params`` tells apart reads
     of the same name (a page number, say).
     """
-    if not enabled():
-        return build()[0]
-    if user_id in _unrenewed():  # written earlier in this transaction (or in one rolled back: a spare renewal)
-        _renew_learner(user_id)
+    if not enabled() or _skip_or_renew(user_id):
+        return build()[0]  # after a write in this transaction: neither the old copy nor a copy that may roll back
     stamp_keys = [_learner_stamp_key(user_id), CONTENT_STAMP]
     value_key = ":".join(["learner", str(user_id), name, *map(str, params)])
     found = cache.get_many([*stamp_keys, value_key])

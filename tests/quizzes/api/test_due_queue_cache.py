@@ -154,6 +154,17 @@ def test_a_write_rolled_back_changes_nothing_a_learner_sees(api, user, lesson):
     assert due(api)["count"] == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_read_inside_a_write_that_rolls_back_leaves_no_copy_of_the_write(api, user, lesson):
+    cards = due_prompts(user, lesson, 2)
+    assert due(api)["count"] == 2
+    with pytest.raises(RuntimeError), transaction.atomic():
+        card_rate(user=user, question=cards[0].question, rating=3)
+        assert due(api)["count"] == 1  # the transaction sees its own write …
+        raise RuntimeError("the request failed after reading")
+    assert due(api)["count"] == 2  # … and after the rollback no one does
+
+
 def test_a_lost_stamp_never_revives_an_old_copy(api, user, lesson):
     cards = due_prompts(user, lesson, 2)
     assert due(api)["count"] == 2
