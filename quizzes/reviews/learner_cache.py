@@ -68,7 +68,7 @@ def _written() -> dict[int, Any]:
 def _transaction_block() -> Any:
     """The atomic block that is this connection's transaction: the outermost one a test case did not open
     (Django marks a test case's own blocks ``_from_testcase``, as it does to check ``durable``)."""
-    return next((block for block in connection.atomic_blocks if not block._from_testcase), None)
+    return next((block for block in connection.atomic_blocks if not getattr(block, "_from_testcase", False)), None)
 
 
 def _skip_or_renew(user_id: int) -> bool:

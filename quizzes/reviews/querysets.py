@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import NotSupportedError, models
 from django.db.models.functions import TruncHour
@@ -76,15 +76,23 @@ class StudyDay(models.Func):
         self.rollover_hour = int(rollover_hour)
         super().__init__(TruncHour(expression, tzinfo=zone, output_field=models.DateTimeField()))
 
-    def as_postgresql(self, compiler, connection, **extra):  # type: ignore[no-untyped-def]
+    def as_postgresql(self, compiler: Any, connection: Any, **extra_context: Any) -> tuple[str, Any]:
         local_hour, params = compiler.compile(self.source_expressions[0])
         return f"(({local_hour}) - INTERVAL '{self.rollover_hour} hours')::date", params
 
-    def as_sqlite(self, compiler, connection, **extra):  # type: ignore[no-untyped-def]
+    def as_sqlite(self, compiler: Any, connection: Any, **extra_context: Any) -> tuple[str, Any]:
         local_hour, params = compiler.compile(self.source_expressions[0])  # local time as text, to the hour
         return f"date({local_hour}, '-{self.rollover_hour} hours')", params
 
-    def as_sql(self, compiler, connection, **extra):  # type: ignore[no-untyped-def]
+    def as_sql(
+        self,
+        compiler: Any,
+        connection: Any,
+        function: str | None = None,
+        template: str | None = None,
+        arg_joiner: str | None = None,
+        **extra_context: Any,
+    ) -> tuple[str, Any]:
         raise NotSupportedError(f"StudyDay is written for PostgreSQL and SQLite, not {connection.vendor}")
 
 
