@@ -49,7 +49,7 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
 
 
 #: One instance per query serializer, reused: ``run_validation`` keeps no state on it (``is_valid`` is what stores
-#: data and errors), and building a serializer and its fields costs a due-queue fetch ≈ 0.15 ms (issue 16).
+#: data and errors), and building a serializer and its fields cost a due-queue fetch 0.2 ms (issue 16: 0.24 → 0.03).
 _SHARED: dict[type[serializers.Serializer], serializers.Serializer] = {}
 
 
