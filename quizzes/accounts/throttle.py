@@ -59,6 +59,8 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 
+from quizzes.accounts.selectors import user_by_id
+
 logger = logging.getLogger(__name__)
 
 SCOPES = ("login", "password_reset", "signup")
@@ -293,7 +295,5 @@ class ThrottledModelBackend(ModelBackend):
         """The signed-in user of a session (every signed-in page asks), read by a compiled statement (issue 16)."""
         if not isinstance(user_id, int):  # a primary key the compiled read does not take: Django's own query
             return super().get_user(user_id)
-        from quizzes.accounts.selectors import user_by_id
-
         user = user_by_id(user_id=user_id)
         return user if user is not None and self.user_can_authenticate(user) else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from typing import Any
@@ -48,16 +49,12 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
     return dict(_shared(serializer_class).run_validation(request.query_params))
 
 
-#: One instance per query serializer, reused: ``run_validation`` keeps no state on it (``is_valid`` is what stores
-#: data and errors), and building a serializer and its fields cost a due-queue fetch 0.2 ms (issue 16: 0.24 → 0.03).
-_SHARED: dict[type[serializers.Serializer], serializers.Serializer] = {}
-
-
+@functools.cache
 def _shared(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
-    serializer = _SHARED.get(serializer_class)
-    if serializer is None:
-        serializer = _SHARED[serializer_class] = serializer_class()
-    return serializer
+    """One instance per query serializer, reused: ``run_validation`` keeps no state on it (``is_valid`` is what
+    stores data and errors), and building a serializer and its fields cost a due-queue fetch 0.2 ms (issue 16:
+    0.24 → 0.03)."""
+    return serializer_class()
 
 
 def page_of(rows: Any, *, page: int, page_size: int) -> tuple[int, list]:
