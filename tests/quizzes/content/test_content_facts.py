@@ -203,6 +203,151 @@ def test_hide_masks_combine_by_or_and_additive_masks_by_sum():
     assert "列" in correct_option(q("l1-padding-mask"))["text"]
 
 
+def exercise_softmax(x):
+    """Seed 000's hand-written softmax, verbatim in behaviour: max subtracted first, no special case."""
+    x = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _left_padded(T=5, n_pad=2, d=8, seed=4):
+    """A left-padded sequence: (T, d) inputs whose first n_pad rows are padding, the hide mask
+    (True = hidden) of causal | padding key, and a small two-layer residual attention stack."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((T, d))  # (T, d)
+    weights = rng.standard_normal((2, 3, d, d)) / np.sqrt(d)  # 2 layers x (W_q, W_k, W_v)
+    causal_hide = np.triu(np.ones((T, T), dtype=bool), k=1)  # (T, T), True = future
+    pad_key = np.arange(T) < n_pad  # (T,), True = padding
+    return x, weights, causal_hide | pad_key[None, :], n_pad
+
+
+def _two_layers(x, weights, hide, fill=-np.inf, softmax_fn=exercise_softmax, after=None):
+    """x -> x + attention(x), twice; hidden scores replaced by ``fill`` with np.where (as in seed 000)."""
+    for W_q, W_k, W_v in weights:
+        q, k, v = x @ W_q, x @ W_k, x @ W_v  # (T, d) each
+        scores = np.where(hide, fill, q @ k.T / np.sqrt(q.shape[-1]))  # (T, T)
+        w = softmax_fn(scores)  # (T, T)
+        if after is not None:
+            w = after(w)
+        x = x + w @ v  # (T, d)
+    return x
+
+
+def test_left_padding_with_a_causal_mask_gives_nan_rows_that_spread_to_every_row_in_the_next_layer():
+    x, weights, hide, n_pad = _left_padded()
+    assert hide[:n_pad].all(axis=-1).all() and not hide[n_pad:].all(axis=-1).any()  # pad query rows see nothing
+    with np.errstate(invalid="ignore"):
+        w = exercise_softmax(np.where(hide, -np.inf, np.zeros(hide.shape)))
+        one_layer = _two_layers(x, weights[:1], hide)
+        two_layers = _two_layers(x, weights, hide)
+    assert np.isnan(w[:n_pad]).all() and np.isfinite(w[n_pad:]).all()  # -inf - (-inf) = nan in the pad rows
+    assert np.isnan(one_layer[:n_pad]).all() and np.isfinite(one_layer[n_pad:]).all()  # real rows fine after layer 1
+    assert np.isnan(two_layers).all()  # layer 2: 0 * nan = nan reaches every row
+    assert np.isnan(np.float64(0.0) * np.nan)
+    # the distractors of l1-pad-causal-fix: an epsilon in the denominator does not help ...
+    with np.errstate(invalid="ignore"):
+        eps = _two_layers(x, weights, hide, softmax_fn=_eps_softmax)
+    assert np.isnan(eps).all()
+    # ... and a fill of 0, or dropping the padding mask, removes the nan but changes the real tokens' outputs
+    reference = _unpadded_reference(x, weights, n_pad)
+    assert np.isfinite(zero := _two_layers(x, weights, hide, fill=0.0)).all()
+    assert not np.allclose(zero[n_pad:], reference)
+    causal_only = _two_layers(x, weights, np.triu(np.ones(hide.shape, dtype=bool), k=1))
+    assert np.isfinite(causal_only).all() and not np.allclose(causal_only[n_pad:], reference)
+    question = q("l1-pad-causal-nan")
+    assert "每一行" in correct_option(question)["text"]
+    assert "0\\times\\text{NaN}=\\text{NaN}" in question["explanation"]
+    assert "finfo.min" in correct_option(q("l1-pad-causal-fix"))["text"]
+    for key, fragment in (("b", "0，而不是"), ("c", "varepsilon"), ("d", "只保留因果掩码")):
+        assert fragment in option(q("l1-pad-causal-fix"), key)["text"], key
+
+
+def _eps_softmax(x, eps=1e-9):
+    x = x - x.max(axis=-1, keepdims=True)  # the same first line as seed 000's softmax
+    e = np.exp(x)
+    return e / (e.sum(axis=-1, keepdims=True) + eps)
+
+
+def _unpadded_reference(x, weights, n_pad):
+    """The real tokens alone, no padding at all: what a correct padded run must give them."""
+    real = x[n_pad:]
+    T = real.shape[0]
+    return _two_layers(real, weights, np.triu(np.ones((T, T), dtype=bool), k=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_three_fixes_keep_every_row_finite_and_the_real_tokens_unchanged(dtype):
+    x, weights, hide, n_pad = _left_padded()
+    x, weights = x.astype(dtype), weights.astype(dtype)
+    reference = _unpadded_reference(x, weights, n_pad)
+    eye = np.eye(hide.shape[0], dtype=bool)
+    with np.errstate(invalid="ignore"):  # the third fix lets the nan happen, then overwrites those rows
+        fixes = {
+            "finfo.min": _two_layers(x, weights, hide, fill=np.finfo(dtype).min),
+            "a pad token sees itself": _two_layers(x, weights, hide & ~eye),
+            "rows zeroed": _two_layers(
+                x, weights, hide, after=lambda w: np.where(hide.all(axis=-1, keepdims=True), 0.0, w)
+            ),
+        }
+    for name, out in fixes.items():
+        assert np.isfinite(out).all(), name
+        assert np.allclose(out[n_pad:], reference, atol=1e-5), name  # the real tokens see exactly what they did
+    filled = exercise_softmax(np.where(hide, np.finfo(dtype).min, np.ones(hide.shape, dtype=dtype)))
+    assert np.allclose(filled[:n_pad], 1 / hide.shape[0])  # a fully hidden row: uniform, finite
+    assert (filled[n_pad:][hide[n_pad:]] == 0).all()  # exp(finfo.min - m) underflows to exactly 0
+    with np.errstate(over="ignore"):
+        assert np.isneginf(np.finfo(dtype).min + np.finfo(dtype).min)  # two additive finfo.min masks overflow
+    explanation = q("l1-pad-causal-fix")["explanation"]
+    assert "finfo" in explanation and "看见自己" in explanation and "置 0" in explanation
+    assert "溢出成 $-\\infty$" in explanation
+
+
+@pytest.mark.torch
+def test_pytorch_sdpa_returns_zeros_for_a_fully_masked_row_where_a_hand_softmax_gives_nan(torch):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    T, n_pad = 5, 2
+    g = torch.Generator().manual_seed(5)
+    q_, k_, v_ = torch.randn(3, 1, 1, T, 8, generator=g).unbind(0)
+    may_attend = torch.ones(T, T, dtype=torch.bool).tril() & (torch.arange(T) >= n_pad)[None, :]  # True = may attend
+    assert not may_attend[:n_pad].any()  # the left-padding rows see nothing
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    for backend in (None, SDPBackend.MATH):
+        if backend is None:
+            out = sdpa(q_, k_, v_, attn_mask=may_attend)
+        else:
+            with sdpa_kernel(backend):
+                out = sdpa(q_, k_, v_, attn_mask=may_attend)
+        assert torch.equal(out[..., :n_pad, :], torch.zeros_like(out[..., :n_pad, :])), backend  # zeros, not nan
+        assert torch.isfinite(out).all()
+    scores = (q_ @ k_.transpose(-2, -1) / math.sqrt(8)).masked_fill(~may_attend, float("-inf"))
+    hand = torch.softmax(scores, dim=-1)
+    assert torch.isnan(hand[..., :n_pad, :]).all() and torch.isfinite(hand[..., n_pad:, :]).all()
+    rest = sdpa(q_[..., n_pad:, :], k_, v_, attn_mask=may_attend[n_pad:])
+    assert torch.allclose(out[..., n_pad:, :], rest, atol=1e-6)  # the real rows as if the pad rows were absent
+    assert "输出 0" in option(q("l1-pad-causal-nan"), "c")["feedback"]
+    assert "输出 0" in q("l1-mask-combine")["explanation"]
+
+
+def test_a_right_padding_query_row_still_sees_the_real_tokens():
+    T, n_real = 5, 3  # padding at the end (l1-padding-mask)
+    pad_key = np.arange(T) >= n_real
+    scores = np.random.default_rng(6).standard_normal((T, T))
+    for hide in (np.broadcast_to(pad_key, (T, T)), np.triu(np.ones((T, T), dtype=bool), k=1) | pad_key):
+        assert not hide.all(axis=-1).any()  # every row keeps a visible key ...
+        assert np.isfinite(exercise_softmax(np.where(hide, -np.inf, scores))).all()  # ... so no nan
+    explanation = q("l1-padding-mask")["explanation"]
+    assert "前提是这一行还有可看的 key" in explanation and "真实 token" in explanation
+    assert "NaN" in explanation
+
+
+def test_the_padding_nan_is_an_interview_point():
+    card = q("l1-interview-causal-mask")
+    assert "左侧补齐" in card["prompt"]
+    assert any("NaN" in point and "finfo.min" in point for point in card["rubric"])
+    assert "0\\times\\text{NaN}" in card["reference_answer"]
+
+
 def test_the_variance_argument_is_about_initialisation():
     rubric = " ".join(q("l1-interview-formula")["rubric"])
     assert "初始化" in rubric
