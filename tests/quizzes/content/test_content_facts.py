@@ -348,10 +348,83 @@ def test_the_padding_nan_is_an_interview_point():
     assert "0\\times\\text{NaN}" in card["reference_answer"]
 
 
-def test_the_variance_argument_is_about_initialisation():
-    rubric = " ".join(q("l1-interview-formula")["rubric"])
-    assert "初始化" in rubric
-    assert "初始化" in q("l1-interview-formula")["reference_answer"]
+@pytest.mark.torch
+def test_the_variance_argument_is_the_papers_assumption_and_nanogpt_does_not_start_at_unit_variance(torch):
+    # nanoGPT's first block at init: x = wte + wpe (each N(0, 0.02²)), ln_1, c_attn with W ~ N(0, 0.02²), C = 768
+    g = torch.Generator().manual_seed(7)
+    B, T, C = 8, 128, 768
+    x = torch.randn(B, T, C, generator=g) * 0.02 + torch.randn(1, T, C, generator=g) * 0.02
+    c_attn = torch.empty(3 * C, C).normal_(0.0, 0.02, generator=g)  # _init_weights: normal_(std=0.02)
+    ln = torch.nn.functional.layer_norm(x, (C,), eps=1e-5)  # weight 1, bias 0 at init
+    q_, _, _ = (ln @ c_attn.T).split(C, dim=-1)
+    assert abs(q_.var().item() - 0.31) < 0.02  # var(q_i) = C * 0.02² = 0.3072, not 1
+    assert round(C * 0.02**2, 2) == 0.31
+    # the argument survives any per-component variance: var(q·k) = d_k σ_q² σ_k², still ∝ d_k
+    rng = np.random.default_rng(8)
+    for d_k in (16, 256):
+        qk = rng.normal(0, np.sqrt(0.31), (2, 20000, d_k))
+        assert abs((qk[0] * qk[1]).sum(-1).var() / (d_k * 0.31**2) - 1) < 0.05
+    places = (("why-scale", None), ("l1-why-scale", "explanation"), ("l1-interview-formula", "reference_answer"))
+    for key, field in places:
+        text = _teaching_body("sdpa", key) if field is None else q(key)[field]
+        assert "假设" in text and "0.31" in text, key
+        assert "初始化时的状态" not in text and "初始化时的情形" not in text and "初始化时的假设" not in text, key
+    assert "论文的假设" in " ".join(q("l1-interview-formula")["rubric"])
+
+
+def _teaching_body(lesson: str, section: str) -> str:
+    return next(x["body"] for x in LESSONS[lesson]["teaching"] if x["key"] == section)
+
+
+def test_over_scaling_flattens_the_softmax_without_killing_its_gradient():
+    """÷d_k starts near uniform, but the softmax Jacobian stays large there; saturation (no scaling) kills it."""
+    rng = np.random.default_rng(9)
+    d_k, n_keys = 512, 8
+    dots = np.einsum("nd,nkd->nk", rng.standard_normal((2000, d_k)), rng.standard_normal((2000, n_keys, d_k)))
+
+    def mean_jacobian_norm(scores):
+        p = exercise_softmax(scores)  # (n, k)
+        jac = np.einsum("nk,kl->nkl", p, np.eye(n_keys)) - np.einsum("nk,nl->nkl", p, p)  # diag(p) - p pᵀ
+        return np.linalg.norm(jac, axis=(1, 2)).mean()
+
+    unscaled, over = mean_jacobian_norm(dots), mean_jacobian_norm(dots / d_k)
+    assert exercise_softmax(dots / d_k).max(-1).mean() < 0.2  # near uniform (1/8 = 0.125)
+    assert over > 4 * unscaled  # the saturated softmax has the vanishing gradient, not the flat one
+    for key, field in (("l1-divide-by-dk", "explanation"), ("l1-interview-formula", "reference_answer")):
+        text = q(key)[field]
+        assert "缩放过头和不缩放一样糟" not in text and "学习信号同样变弱" not in text, key
+        assert "μP" in text and "Yang et al. 2022" in text and "1/d_{head}" in text, key
+
+
+def test_a_causal_mask_lets_a_model_without_positional_encoding_recover_position():
+    """Uniform attention under a causal mask gives position i the value 1/i for a start-of-sequence marker."""
+    T = 6
+    v = np.zeros((T, 1))
+    v[0] = 1.0  # the first token marks the start (Kazemnejad et al. 2023 use a <bos> token)
+    w = exercise_softmax(np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, 0.0))  # equal scores
+    assert np.allclose((w @ v)[:, 0], 1 / np.arange(1, T + 1))  # a different number at every position
+    no_mask = exercise_softmax(np.zeros((T, T))) @ v
+    assert np.allclose(no_mask, no_mask[0])  # without the mask every position gets the same thing
+    answer = q("l1-interview-position")["reference_answer"]
+    assert "不能替代位置编码" not in answer
+    assert "NoPE" in answer and "Kazemnejad et al. 2023" in answer and "**部分**" in answer
+    assert any("NoPE" in point for point in q("l1-interview-position")["rubric"])
+
+
+@pytest.mark.torch
+def test_the_quadratic_cost_stem_does_not_name_the_answer(torch):
+    from torch.utils.flop_counter import FlopCounterMode
+
+    def flops(T, d=16):
+        q_, k_, v_ = torch.randn(3, T, d).unbind(0)
+        with FlopCounterMode(display=False) as counter:
+            (q_ @ k_.T) @ v_  # step 2 and step 5
+        return counter.get_total_flops()
+
+    assert flops(64) == 2 * (2 * 64 * 64 * 16)  # two matmuls of T²·d multiply-adds
+    assert flops(128) == 4 * flops(64)  # doubling T quadruples the work
+    prompt = q("l1-quadratic-cost")["prompt"]
+    assert "T\\times T" not in prompt and "中间矩阵" not in prompt and "决定" not in prompt
 
 
 # --------------------------------------------------------------------------- lesson 2
