@@ -479,6 +479,45 @@ def test_the_mask_question_asks_about_the_parallel_computation():
     assert "并行" in option(question, "b")["feedback"]
 
 
+def _attention_flops_and_weights(torch, n_head, B=2, T=32, C=64):
+    """nanoGPT's manual forward (c_attn, split heads, scores, mask, softmax, att @ v, merge, c_proj) under a
+    FLOP counter; returns the matmul FLOPs and the number of weight elements (att) the element-wise ops touch."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(B, T, C, generator=g)
+    c_attn, c_proj = torch.randn(3 * C, C, generator=g), torch.randn(C, C, generator=g)
+    with FlopCounterMode(display=False) as counter:
+        q_, k_, v_ = (x @ c_attn.T).split(C, dim=2)
+        q_, k_, v_ = (t.view(B, T, n_head, C // n_head).transpose(1, 2) for t in (q_, k_, v_))
+        att = (q_ @ k_.transpose(-2, -1)) * (1.0 / math.sqrt(k_.size(-1)))  # (B, nh, T, T)
+        att = torch.softmax(att.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")), dim=-1)
+        y = (att @ v_).transpose(1, 2).contiguous().view(B, T, C) @ c_proj.T
+    assert y.shape == (B, T, C)
+    return counter.get_total_flops(), att.numel()
+
+
+@pytest.mark.torch
+def test_multi_head_matmuls_cost_the_same_as_one_head_but_the_weight_tables_grow_n_head_times(torch):
+    one, (eight, weights8) = _attention_flops_and_weights(torch, 1), _attention_flops_and_weights(torch, 8)
+    flops1, weights1 = one
+    B, T, C = 2, 32, 64
+    assert flops1 == eight == 2 * (4 * B * T * C * C + 2 * B * T * T * C)  # projections + QKᵀ + att @ v, in FLOPs
+    assert weights8 == 8 * weights1 == 8 * B * T * T  # scale, mask, softmax, dropout and the memory of att: ×n_head
+    for key in ("l2-heads-dims", "l2-multihead-benefit", "l2-num-head-dimension", "l3-interview-design"):
+        assert "总计算量与单头相当" not in text_of(q(key)) and "计算量与单头相当" not in text_of(q(key)), key
+    assert "计算量和一个 512 维的单头差不多" not in _teaching_body("six-questions", "heads")
+    assert "计算量却不变。" not in _teaching_body("nanogpt-attention", "split-heads")
+    for text in (
+        _teaching_body("six-questions", "heads"),
+        q("l2-heads-dims")["explanation"],
+    ):
+        assert "8 倍" in text and "T^2\\times512" in text.replace(" ", "")
+    for text in (_teaching_body("nanogpt-attention", "split-heads"), q("l3-interview-design")["reference_answer"]):
+        assert "`(B, nh, T, T)`" in text and "`nh` 倍" in text
+    assert "矩阵乘计算量与单头相同" in correct_option(q("l2-heads-dims"))["text"]
+
+
 def test_kv_cache_memory_formula():
     n_layer, n_kv_head, hs, T, B, nbytes = 32, 32, 128, 4096, 1, 2
     assert 2 * n_layer * n_kv_head * hs * T * B * nbytes == 2 * 2**30  # the 2 GiB of the reference answer
