@@ -472,11 +472,72 @@ def test_the_last_gpt_position_is_the_one_without_a_target():
         assert "第 1 个 token 从不是预测目标" in text, key
 
 
-def test_the_mask_question_asks_about_the_parallel_computation():
+def test_the_mask_question_asks_about_the_parallel_computation_and_has_one_defensible_answer():
     question = q("l2-mask-where")
     assert "并行" in question["prompt"]
     assert "这样做结果没错" not in text_of(question)
-    assert "并行" in option(question, "b")["feedback"]
+    assert {o["key"] for o in question["options"]} == {"a", "c", "d", "e"}  # b (truncating the input) is gone
+    assert "删掉它后面的词" not in text_of(question)
+    # option e: a zeroed embedding has a zero key (no bias), a score of 0 and so a weight e^0 / sum > 0
+    rng = np.random.default_rng(10)
+    T, d = 4, 8
+    X = rng.standard_normal((T, d))
+    W_q, W_k = rng.standard_normal((2, d, d))
+    X_zeroed = X.copy()
+    X_zeroed[2:] = 0.0  # the "future" of row 2
+    k_zeroed = X_zeroed @ W_k
+    assert np.allclose(k_zeroed[2:], 0)
+    w = exercise_softmax((X_zeroed @ W_q)[1] @ k_zeroed.T / np.sqrt(d))
+    assert (w[2:] > 0).all()  # the zeroed future positions still draw weight
+    assert "$e^0=1$" in option(question, "e")["feedback"] and "只有一份" in option(question, "e")["feedback"]
+
+
+def test_one_metaphor_for_the_key_in_every_lesson():
+    everything = "\n".join(
+        yaml.dump(lesson, allow_unicode=True) for lesson in LESSONS.values()
+    )  # teaching text included
+    assert "我能提供什么" not in everything and "我是什么" not in everything
+    assert "“我能被怎样匹配”" in _teaching_body("six-questions", "two-words")
+    assert "我能被怎样匹配" in _teaching_body("nanogpt-attention", "init")
+    roles = q("l2-qkv-roles")
+    assert "K 我能被怎样匹配" in correct_option(roles)["text"]
+    assert "我能被怎样匹配" in roles["explanation"]
+    assert "“我能被怎样匹配”" in option(roles, "c")["text"]  # Q = K, in the same words
+
+
+def test_the_zero_fill_leak_is_one_minus_the_self_weight():
+    w = exercise_softmax(np.array([0.5, 0.0, 0.0]))
+    shown = np.round(w, 2)
+    assert shown.tolist() == [0.45, 0.27, 0.27]
+    assert round(shown[1] + shown[2], 2) == 0.54  # the two shown numbers add to 0.54 ...
+    assert round(1 - shown[0], 2) == round(w[1] + w[2], 2) == 0.55  # ... the leak itself is 1 − 0.45 ≈ 0.55
+    section = next(x for x in LESSONS["six-questions"]["teaching"] if x["key"] == "causal-mask")
+    checkpoint = section["checkpoint"]
+    texts = [checkpoint["explanation"]] + [o["feedback"] for o in checkpoint["options"]]
+    assert not any("0.27 + 0.27 \\approx 0.55" in t for t in texts)
+    assert "1 - 0.45 \\approx 0.55" in checkpoint["explanation"]
+    assert "1 - 0.45 \\approx 0.55" in next(o for o in checkpoint["options"] if o.get("correct"))["feedback"]
+
+
+def test_bert_predicts_the_selected_15_percent_of_which_80_10_10_are_masked_random_unchanged():
+    # BERT's procedure on many tokens: only 12% of the input shows [MASK], but all 15% selected are predicted
+    rng = np.random.default_rng(13)
+    n = 200_000
+    selected = rng.random(n) < 0.15
+    fate = rng.choice(["mask", "random", "same"], size=n, p=[0.8, 0.1, 0.1])
+    shows_mask = selected & (fate == "mask")
+    assert abs(shows_mask.mean() - 0.12) < 0.005 and abs(selected.mean() - 0.15) < 0.005
+    assert round(40 * 0.15) == 6  # the supervised positions of a 40-token sentence: the selected ones
+    cited = "Devlin et al. 2019，§3.1"
+    body = _teaching_body("six-questions", "bert-gpt")
+    assert cited in body and "80% 换成 `[MASK]`、10% 换成随机词、10% 原样保留" in body
+    assert "BERT 只遮住 15% 的词" not in body
+    for key in ("l2-bert-gpt-difference", "l2-num-bert-gpt-positions", "l2-interview-bert-gpt"):
+        text = text_of(q(key))
+        assert "80%" in text and "10%" in text, key
+        assert "遮住约 15% 的词" not in text, key
+    assert cited in q("l2-num-bert-gpt-positions")["explanation"]
+    assert any("80%" in point for point in q("l2-interview-bert-gpt")["rubric"])
 
 
 def _attention_flops_and_weights(torch, n_head, B=2, T=32, C=64):
