@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -601,6 +602,7 @@ def test_block_size_is_the_context_and_the_tile_has_its_own_name():
     assert "最大上下文" in q("l3-num-att-memory")["explanation"]
 
 
+@pytest.mark.torch
 def test_sdpa_may_use_the_math_backend_which_builds_the_table(torch):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -620,8 +622,52 @@ def test_sdpa_may_use_the_math_backend_which_builds_the_table(torch):
     assert torch.allclose(math_backend, manual, atol=1e-6)
     for key in ("l3-flash-equivalence", "l3-interview-walkthrough", "l3-interview-design"):
         assert "math" in text_of(q(key)), key
-    assert not correct_option(q("l3-flash-equivalence"))["text"].startswith("在任何设备上")
-    assert "会造出" in option(q("l3-flash-equivalence"), "e")["feedback"]
+    # on this CPU: SDPA runs (option f is wrong), a fused kernel too, but dropout leaves only the math backend
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        fused = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True)
+        assert torch.allclose(fused, manual, atol=1e-5)
+        with pytest.raises(RuntimeError), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PyTorch says why no fused kernel fits
+            torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True, dropout_p=0.1)
+    with sdpa_kernel(SDPBackend.MATH):
+        torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True, dropout_p=0.1)
+    question = q("l3-flash-equivalence")
+    assert "任何设备" not in text_of(question)
+    assert "CPU 上会报错" in option(question, "f")["text"] and "CPU 上同样能用" in option(question, "f")["feedback"]
+    assert "CPU 上带 dropout" in question["explanation"]
+    body = _teaching_body("nanogpt-attention", "attention")
+    assert "不在显存里真正造出那张" not in body  # the old "SDPA never builds the table"
+    assert "math 后端" in body and "照样会造出整张表" in body and "CPU 上带 dropout" in body
+
+
+def test_flashattention_tiles_queries_and_keys_into_br_by_bc_score_blocks():
+    """Dao et al. 2022, Algorithm 1: Q in blocks of B_r rows, K and V in blocks of B_c rows; the only score
+    block ever held is S_ij = Q_i K_jᵀ of shape (B_r, B_c). Key-chunking alone holds a (T, tile) slab."""
+    rng = np.random.default_rng(12)
+    T, d, B_r, B_c = 12, 4, 3, 4
+    Q, K, V = rng.standard_normal((3, T, d))
+    out, m, ell = np.zeros((T, d)), np.full(T, -np.inf), np.zeros(T)
+    shapes = set()
+    for j in range(0, T, B_c):  # outer loop over K/V blocks, as in Algorithm 1
+        K_j, V_j = K[j : j + B_c], V[j : j + B_c]
+        for i in range(0, T, B_r):  # inner loop over Q blocks
+            S_ij = Q[i : i + B_r] @ K_j.T / np.sqrt(d)  # (B_r, B_c)
+            shapes.add(S_ij.shape)
+            m_new = np.maximum(m[i : i + B_r], S_ij.max(-1))
+            P = np.exp(S_ij - m_new[:, None])
+            scale = np.exp(m[i : i + B_r] - m_new)
+            ell[i : i + B_r] = ell[i : i + B_r] * scale + P.sum(-1)
+            out[i : i + B_r] = out[i : i + B_r] * scale[:, None] + P @ V_j
+            m[i : i + B_r] = m_new
+    assert shapes == {(B_r, B_c)}
+    assert np.allclose(out / ell[:, None], scaled_dot_product_attention(Q, K, V))  # exact, not approximate
+    explanation = q("l3-num-att-memory")["explanation"]
+    assert "B_r\\times B_c" in explanation and "Dao et al. 2022" in explanation and "只切 key" in explanation
+    assert "分块（FlashAttention 式）" not in q("l3-num-att-memory")["prompt"]
+    m_text = misconception("blockwise_materialises_full")
+    assert "B_r × B_c" in m_text.explanation_zh and "B_r × B_c" in m_text.explanation_en
+    assert "tiles the queries too" in m_text.explanation_en
+    assert "B_r\\times B_c" in q("l3-interview-flash")["reference_answer"]
 
 
 def test_the_bias_buffer_exists_only_without_flash():
