@@ -679,6 +679,7 @@ def test_the_bias_buffer_exists_only_without_flash():
         assert "self.flash" in q(key)[field], key
 
 
+@pytest.mark.torch
 def test_sdpa_boolean_mask_true_means_may_attend(torch):
     g = torch.Generator().manual_seed(1)
     T = 5
@@ -757,6 +758,26 @@ def test_choice_form_numeric_questions_teach_the_computation_not_the_format():
 
 def _live_options(question: dict) -> list[dict]:
     return [o for o in question["options"] if not o.get("retired")]
+
+
+ABSOLUTES = ("任何", "总是", "根本", "只为", "永远", "从不", "绝不", "never", "always")
+CHECKPOINTS = [
+    {"key": f"{lesson['key']}#{section['key']}", "options": section["checkpoint"]["options"]}
+    for lesson in LESSONS.values()
+    for section in lesson.get("teaching", [])
+    if section.get("checkpoint")
+]
+
+
+@pytest.mark.parametrize("question", CHOICE + CHECKPOINTS, ids=[x["key"] for x in CHOICE + CHECKPOINTS])
+def test_no_absolute_word_only_in_distractors(question):
+    """ITEM_WRITING.md: an absolute word that only wrong options use eliminates them on form alone."""
+    options = _live_options(question)
+    correct = " ".join(o["text"] for o in options if o.get("correct"))
+    for o in options:
+        if not o.get("correct"):
+            found = [w for w in ABSOLUTES if w in o["text"] and w not in correct]
+            assert not found, (question["key"], o["key"], found)
 
 
 @pytest.mark.parametrize("question", CHOICE, ids=[x["key"] for x in CHOICE])
