@@ -526,9 +526,11 @@ _ALL = (
         "blockwise_materialises_full",
         "以为分块仍要存整张矩阵",
         "Thought blockwise still stores the full matrix",
-        "分块（FlashAttention 式）注意力按 tile 处理 key，同一时刻只存一个 (T, tile_size) 的分数块和每行的运行统计量。",
-        "Blockwise (FlashAttention-style) attention visits the keys tile by tile and holds only one "
-        "(T, tile_size) score tile plus per-row running statistics at a time.",
+        "分块注意力不存整张 (T, T) 矩阵：只把 key 按 tile 分块时，同一时刻只存一个 (T, tile_size) 的分数块和每行的运行"
+        "统计量；FlashAttention 把 query 也分块，片上一次只放一个 B_r × B_c 的分数块。",
+        "Blockwise attention never stores the full (T, T) matrix: chunking only the keys holds one (T, tile_size) "
+        "score slab plus per-row running statistics at a time; FlashAttention tiles the queries too and keeps "
+        "a single B_r × B_c score tile on chip.",
     ),
     Misconception(
         "memory_missing_batch",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -203,10 +204,228 @@ def test_hide_masks_combine_by_or_and_additive_masks_by_sum():
     assert "列" in correct_option(q("l1-padding-mask"))["text"]
 
 
-def test_the_variance_argument_is_about_initialisation():
-    rubric = " ".join(q("l1-interview-formula")["rubric"])
-    assert "初始化" in rubric
-    assert "初始化" in q("l1-interview-formula")["reference_answer"]
+def exercise_softmax(x):
+    """Seed 000's hand-written softmax, verbatim in behaviour: max subtracted first, no special case."""
+    x = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _left_padded(T=5, n_pad=2, d=8, seed=4):
+    """A left-padded sequence: (T, d) inputs whose first n_pad rows are padding, the hide mask
+    (True = hidden) of causal | padding key, and a small two-layer residual attention stack."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((T, d))  # (T, d)
+    weights = rng.standard_normal((2, 3, d, d)) / np.sqrt(d)  # 2 layers x (W_q, W_k, W_v)
+    causal_hide = np.triu(np.ones((T, T), dtype=bool), k=1)  # (T, T), True = future
+    pad_key = np.arange(T) < n_pad  # (T,), True = padding
+    return x, weights, causal_hide | pad_key[None, :], n_pad
+
+
+def _two_layers(x, weights, hide, fill=-np.inf, softmax_fn=exercise_softmax, after=None):
+    """x -> x + attention(x), twice; hidden scores replaced by ``fill`` with np.where (as in seed 000)."""
+    for W_q, W_k, W_v in weights:
+        q, k, v = x @ W_q, x @ W_k, x @ W_v  # (T, d) each
+        scores = np.where(hide, fill, q @ k.T / np.sqrt(q.shape[-1]))  # (T, T)
+        w = softmax_fn(scores)  # (T, T)
+        if after is not None:
+            w = after(w)
+        x = x + w @ v  # (T, d)
+    return x
+
+
+def test_left_padding_with_a_causal_mask_gives_nan_rows_that_spread_to_every_row_in_the_next_layer():
+    x, weights, hide, n_pad = _left_padded()
+    assert hide[:n_pad].all(axis=-1).all() and not hide[n_pad:].all(axis=-1).any()  # pad query rows see nothing
+    with np.errstate(invalid="ignore"):
+        w = exercise_softmax(np.where(hide, -np.inf, np.zeros(hide.shape)))
+        one_layer = _two_layers(x, weights[:1], hide)
+        two_layers = _two_layers(x, weights, hide)
+    assert np.isnan(w[:n_pad]).all() and np.isfinite(w[n_pad:]).all()  # -inf - (-inf) = nan in the pad rows
+    assert np.isnan(one_layer[:n_pad]).all() and np.isfinite(one_layer[n_pad:]).all()  # real rows fine after layer 1
+    assert np.isnan(two_layers).all()  # layer 2: 0 * nan = nan reaches every row
+    assert np.isnan(np.float64(0.0) * np.nan)
+    # the distractors of l1-pad-causal-fix: an epsilon in the denominator does not help ...
+    with np.errstate(invalid="ignore"):
+        eps = _two_layers(x, weights, hide, softmax_fn=_eps_softmax)
+    assert np.isnan(eps).all()
+    # ... and a fill of 0, or dropping the padding mask, removes the nan but changes the real tokens' outputs
+    reference = _unpadded_reference(x, weights, n_pad)
+    assert np.isfinite(zero := _two_layers(x, weights, hide, fill=0.0)).all()
+    assert not np.allclose(zero[n_pad:], reference)
+    causal_only = _two_layers(x, weights, np.triu(np.ones(hide.shape, dtype=bool), k=1))
+    assert np.isfinite(causal_only).all() and not np.allclose(causal_only[n_pad:], reference)
+    question = q("l1-pad-causal-nan")
+    assert "每一行" in correct_option(question)["text"]
+    assert "0\\times\\text{NaN}=\\text{NaN}" in question["explanation"]
+    assert "finfo.min" in correct_option(q("l1-pad-causal-fix"))["text"]
+    for key, fragment in (("b", "0，而不是"), ("c", "varepsilon"), ("d", "只保留因果掩码")):
+        assert fragment in option(q("l1-pad-causal-fix"), key)["text"], key
+
+
+def _eps_softmax(x, eps=1e-9):
+    x = x - x.max(axis=-1, keepdims=True)  # the same first line as seed 000's softmax
+    e = np.exp(x)
+    return e / (e.sum(axis=-1, keepdims=True) + eps)
+
+
+def _unpadded_reference(x, weights, n_pad):
+    """The real tokens alone, no padding at all: what a correct padded run must give them."""
+    real = x[n_pad:]
+    T = real.shape[0]
+    return _two_layers(real, weights, np.triu(np.ones((T, T), dtype=bool), k=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_three_fixes_keep_every_row_finite_and_the_real_tokens_unchanged(dtype):
+    x, weights, hide, n_pad = _left_padded()
+    x, weights = x.astype(dtype), weights.astype(dtype)
+    reference = _unpadded_reference(x, weights, n_pad)
+    eye = np.eye(hide.shape[0], dtype=bool)
+    with np.errstate(invalid="ignore"):  # the third fix lets the nan happen, then overwrites those rows
+        fixes = {
+            "finfo.min": _two_layers(x, weights, hide, fill=np.finfo(dtype).min),
+            "a pad token sees itself": _two_layers(x, weights, hide & ~eye),
+            "rows zeroed": _two_layers(
+                x, weights, hide, after=lambda w: np.where(hide.all(axis=-1, keepdims=True), 0.0, w)
+            ),
+        }
+    for name, out in fixes.items():
+        assert np.isfinite(out).all(), name
+        assert np.allclose(out[n_pad:], reference, atol=1e-5), name  # the real tokens see exactly what they did
+    filled = exercise_softmax(np.where(hide, np.finfo(dtype).min, np.ones(hide.shape, dtype=dtype)))
+    assert np.allclose(filled[:n_pad], 1 / hide.shape[0])  # a fully hidden row: uniform, finite
+    assert (filled[n_pad:][hide[n_pad:]] == 0).all()  # exp(finfo.min - m) underflows to exactly 0
+    with np.errstate(over="ignore"):
+        assert np.isneginf(np.finfo(dtype).min + np.finfo(dtype).min)  # two additive finfo.min masks overflow
+    explanation = q("l1-pad-causal-fix")["explanation"]
+    assert "finfo" in explanation and "看见自己" in explanation and "置 0" in explanation
+    assert "溢出成 $-\\infty$" in explanation
+
+
+@pytest.mark.torch
+def test_pytorch_sdpa_returns_zeros_for_a_fully_masked_row_where_a_hand_softmax_gives_nan(torch):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    T, n_pad = 5, 2
+    g = torch.Generator().manual_seed(5)
+    q_, k_, v_ = torch.randn(3, 1, 1, T, 8, generator=g).unbind(0)
+    may_attend = torch.ones(T, T, dtype=torch.bool).tril() & (torch.arange(T) >= n_pad)[None, :]  # True = may attend
+    assert not may_attend[:n_pad].any()  # the left-padding rows see nothing
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    for backend in (None, SDPBackend.MATH):
+        if backend is None:
+            out = sdpa(q_, k_, v_, attn_mask=may_attend)
+        else:
+            with sdpa_kernel(backend):
+                out = sdpa(q_, k_, v_, attn_mask=may_attend)
+        assert torch.equal(out[..., :n_pad, :], torch.zeros_like(out[..., :n_pad, :])), backend  # zeros, not nan
+        assert torch.isfinite(out).all()
+    scores = (q_ @ k_.transpose(-2, -1) / math.sqrt(8)).masked_fill(~may_attend, float("-inf"))
+    hand = torch.softmax(scores, dim=-1)
+    assert torch.isnan(hand[..., :n_pad, :]).all() and torch.isfinite(hand[..., n_pad:, :]).all()
+    rest = sdpa(q_[..., n_pad:, :], k_, v_, attn_mask=may_attend[n_pad:])
+    assert torch.allclose(out[..., n_pad:, :], rest, atol=1e-6)  # the real rows as if the pad rows were absent
+    assert "输出 0" in option(q("l1-pad-causal-nan"), "c")["feedback"]
+    assert "输出 0" in q("l1-mask-combine")["explanation"]
+
+
+def test_a_right_padding_query_row_still_sees_the_real_tokens():
+    T, n_real = 5, 3  # padding at the end (l1-padding-mask)
+    pad_key = np.arange(T) >= n_real
+    scores = np.random.default_rng(6).standard_normal((T, T))
+    for hide in (np.broadcast_to(pad_key, (T, T)), np.triu(np.ones((T, T), dtype=bool), k=1) | pad_key):
+        assert not hide.all(axis=-1).any()  # every row keeps a visible key ...
+        assert np.isfinite(exercise_softmax(np.where(hide, -np.inf, scores))).all()  # ... so no nan
+    explanation = q("l1-padding-mask")["explanation"]
+    assert "前提是这一行还有可看的 key" in explanation and "真实 token" in explanation
+    assert "NaN" in explanation
+
+
+def test_the_padding_nan_is_an_interview_point():
+    card = q("l1-interview-causal-mask")
+    assert "左侧补齐" in card["prompt"]
+    assert any("NaN" in point and "finfo.min" in point for point in card["rubric"])
+    assert "0\\times\\text{NaN}" in card["reference_answer"]
+
+
+@pytest.mark.torch
+def test_the_variance_argument_is_the_papers_assumption_and_nanogpt_does_not_start_at_unit_variance(torch):
+    # nanoGPT's first block at init: x = wte + wpe (each N(0, 0.02²)), ln_1, c_attn with W ~ N(0, 0.02²), C = 768
+    g = torch.Generator().manual_seed(7)
+    B, T, C = 8, 128, 768
+    x = torch.randn(B, T, C, generator=g) * 0.02 + torch.randn(1, T, C, generator=g) * 0.02
+    c_attn = torch.empty(3 * C, C).normal_(0.0, 0.02, generator=g)  # _init_weights: normal_(std=0.02)
+    ln = torch.nn.functional.layer_norm(x, (C,), eps=1e-5)  # weight 1, bias 0 at init
+    q_, _, _ = (ln @ c_attn.T).split(C, dim=-1)
+    assert abs(q_.var().item() - 0.31) < 0.02  # var(q_i) = C * 0.02² = 0.3072, not 1
+    assert round(C * 0.02**2, 2) == 0.31
+    # the argument survives any per-component variance: var(q·k) = d_k σ_q² σ_k², still ∝ d_k
+    rng = np.random.default_rng(8)
+    for d_k in (16, 256):
+        qk = rng.normal(0, np.sqrt(0.31), (2, 20000, d_k))
+        assert abs((qk[0] * qk[1]).sum(-1).var() / (d_k * 0.31**2) - 1) < 0.05
+    places = (("why-scale", None), ("l1-why-scale", "explanation"), ("l1-interview-formula", "reference_answer"))
+    for key, field in places:
+        text = _teaching_body("sdpa", key) if field is None else q(key)[field]
+        assert "假设" in text and "0.31" in text, key
+        assert "初始化时的状态" not in text and "初始化时的情形" not in text and "初始化时的假设" not in text, key
+    assert "论文的假设" in " ".join(q("l1-interview-formula")["rubric"])
+
+
+def _teaching_body(lesson: str, section: str) -> str:
+    return next(x["body"] for x in LESSONS[lesson]["teaching"] if x["key"] == section)
+
+
+def test_over_scaling_flattens_the_softmax_without_killing_its_gradient():
+    """÷d_k starts near uniform, but the softmax Jacobian stays large there; saturation (no scaling) kills it."""
+    rng = np.random.default_rng(9)
+    d_k, n_keys = 512, 8
+    dots = np.einsum("nd,nkd->nk", rng.standard_normal((2000, d_k)), rng.standard_normal((2000, n_keys, d_k)))
+
+    def mean_jacobian_norm(scores):
+        p = exercise_softmax(scores)  # (n, k)
+        jac = np.einsum("nk,kl->nkl", p, np.eye(n_keys)) - np.einsum("nk,nl->nkl", p, p)  # diag(p) - p pᵀ
+        return np.linalg.norm(jac, axis=(1, 2)).mean()
+
+    unscaled, over = mean_jacobian_norm(dots), mean_jacobian_norm(dots / d_k)
+    assert exercise_softmax(dots / d_k).max(-1).mean() < 0.2  # near uniform (1/8 = 0.125)
+    assert over > 4 * unscaled  # the saturated softmax has the vanishing gradient, not the flat one
+    for key, field in (("l1-divide-by-dk", "explanation"), ("l1-interview-formula", "reference_answer")):
+        text = q(key)[field]
+        assert "缩放过头和不缩放一样糟" not in text and "学习信号同样变弱" not in text, key
+        assert "μP" in text and "Yang et al. 2022" in text and "1/d_{head}" in text, key
+
+
+def test_a_causal_mask_lets_a_model_without_positional_encoding_recover_position():
+    """Uniform attention under a causal mask gives position i the value 1/i for a start-of-sequence marker."""
+    T = 6
+    v = np.zeros((T, 1))
+    v[0] = 1.0  # the first token marks the start (Kazemnejad et al. 2023 use a <bos> token)
+    w = exercise_softmax(np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, 0.0))  # equal scores
+    assert np.allclose((w @ v)[:, 0], 1 / np.arange(1, T + 1))  # a different number at every position
+    no_mask = exercise_softmax(np.zeros((T, T))) @ v
+    assert np.allclose(no_mask, no_mask[0])  # without the mask every position gets the same thing
+    answer = q("l1-interview-position")["reference_answer"]
+    assert "不能替代位置编码" not in answer
+    assert "NoPE" in answer and "Kazemnejad et al. 2023" in answer and "**部分**" in answer
+    assert any("NoPE" in point for point in q("l1-interview-position")["rubric"])
+
+
+@pytest.mark.torch
+def test_the_quadratic_cost_stem_does_not_name_the_answer(torch):
+    from torch.utils.flop_counter import FlopCounterMode
+
+    def flops(T, d=16):
+        q_, k_, v_ = torch.randn(3, T, d).unbind(0)
+        with FlopCounterMode(display=False) as counter:
+            (q_ @ k_.T) @ v_  # step 2 and step 5
+        return counter.get_total_flops()
+
+    assert flops(64) == 2 * (2 * 64 * 64 * 16)  # two matmuls of T²·d multiply-adds
+    assert flops(128) == 4 * flops(64)  # doubling T quadruples the work
+    prompt = q("l1-quadratic-cost")["prompt"]
+    assert "T\\times T" not in prompt and "中间矩阵" not in prompt and "决定" not in prompt
 
 
 # --------------------------------------------------------------------------- lesson 2
@@ -254,11 +473,111 @@ def test_the_last_gpt_position_is_the_one_without_a_target():
         assert "第 1 个 token 从不是预测目标" in text, key
 
 
-def test_the_mask_question_asks_about_the_parallel_computation():
+def test_the_mask_question_asks_about_the_parallel_computation_and_has_one_defensible_answer():
     question = q("l2-mask-where")
     assert "并行" in question["prompt"]
     assert "这样做结果没错" not in text_of(question)
-    assert "并行" in option(question, "b")["feedback"]
+    assert {o["key"] for o in question["options"]} == {"a", "c", "d", "e"}  # b (truncating the input) is gone
+    assert "删掉它后面的词" not in text_of(question)
+    # option e: a zeroed embedding has a zero key (no bias), a score of 0 and so a weight e^0 / sum > 0
+    rng = np.random.default_rng(10)
+    T, d = 4, 8
+    X = rng.standard_normal((T, d))
+    W_q, W_k = rng.standard_normal((2, d, d))
+    X_zeroed = X.copy()
+    X_zeroed[2:] = 0.0  # the "future" of row 2
+    k_zeroed = X_zeroed @ W_k
+    assert np.allclose(k_zeroed[2:], 0)
+    w = exercise_softmax((X_zeroed @ W_q)[1] @ k_zeroed.T / np.sqrt(d))
+    assert (w[2:] > 0).all()  # the zeroed future positions still draw weight
+    assert "$e^0=1$" in option(question, "e")["feedback"] and "只有一份" in option(question, "e")["feedback"]
+
+
+def test_one_metaphor_for_the_key_in_every_lesson():
+    everything = "\n".join(
+        yaml.dump(lesson, allow_unicode=True) for lesson in LESSONS.values()
+    )  # teaching text included
+    assert "我能提供什么" not in everything and "我是什么" not in everything
+    assert "“我能被怎样匹配”" in _teaching_body("six-questions", "two-words")
+    assert "我能被怎样匹配" in _teaching_body("nanogpt-attention", "init")
+    roles = q("l2-qkv-roles")
+    assert "K 我能被怎样匹配" in correct_option(roles)["text"]
+    assert "我能被怎样匹配" in roles["explanation"]
+    assert "“我能被怎样匹配”" in option(roles, "c")["text"]  # Q = K, in the same words
+
+
+def test_the_zero_fill_leak_is_one_minus_the_self_weight():
+    w = exercise_softmax(np.array([0.5, 0.0, 0.0]))
+    shown = np.round(w, 2)
+    assert shown.tolist() == [0.45, 0.27, 0.27]
+    assert round(shown[1] + shown[2], 2) == 0.54  # the two shown numbers add to 0.54 ...
+    assert round(1 - shown[0], 2) == round(w[1] + w[2], 2) == 0.55  # ... the leak itself is 1 − 0.45 ≈ 0.55
+    section = next(x for x in LESSONS["six-questions"]["teaching"] if x["key"] == "causal-mask")
+    checkpoint = section["checkpoint"]
+    texts = [checkpoint["explanation"]] + [o["feedback"] for o in checkpoint["options"]]
+    assert not any("0.27 + 0.27 \\approx 0.55" in t for t in texts)
+    assert "1 - 0.45 \\approx 0.55" in checkpoint["explanation"]
+    assert "1 - 0.45 \\approx 0.55" in next(o for o in checkpoint["options"] if o.get("correct"))["feedback"]
+
+
+def test_bert_predicts_the_selected_15_percent_of_which_80_10_10_are_masked_random_unchanged():
+    # BERT's procedure on many tokens: only 12% of the input shows [MASK], but all 15% selected are predicted
+    rng = np.random.default_rng(13)
+    n = 200_000
+    selected = rng.random(n) < 0.15
+    fate = rng.choice(["mask", "random", "same"], size=n, p=[0.8, 0.1, 0.1])
+    shows_mask = selected & (fate == "mask")
+    assert abs(shows_mask.mean() - 0.12) < 0.005 and abs(selected.mean() - 0.15) < 0.005
+    assert round(40 * 0.15) == 6  # the supervised positions of a 40-token sentence: the selected ones
+    cited = "Devlin et al. 2019，§3.1"
+    body = _teaching_body("six-questions", "bert-gpt")
+    assert cited in body and "80% 换成 `[MASK]`、10% 换成随机词、10% 原样保留" in body
+    assert "BERT 只遮住 15% 的词" not in body
+    for key in ("l2-bert-gpt-difference", "l2-num-bert-gpt-positions", "l2-interview-bert-gpt"):
+        text = text_of(q(key))
+        assert "80%" in text and "10%" in text, key
+        assert "遮住约 15% 的词" not in text, key
+    assert cited in q("l2-num-bert-gpt-positions")["explanation"]
+    assert any("80%" in point for point in q("l2-interview-bert-gpt")["rubric"])
+
+
+def _attention_flops_and_weights(torch, n_head, B=2, T=32, C=64):
+    """nanoGPT's manual forward (c_attn, split heads, scores, mask, softmax, att @ v, merge, c_proj) under a
+    FLOP counter; returns the matmul FLOPs and the number of weight elements (att) the element-wise ops touch."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(B, T, C, generator=g)
+    c_attn, c_proj = torch.randn(3 * C, C, generator=g), torch.randn(C, C, generator=g)
+    with FlopCounterMode(display=False) as counter:
+        q_, k_, v_ = (x @ c_attn.T).split(C, dim=2)
+        q_, k_, v_ = (t.view(B, T, n_head, C // n_head).transpose(1, 2) for t in (q_, k_, v_))
+        att = (q_ @ k_.transpose(-2, -1)) * (1.0 / math.sqrt(k_.size(-1)))  # (B, nh, T, T)
+        att = torch.softmax(att.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")), dim=-1)
+        y = (att @ v_).transpose(1, 2).contiguous().view(B, T, C) @ c_proj.T
+    assert y.shape == (B, T, C)
+    return counter.get_total_flops(), att.numel()
+
+
+@pytest.mark.torch
+def test_multi_head_matmuls_cost_the_same_as_one_head_but_the_weight_tables_grow_n_head_times(torch):
+    one, (eight, weights8) = _attention_flops_and_weights(torch, 1), _attention_flops_and_weights(torch, 8)
+    flops1, weights1 = one
+    B, T, C = 2, 32, 64
+    assert flops1 == eight == 2 * (4 * B * T * C * C + 2 * B * T * T * C)  # projections + QKᵀ + att @ v, in FLOPs
+    assert weights8 == 8 * weights1 == 8 * B * T * T  # scale, mask, softmax, dropout and the memory of att: ×n_head
+    for key in ("l2-heads-dims", "l2-multihead-benefit", "l2-num-head-dimension", "l3-interview-design"):
+        assert "总计算量与单头相当" not in text_of(q(key)) and "计算量与单头相当" not in text_of(q(key)), key
+    assert "计算量和一个 512 维的单头差不多" not in _teaching_body("six-questions", "heads")
+    assert "计算量却不变。" not in _teaching_body("nanogpt-attention", "split-heads")
+    for text in (
+        _teaching_body("six-questions", "heads"),
+        q("l2-heads-dims")["explanation"],
+    ):
+        assert "8 倍" in text and "T^2\\times512" in text.replace(" ", "")
+    for text in (_teaching_body("nanogpt-attention", "split-heads"), q("l3-interview-design")["reference_answer"]):
+        assert "`(B, nh, T, T)`" in text and "`nh` 倍" in text
+    assert "矩阵乘计算量与单头相同" in correct_option(q("l2-heads-dims"))["text"]
 
 
 def test_kv_cache_memory_formula():
@@ -283,6 +602,7 @@ def test_block_size_is_the_context_and_the_tile_has_its_own_name():
     assert "最大上下文" in q("l3-num-att-memory")["explanation"]
 
 
+@pytest.mark.torch
 def test_sdpa_may_use_the_math_backend_which_builds_the_table(torch):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -302,8 +622,52 @@ def test_sdpa_may_use_the_math_backend_which_builds_the_table(torch):
     assert torch.allclose(math_backend, manual, atol=1e-6)
     for key in ("l3-flash-equivalence", "l3-interview-walkthrough", "l3-interview-design"):
         assert "math" in text_of(q(key)), key
-    assert not correct_option(q("l3-flash-equivalence"))["text"].startswith("在任何设备上")
-    assert "会造出" in option(q("l3-flash-equivalence"), "e")["feedback"]
+    # on this CPU: SDPA runs (option f is wrong), a fused kernel too, but dropout leaves only the math backend
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        fused = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True)
+        assert torch.allclose(fused, manual, atol=1e-5)
+        with pytest.raises(RuntimeError), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PyTorch says why no fused kernel fits
+            torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True, dropout_p=0.1)
+    with sdpa_kernel(SDPBackend.MATH):
+        torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=True, dropout_p=0.1)
+    question = q("l3-flash-equivalence")
+    assert "任何设备" not in text_of(question)
+    assert "CPU 上会报错" in option(question, "f")["text"] and "CPU 上同样能用" in option(question, "f")["feedback"]
+    assert "CPU 上带 dropout" in question["explanation"]
+    body = _teaching_body("nanogpt-attention", "attention")
+    assert "不在显存里真正造出那张" not in body  # the old "SDPA never builds the table"
+    assert "math 后端" in body and "照样会造出整张表" in body and "CPU 上带 dropout" in body
+
+
+def test_flashattention_tiles_queries_and_keys_into_br_by_bc_score_blocks():
+    """Dao et al. 2022, Algorithm 1: Q in blocks of B_r rows, K and V in blocks of B_c rows; the only score
+    block ever held is S_ij = Q_i K_jᵀ of shape (B_r, B_c). Key-chunking alone holds a (T, tile) slab."""
+    rng = np.random.default_rng(12)
+    T, d, B_r, B_c = 12, 4, 3, 4
+    Q, K, V = rng.standard_normal((3, T, d))
+    out, m, ell = np.zeros((T, d)), np.full(T, -np.inf), np.zeros(T)
+    shapes = set()
+    for j in range(0, T, B_c):  # outer loop over K/V blocks, as in Algorithm 1
+        K_j, V_j = K[j : j + B_c], V[j : j + B_c]
+        for i in range(0, T, B_r):  # inner loop over Q blocks
+            S_ij = Q[i : i + B_r] @ K_j.T / np.sqrt(d)  # (B_r, B_c)
+            shapes.add(S_ij.shape)
+            m_new = np.maximum(m[i : i + B_r], S_ij.max(-1))
+            P = np.exp(S_ij - m_new[:, None])
+            scale = np.exp(m[i : i + B_r] - m_new)
+            ell[i : i + B_r] = ell[i : i + B_r] * scale + P.sum(-1)
+            out[i : i + B_r] = out[i : i + B_r] * scale[:, None] + P @ V_j
+            m[i : i + B_r] = m_new
+    assert shapes == {(B_r, B_c)}
+    assert np.allclose(out / ell[:, None], scaled_dot_product_attention(Q, K, V))  # exact, not approximate
+    explanation = q("l3-num-att-memory")["explanation"]
+    assert "B_r\\times B_c" in explanation and "Dao et al. 2022" in explanation and "只切 key" in explanation
+    assert "分块（FlashAttention 式）" not in q("l3-num-att-memory")["prompt"]
+    m_text = misconception("blockwise_materialises_full")
+    assert "B_r × B_c" in m_text.explanation_zh and "B_r × B_c" in m_text.explanation_en
+    assert "tiles the queries too" in m_text.explanation_en
+    assert "B_r\\times B_c" in q("l3-interview-flash")["reference_answer"]
 
 
 def test_the_bias_buffer_exists_only_without_flash():
@@ -315,6 +679,7 @@ def test_the_bias_buffer_exists_only_without_flash():
         assert "self.flash" in q(key)[field], key
 
 
+@pytest.mark.torch
 def test_sdpa_boolean_mask_true_means_may_attend(torch):
     g = torch.Generator().manual_seed(1)
     T = 5
@@ -393,6 +758,26 @@ def test_choice_form_numeric_questions_teach_the_computation_not_the_format():
 
 def _live_options(question: dict) -> list[dict]:
     return [o for o in question["options"] if not o.get("retired")]
+
+
+ABSOLUTES = ("任何", "总是", "根本", "只为", "永远", "从不", "绝不", "never", "always")
+CHECKPOINTS = [
+    {"key": f"{lesson['key']}#{section['key']}", "options": section["checkpoint"]["options"]}
+    for lesson in LESSONS.values()
+    for section in lesson.get("teaching", [])
+    if section.get("checkpoint")
+]
+
+
+@pytest.mark.parametrize("question", CHOICE + CHECKPOINTS, ids=[x["key"] for x in CHOICE + CHECKPOINTS])
+def test_no_absolute_word_only_in_distractors(question):
+    """ITEM_WRITING.md: an absolute word that only wrong options use eliminates them on form alone."""
+    options = _live_options(question)
+    correct = " ".join(o["text"] for o in options if o.get("correct"))
+    for o in options:
+        if not o.get("correct"):
+            found = [w for w in ABSOLUTES if w in o["text"] and w not in correct]
+            assert not found, (question["key"], o["key"], found)
 
 
 @pytest.mark.parametrize("question", CHOICE, ids=[x["key"] for x in CHOICE])
