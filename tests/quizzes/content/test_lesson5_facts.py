@@ -308,6 +308,7 @@ def test_dropout_on_the_weights_keeps_the_expectation_not_the_row_sum(torch):
     kept = dropped != 0
     assert torch.allclose(dropped[kept], att[kept] / 0.9)  # survivors scaled by 1/(1 − p)
     assert torch.equal(torch.nn.functional.dropout(att, p=0.1, training=False), att)  # eval: nothing happens
+    assert correct("l5-dropout-rows") == "期望为 1，单独一行一般不为 1"
 
 
 def test_concatenating_heads_does_not_mix_them_only_c_proj_does():
