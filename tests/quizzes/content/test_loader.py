@@ -504,6 +504,8 @@ REQUIRED = {
     "sdpa": {"choice": 8, "numeric": 5, "prompt": 2, "code": 3},
     "six-questions": {"choice": 8, "numeric": 7, "prompt": 2},
     "nanogpt-attention": {"choice": 8, "numeric": 3, "prompt": 2, "code": 2},
+    "positional": {"choice": 8, "prompt": 3},
+    "mha-module": {"choice": 8, "prompt": 3},
     "cost-accounting": {"choice": 8, "prompt": 3},
     "inference-serving": {"choice": 8, "prompt": 3},
 }
