@@ -21,6 +21,7 @@ from quizzes.api.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
+from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
 from quizzes.models import Attempt, Question, ReviewCard
 from quizzes.packs import rules as pack_rules
 from quizzes.practice.next_step import NextStepKind
@@ -89,7 +90,7 @@ class ProfileSerializer(serializers.Serializer):
     username = serializers.CharField()
     time_zone = serializers.CharField()
     day_rollover_hour = serializers.IntegerField(min_value=0, max_value=23)
-    desired_retention = serializers.FloatField(min_value=0.7, max_value=0.99)
+    desired_retention = serializers.FloatField(min_value=MIN_RETENTION, max_value=MAX_RETENTION)
     new_per_day = serializers.IntegerField(min_value=0)
     reviews_per_day = serializers.IntegerField(min_value=0)
     reminder_opt_in = serializers.BooleanField()
@@ -99,7 +100,7 @@ class ProfileSerializer(serializers.Serializer):
 class ProfileUpdateSerializer(serializers.Serializer):
     time_zone = StrictCharField(max_length=64, required=False, help_text='An IANA zone, e.g. "Asia/Shanghai".')
     day_rollover_hour = StrictIntegerField(min_value=0, max_value=23, required=False)
-    desired_retention = StrictFloatField(min_value=0.7, max_value=0.99, required=False)
+    desired_retention = StrictFloatField(min_value=MIN_RETENTION, max_value=MAX_RETENTION, required=False)
     new_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
     reviews_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
     reminder_opt_in = StrictBooleanField(required=False)

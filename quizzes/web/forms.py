@@ -14,6 +14,7 @@ from django.http import QueryDict
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
 from quizzes.accounts.selectors import email_taken
 from quizzes.accounts.services import EMAIL_TAKEN_MESSAGE
 from quizzes.content import attention_demo as demo
@@ -78,12 +79,12 @@ class LearnerSettingsForm(forms.Form):
     language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
     desired_retention = forms.FloatField(
         label=_("Desired retention"),
-        min_value=0.70,
-        max_value=0.99,
+        min_value=MIN_RETENTION,
+        max_value=MAX_RETENTION,
         step_size=0.01,
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
         help_text=_(
-            "The chance you still remember an item when it comes due (0.70–0.99). Higher means more frequent reviews."
+            "The chance you still remember an item when it comes due (0.70–0.97). Higher means more frequent reviews."
         ),
     )
     new_per_day = forms.IntegerField(
