@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
+from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
 from quizzes.api.fields import (
     StrictBooleanField,
     StrictCharField,
@@ -21,7 +22,6 @@ from quizzes.api.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
-from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
 from quizzes.models import Attempt, Question, ReviewCard
 from quizzes.packs import rules as pack_rules
 from quizzes.practice.next_step import NextStepKind

@@ -193,9 +193,7 @@ class ParameterFit(models.Model):
         verbose_name_plural = _("parameter fits")
         constraints = (
             models.CheckConstraint(
-                condition=Q(
-                    outcome__in=["kept", "not_better", "too_little_history", "failed", "out_of_range"]
-                ),
+                condition=Q(outcome__in=["kept", "not_better", "too_little_history", "failed", "out_of_range"]),
                 name="parameter_fit_outcome_known",
             ),
             # A kept fit has its parameters and beat the ones in use on the held-out reviews.

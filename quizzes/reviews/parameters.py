@@ -10,11 +10,23 @@ or FSRS-6's defaults; they are read with the profile the path already reads, so 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
 
 from quizzes.accounts.models import LearnerProfile
 from quizzes.reviews import scheduling
+from quizzes.reviews.models import ParameterFit, ReviewCard
 
 logger = logging.getLogger(__name__)
+
+#: Counted reviews (each study day's first rating of a card) a learner needs before their first fit
+#: (quizzes.reviews.fitting says why these numbers).
+MIN_REVIEWS = 400
+#: …spread over at least this many cards: 400 reviews of five cards say little about the next fifty.
+MIN_CARDS = 40
+#: A refit once this many counted reviews were added since the last attempt (kept or not).
+REFIT_NEW_REVIEWS = 200
 
 
 def profile_parameters(profile: LearnerProfile) -> scheduling.Parameters | None:
@@ -46,3 +58,55 @@ def learner_schedule(profile: LearnerProfile) -> scheduling.Schedule:
             rollover_hour=profile.day_rollover_hour,
             desired_retention=profile.desired_retention,
         )
+
+
+# --- reads about fits (the settings page, the API, the daily pass) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParametersStatus:
+    """What the learner is told about their parameters: personal or default, and the fits behind them."""
+
+    personal: bool
+    kept: ParameterFit | None  # the fit whose parameters schedule them now (None: the defaults)
+    latest: ParameterFit | None  # the newest attempt, kept or not
+    reviews: int  # counted reviews so far (the cards' reps), against the thresholds
+    min_reviews: int
+    min_cards: int
+    cards: int
+
+
+def parameters_status(*, user_id: int, profile: LearnerProfile) -> ParametersStatus:
+    """Two small queries: the newest attempt and the newest kept fit, and the counted reviews so far."""
+    fits = ParameterFit.objects.filter(user_id=user_id)
+    latest = fits.order_by("-created_at", "-id").first()
+    kept = latest if latest and latest.outcome == ParameterFit.Outcome.KEPT else None
+    if kept is None and profile.fsrs_parameters:
+        kept = fits.filter(outcome=ParameterFit.Outcome.KEPT).order_by("-created_at", "-id").first()
+    totals = ReviewCard.objects.filter(user_id=user_id).aggregate(reviews=Sum("reps"), cards=Count("id"))
+    return ParametersStatus(
+        personal=profile_parameters(profile) is not None,
+        kept=kept,
+        latest=latest,
+        reviews=totals["reviews"] or 0,
+        cards=totals["cards"] or 0,
+        min_reviews=MIN_REVIEWS,
+        min_cards=MIN_CARDS,
+    )
+
+
+def learners_to_fit(*, limit: int = 10_000) -> list[int]:
+    """The learners the daily pass fits: enough counted reviews over enough cards (their cards' ``reps``), and
+    never fitted or ``REFIT_NEW_REVIEWS`` more since their last attempt. One grouped query over the cards table
+    (a row per learner and question, smaller than the logs)."""
+    last = ParameterFit.objects.filter(user_id=OuterRef("user_id")).order_by("-created_at", "-id").values("reviews")
+    rows = (
+        ReviewCard.objects.order_by()
+        .values("user_id")
+        .annotate(reviews=Sum("reps"), cards=Count("id"), last=Subquery(last[:1]))
+        .filter(reviews__gte=MIN_REVIEWS, cards__gte=MIN_CARDS)
+        .filter(Q(last__isnull=True) | Q(reviews__gte=F("last") + REFIT_NEW_REVIEWS))
+        .order_by("user_id")
+        .values_list("user_id", flat=True)
+    )
+    return list(rows[:limit])

@@ -35,7 +35,10 @@ class ProfileView(APIView):
         tags=TAG,
         operation_id="profile_update",
         summary="Update some of your settings",
-        description="Time zone from the tz database; rollover and reminder hours 0–23; retention 0.70–0.97; limits ≥ 0.",
+        description=(
+            "Time zone from the tz database; rollover and reminder hours 0–23; desired retention 0.70–0.97 (outside: "
+            "400 naming the field); limits ≥ 0."
+        ),
         request=s.ProfileUpdateSerializer,
         responses={200: s.ProfileSerializer, **errors(400, 401)},
     )
