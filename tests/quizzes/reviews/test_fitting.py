@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import random
+import uuid
 
 import fsrs_rs_python as rs
 import pytest
+import time_machine
 from django.utils import timezone
 
 from quizzes.accounts.models import FSRS_PARAMETER_COUNT
 from quizzes.models import LearnerProfile, ParameterFit, ReviewCard, ReviewLog
 from quizzes.reviews import fitting, optimizer, parameters, scheduling
+from quizzes.reviews.offline import OfflineEntry, offline_reviews_merge
 from quizzes.reviews.parameters import learner_schedule, learners_to_fit
-from quizzes.reviews.services import card_rate, card_replay
+from quizzes.reviews.services import card_rate, card_replay, card_undo_last
 from tests import factories
+from tests.quizzes.merge_snapshot import cards_snapshot
 from tests.quizzes.reviews.fitting_helpers import FORGETFUL, perturbed, simulated_history, store_history
 
 DAY = dt.timedelta(days=1)
@@ -218,3 +223,43 @@ def test_the_status_tells_personal_or_default(long_history):
     profile = LearnerProfile.objects.get(pk=long_history.pk)
     status = parameters.parameters_status(user_id=long_history.user_id, profile=profile)
     assert status.personal and status.kept == fit and status.latest == fit
+
+
+# --- one function for every path: online, offline (split, reordered), undo --------------------------------
+
+
+def _personal_learner(seed: int):
+    profile = factories.LearnerProfileFactory(time_zone="Asia/Shanghai", fsrs_parameters=list(perturbed(seed)))
+    return profile.user
+
+
+def test_online_offline_split_reordered_and_undo_agree_with_personal_parameters(lesson):
+    now = timezone.now().replace(microsecond=0)
+    start = now - 120 * DAY
+    with time_machine.travel(start - DAY, tick=False):
+        prompts = [factories.PromptQuestionFactory(lesson=lesson) for _ in range(3)]
+        learners = [_personal_learner(21) for _ in range(4)]
+    rng = random.Random(3)
+    script = sorted(
+        (start + dt.timedelta(hours=rng.randrange(0, 110 * 24)), rng.randrange(3), rng.choice([1, 2, 3, 3, 4]))
+        for _ in range(30)
+    )
+    online, whole, split, undone = learners
+    for moment, index, rating in script:  # online, one rating at a time as it happened
+        with time_machine.travel(moment, tick=False):
+            card_rate(user=online, question=prompts[index], rating=rating)
+    entries = [
+        OfflineEntry(client_uuid=uuid.uuid4(), reviewed_at=moment, question_id=prompts[i].pk, rating=r)
+        for moment, i, r in script
+    ]
+    offline_reviews_merge(user=whole, entries=rng.sample(entries, len(entries)), now=now)
+    shuffled = rng.sample(entries, len(entries))
+    for part in (shuffled[:9], shuffled[9:20], shuffled[20:]):
+        offline_reviews_merge(user=split, entries=[*part], now=now)
+    extra = OfflineEntry(client_uuid=uuid.uuid4(), reviewed_at=now - DAY, question_id=prompts[0].pk, rating=1)
+    offline_reviews_merge(user=undone, entries=[*entries, extra], now=now)
+    card_undo_last(user=undone)
+
+    expected = cards_snapshot(online)
+    assert all("|w=" in card[9] for card in expected)  # scheduled with the personal parameters
+    assert cards_snapshot(whole) == cards_snapshot(split) == cards_snapshot(undone) == expected
