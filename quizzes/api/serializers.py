@@ -22,6 +22,7 @@ from quizzes.api.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
+from quizzes.api.scheduling_serializers import ParametersStatusSerializer
 from quizzes.models import Attempt, Question, ReviewCard
 from quizzes.packs import rules as pack_rules
 from quizzes.practice.next_step import NextStepKind
@@ -95,6 +96,7 @@ class ProfileSerializer(serializers.Serializer):
     reviews_per_day = serializers.IntegerField(min_value=0)
     reminder_opt_in = serializers.BooleanField()
     reminder_hour = serializers.IntegerField(min_value=0, max_value=23)
+    parameters = ParametersStatusSerializer(help_text="The FSRS parameters that schedule you (read-only).")
 
 
 class ProfileUpdateSerializer(serializers.Serializer):

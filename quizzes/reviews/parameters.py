@@ -9,13 +9,16 @@ or FSRS-6's defaults; they are read with the profile the path already reads, so 
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
 
 from quizzes.accounts.models import LearnerProfile
-from quizzes.reviews import scheduling
+from quizzes.content.models import Question
+from quizzes.reviews import learner_cache, scheduling, workload
 from quizzes.reviews.models import ParameterFit, ReviewCard
 
 logger = logging.getLogger(__name__)
@@ -110,3 +113,68 @@ def learners_to_fit(*, limit: int = 10_000) -> list[int]:
         .values_list("user_id", flat=True)
     )
     return list(rows[:limit])
+
+
+# --- what a desired retention would cost (the settings page, the API) -----------------------------------------
+
+
+@dataclass(frozen=True)
+class RetentionPreview:
+    """The simulated next 30 days at a desired retention, beside the learner's current one, and fsrs-rs's
+    suggestion; all with the learner's own cards and parameters."""
+
+    chosen: workload.Workload
+    current: workload.Workload
+    suggested: float
+    personal: bool
+
+
+def _card_states(*, user_id: int, profile: LearnerProfile, today: dt.date) -> list[workload.CardState]:
+    zone, rollover = profile.zone, profile.day_rollover_hour
+    states = []
+    rows = ReviewCard.objects.live_for(user_id).values_list("stability", "difficulty", "last_review", "due")
+    for stability, difficulty, last_review, due in rows:
+        if stability is None or difficulty is None or last_review is None:
+            continue
+        elapsed = (today - scheduling.local_day(last_review, zone, rollover)).days
+        due_in = (scheduling.local_day(due, zone, rollover) - today).days
+        states.append(workload.CardState(stability, difficulty, max(0, elapsed), due_in))
+    return states
+
+
+def retention_preview(
+    *, user: User, profile: LearnerProfile, desired_retention: float, now: dt.datetime
+) -> RetentionPreview:
+    """Two queries (the live cards, the unseen questions) and two simulations; cached per learner and retention
+    until their next write or the end of their study day (quizzes.reviews.learner_cache)."""
+
+    def build() -> tuple[RetentionPreview, dt.datetime]:
+        today = scheduling.local_day(now, profile.zone, profile.day_rollover_hour)
+        cards = _card_states(user_id=user.pk, profile=profile, today=today)
+        unseen = Question.objects.published().unseen_by(user).count()
+        schedule = learner_schedule(profile)
+        common = {
+            "parameters": schedule.parameters,
+            "cards": cards,
+            "unseen": unseen,
+            "new_per_day": profile.new_per_day,
+            "reviews_per_day": profile.reviews_per_day,
+        }
+        chosen = workload.simulate(desired_retention=desired_retention, **common)  # type: ignore[arg-type]
+        current = (
+            chosen
+            if desired_retention == profile.desired_retention
+            else workload.simulate(desired_retention=profile.desired_retention, **common)  # type: ignore[arg-type]
+        )
+        suggested = workload.suggested_retention(
+            parameters=schedule.parameters,
+            deck_size=workload.deck_bucket(len(cards) + unseen),
+            new_per_day=profile.new_per_day,
+            reviews_per_day=profile.reviews_per_day,
+        )
+        preview = RetentionPreview(chosen=chosen, current=current, suggested=suggested, personal=schedule.personal)
+        return preview, scheduling.day_end(today, profile.zone, profile.day_rollover_hour)
+
+    return learner_cache.learner_read(
+        user_id=user.pk, name="retention-preview", params=[repr(desired_retention)], now=now, build=build
+    )
