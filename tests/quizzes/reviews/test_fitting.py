@@ -263,3 +263,25 @@ def test_online_offline_split_reordered_and_undo_agree_with_personal_parameters(
     expected = cards_snapshot(online)
     assert all("|w=" in card[9] for card in expected)  # scheduled with the personal parameters
     assert cards_snapshot(whole) == cards_snapshot(split) == cards_snapshot(undone) == expected
+
+
+def test_the_rating_buttons_intervals_follow_the_learner_s_parameters(lesson):
+    from quizzes.reviews.selectors import rating_preview
+
+    now = timezone.now()
+    with time_machine.travel(now - 30 * DAY, tick=False):
+        prompt = factories.PromptQuestionFactory(lesson=lesson)
+        mine = _personal_learner(2)
+        theirs = factories.LearnerProfileFactory(time_zone="Asia/Shanghai").user
+    for user in (mine, theirs):
+        for days_ago in (20, 17, 9):
+            card_rate(user=user, question=prompt, rating=3, reviewed_at=now - days_ago * DAY)
+    personal = {p.rating: p.due for p in rating_preview(user=mine, question=prompt, now=now)}
+    default = {p.rating: p.due for p in rating_preview(user=theirs, question=prompt, now=now)}
+    assert personal != default
+    card = ReviewCard.objects.get(user=mine)
+    schedule = learner_schedule(LearnerProfile.objects.get(user=mine))
+    state = scheduling.stored(card.fsrs_card, reps=card.reps, lapses=card.lapses, schedule=schedule)
+    assert personal == {
+        int(r): due for r, (due, _counts) in scheduling.preview(state, now=now, schedule=schedule).items()
+    }
