@@ -18,6 +18,7 @@ from quizzes.models import LearnerProfile, ParameterFit, ReviewCard, ReviewLog
 from quizzes.reviews import fitting, optimizer, parameters, scheduling
 from quizzes.reviews.offline import OfflineEntry, offline_reviews_merge
 from quizzes.reviews.parameters import learner_schedule, learners_to_fit
+from quizzes.reviews.selectors import rating_preview
 from quizzes.reviews.services import card_rate, card_replay, card_undo_last
 from tests import factories
 from tests.quizzes.merge_snapshot import cards_snapshot
@@ -266,8 +267,6 @@ def test_online_offline_split_reordered_and_undo_agree_with_personal_parameters(
 
 
 def test_the_rating_buttons_intervals_follow_the_learner_s_parameters(lesson):
-    from quizzes.reviews.selectors import rating_preview
-
     now = timezone.now()
     with time_machine.travel(now - 30 * DAY, tick=False):
         prompt = factories.PromptQuestionFactory(lesson=lesson)
