@@ -39,7 +39,7 @@ from pathlib import Path
 import fsrs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from quizzes.reviews import optimizer, scheduling  # noqa: E402
+from quizzes.reviews import optimizer, scheduling
 
 START = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
 CARDS = 120
@@ -96,12 +96,15 @@ class HLRMemory:
 # --- a learner's history, scheduled by our code -----------------------------------------------------------
 
 
-def history(memory: FSRSMemory | HLRMemory, reviews: int, rng: random.Random) -> dict[int, list[tuple[int, dt.datetime]]]:
+History = dict[int, list[tuple[int, dt.datetime]]]
+
+
+def history(memory: FSRSMemory | HLRMemory, reviews: int, rng: random.Random) -> History:
     """Counted reviews per card until ``reviews`` of them: due dates from our scheduler (defaults)."""
     schedule = scheduling.schedule(time_zone="UTC", rollover_hour=4, desired_retention=0.9)
     pending = [(START + dt.timedelta(days=i // NEW_PER_DAY, hours=8 + rng.random() * 10), i) for i in range(CARDS)]
     states = dict.fromkeys(range(CARDS), scheduling.EMPTY)
-    cards: dict[int, list[tuple[int, dt.datetime]]] = {i: [] for i in range(CARDS)}
+    cards: History = {i: [] for i in range(CARDS)}
     for _ in range(reviews):
         pending.sort()
         moment, card = pending.pop(0)

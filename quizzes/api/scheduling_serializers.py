@@ -7,12 +7,12 @@ from rest_framework import serializers
 
 from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
 
-PARAMETER_SOURCES = [("personal", "personal"), ("default", "default")]
+PARAMETER_KINDS = [("personal", "personal"), ("default", "default")]
 
 
 class ParametersStatusSerializer(serializers.Serializer):
-    source = serializers.ChoiceField(
-        choices=PARAMETER_SOURCES,
+    kind = serializers.ChoiceField(
+        choices=PARAMETER_KINDS,
         help_text="personal: FSRS-6 parameters fitted to your reviews schedule you; default: FSRS-6's defaults.",
     )
     fitted_at = serializers.DateTimeField(allow_null=True, help_text="When the parameters in use were fitted.")

@@ -29,7 +29,7 @@ def _parameters_data(user: User, profile: LearnerProfile) -> dict[str, Any]:
     status = parameters_status(user_id=user.pk, profile=profile)
     kept, latest = status.kept, status.latest
     return {
-        "source": "personal" if status.personal else "default",
+        "kind": "personal" if status.personal else "default",
         "fitted_at": kept.created_at if kept and status.personal else None,
         "fitted_reviews": kept.reviews if kept and status.personal else None,
         "log_loss_before": kept.log_loss_before if kept and status.personal else None,

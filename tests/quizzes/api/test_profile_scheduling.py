@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_new_learner_is_on_the_default_parameters_and_told_what_a_fit_needs(api):
     parameters = api.get("/api/v1/profile/").json()["parameters"]
-    assert parameters["source"] == "default" and parameters["fitted_at"] is None
+    assert parameters["kind"] == "default" and parameters["fitted_at"] is None
     assert (parameters["reviews"], parameters["min_reviews"], parameters["min_cards"]) == (0, 400, 40)
 
 
@@ -30,7 +30,7 @@ def test_a_kept_fit_shows_as_personal_with_both_figures(api, user):
     store_history(user, history)
     fit = fitting.learner_parameters_fit(user_id=user.pk)
     parameters = api.get("/api/v1/profile/").json()["parameters"]
-    assert parameters["source"] == "personal" and parameters["last_attempt_outcome"] == "kept"
+    assert parameters["kind"] == "personal" and parameters["last_attempt_outcome"] == "kept"
     assert parameters["fitted_reviews"] == fit.reviews
     assert parameters["log_loss_after"] == pytest.approx(fit.log_loss_after)
     assert parameters["log_loss_after"] < parameters["log_loss_before"]
