@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv torch test lint run serve schema messages screenshots bench bench-load bench-scaling bench-reminders bench-queues clean
+.PHONY: venv torch test lint run serve schema messages screenshots bench bench-load bench-scaling bench-reminders bench-queues bench-scheduling clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,11 @@ bench-reminders: venv
 # a worker per queue (2 worker processes each). 10k learners (its own database); BENCH_ARGS='--parts 100k' for more.
 bench-queues: venv
 	$(BIN)/python bench/reminders.py --parts 10k --backlog 2000 --workers 2 --markdown $(BENCH_ARGS)
+
+# Default vs personal FSRS-6 parameters on two simulated populations (FSRS-6 and HLR learners scheduled by our
+# code), scored as the srs-benchmark scores (time-series splits, log loss, RMSE(bins)); no database. About a minute.
+bench-scheduling: venv
+	$(BIN)/python bench/scheduling.py --markdown $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis db.sqlite3

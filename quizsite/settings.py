@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
@@ -332,6 +333,9 @@ CELERY_TASK_ROUTES = {
     "quizzes.tasks.send_review_reminders_chunk": {"queue": "reminders"},
     "quizzes.tasks.run_generation_job": {"queue": "generation"},
     "quizzes.tasks.housekeeping": {"queue": "housekeeping"},
+    # Fitting learners' FSRS parameters (issue 30): CPU-bound, so in its own queue behind nothing else.
+    "quizzes.tasks.fit_learner_parameters_pass": {"queue": "fitting"},
+    "quizzes.tasks.fit_learner_parameters": {"queue": "fitting"},
 }
 #: Every queue, the default first, derived from the routes (declared, a worker without -Q consumes them all;
 #: undeclared, it would consume the default queue only).
@@ -341,6 +345,11 @@ CELERY_TASK_QUEUES = [Queue(name) for name in BACKGROUND_QUEUES]
 CELERY_BEAT_SCHEDULE = {
     "send-review-reminders": {"task": "quizzes.tasks.send_review_reminders", "schedule": 15 * 60},
     "housekeeping": {"task": "quizzes.tasks.housekeeping", "schedule": 60 * 60},
+    # Daily: fit the learners with REFIT_NEW_REVIEWS new reviews since their last fit (quizzes.reviews.fitting).
+    "fit-learner-parameters": {
+        "task": "quizzes.tasks.fit_learner_parameters_pass",
+        "schedule": crontab(minute=30, hour=3),
+    },
 }
 
 # A dead Redis must not take pages down: cache reads miss, writes are dropped, both are logged.

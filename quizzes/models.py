@@ -12,7 +12,7 @@ from quizzes.content.models import GenerationJob, Lesson, Option, Question
 from quizzes.notifications.models import ReminderDelivery
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
 from quizzes.practice.models import Attempt, AttemptItem
-from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.models import ParameterFit, ReviewCard, ReviewLog
 
 __all__ = [
     "Attempt",
@@ -25,6 +25,7 @@ __all__ = [
     "PackItem",
     "PackedQuestion",
     "PackedVariant",
+    "ParameterFit",
     "Question",
     "ReminderDelivery",
     "ReviewCard",

@@ -23,6 +23,7 @@ from django.db import OperationalError, close_old_connections
 from quizzes.content import generation
 from quizzes.notifications import services as reminders
 from quizzes.operations import housekeeping
+from quizzes.reviews import fitting, parameters
 
 logger = logging.getLogger(__name__)
 
@@ -92,3 +93,27 @@ def housekeeping_task() -> dict[str, int]:
         "idempotency_keys_deleted": result.idempotency_keys_deleted,
         "packs_deleted": result.packs_deleted,
     }
+
+
+@shared_task(name="quizzes.tasks.fit_learner_parameters_pass", **RELIABLE)
+def fit_learner_parameters_pass() -> dict[str, int]:
+    """Beat, daily: the learners with enough new history (quizzes.reviews.parameters.learners_to_fit), one fit
+    task each on the fitting queue (off the request path; any fitting worker)."""
+    _fresh_connection()
+    user_ids = parameters.learners_to_fit()
+    if user_ids:
+        group(fit_learner_parameters.s(user_id) for user_id in user_ids).apply_async()
+    logger.info("parameter fits: %d learners dispatched", len(user_ids))
+    return {"learners": len(user_ids)}
+
+
+@shared_task(name="quizzes.tasks.fit_learner_parameters", **RELIABLE)
+def fit_learner_parameters(user_id: int) -> dict[str, Any]:
+    """Fit one learner's FSRS parameters; kept only when they predict the learner's later reviews better."""
+    _fresh_connection()
+    fit = fitting.learner_parameters_fit(user_id=user_id)
+    logger.info(
+        "parameter fit of learner %s: %s (%d reviews, log loss %s -> %s, %.3f s CPU)",
+        user_id, fit.outcome, fit.reviews, fit.log_loss_before, fit.log_loss_after, fit.cpu_seconds or 0,
+    )  # fmt: skip
+    return {"outcome": fit.outcome, "reviews": fit.reviews, "before": fit.log_loss_before, "after": fit.log_loss_after}

@@ -10,9 +10,30 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import Func, Q
+from django.db.models.lookups import Exact
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+#: The range a learner may choose their desired retention in (issue 30): below 0.70 fsrs-rs's simulator and
+#: optimiser do not go, and above 0.97 the reviews a day grow steeply for a few points of recall.
+MIN_RETENTION = 0.70
+MAX_RETENTION = 0.97
+DEFAULT_RETENTION = 0.9
+
+#: FSRS-6 has 21 parameters (quizzes.reviews.scheduling.PARAMETER_COUNT, which a test holds to this).
+FSRS_PARAMETER_COUNT = 21
+
+
+class JSONArrayLength(Func):
+    """The length of a JSON array column: PostgreSQL's jsonb_array_length, SQLite's json_array_length."""
+
+    function = "jsonb_array_length"
+    output_field = models.IntegerField()
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return super().as_sql(compiler, connection, function="json_array_length", **extra)
+
 
 #: A reminder clock that says "look at this learner in the next pass" (which then sets the real moment).
 CHECK_SOON = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
@@ -38,7 +59,20 @@ class LearnerProfile(models.Model):
         help_text=_("A new study day starts at this local hour (Anki's default is 4 am)."),
     )
     desired_retention = models.FloatField(
-        _("desired retention"), default=0.9, validators=[MinValueValidator(0.7), MaxValueValidator(0.99)]
+        _("desired retention"),
+        default=DEFAULT_RETENTION,
+        validators=[MinValueValidator(MIN_RETENTION), MaxValueValidator(MAX_RETENTION)],
+    )
+    # Read with the profile on every path that schedules (the answer's card lock, profile_for): no extra query.
+    fsrs_parameters = models.JSONField(
+        _("FSRS parameters"),
+        null=True,
+        blank=True,
+        default=None,
+        help_text=_(
+            "The 21 FSRS-6 weights fitted to this learner's reviews and now scheduling them; empty: FSRS-6's "
+            "defaults. Written only by a fit that predicted their later reviews better (ParameterFit)."
+        ),
     )
     new_per_day = models.PositiveSmallIntegerField(_("new questions per day"), default=20)
     reviews_per_day = models.PositiveSmallIntegerField(_("reviews per day"), default=200)
@@ -68,8 +102,13 @@ class LearnerProfile(models.Model):
             models.CheckConstraint(condition=Q(day_rollover_hour__lte=23), name="profile_rollover_hour_range"),
             models.CheckConstraint(condition=Q(reminder_hour__lte=23), name="profile_reminder_hour_range"),
             models.CheckConstraint(
-                condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.99),
+                condition=Q(desired_retention__gte=MIN_RETENTION, desired_retention__lte=MAX_RETENTION),
                 name="profile_desired_retention_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(fsrs_parameters__isnull=True)
+                | Q(Exact(JSONArrayLength("fsrs_parameters"), FSRS_PARAMETER_COUNT)),
+                name="profile_fsrs_parameters_21",
             ),
         )
 

@@ -1,4 +1,4 @@
-"""Admin for learner history (attempts, review cards and logs): support staff may look, never touch.
+"""Admin for learner history (attempts, review cards and logs, parameter fits): support staff may look, never touch.
 
 Learner history is written only by the services.
 """
@@ -11,7 +11,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from quizzes.practice.models import Attempt, AttemptItem
-from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.models import ParameterFit, ReviewCard, ReviewLog
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -51,6 +51,27 @@ class ReviewCardAdmin(ReadOnlyAdmin):
     date_hierarchy = "due"
     ordering = ("user", "due")
     inlines = (ReviewLogInline,)
+
+
+@admin.register(ParameterFit)
+class ParameterFitAdmin(ReadOnlyAdmin):
+    """Every fit of a learner's FSRS parameters (issue 30), kept or not, with both held-out figures."""
+
+    list_display = (
+        "user",
+        "created_at",
+        "outcome",
+        "reviews",
+        "cards",
+        "log_loss_before",
+        "log_loss_after",
+        "cpu_seconds",
+    )
+    list_filter = ("outcome",)
+    list_select_related = ("user",)
+    search_fields = ("user__username", "user__email")
+    date_hierarchy = "created_at"
+    ordering = ("-created_at", "-id")
 
 
 @admin.register(ReviewLog)

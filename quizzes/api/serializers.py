@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
+from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
 from quizzes.api.fields import (
     StrictBooleanField,
     StrictCharField,
@@ -21,6 +22,7 @@ from quizzes.api.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
+from quizzes.api.scheduling_serializers import ParametersStatusSerializer
 from quizzes.models import Attempt, Question, ReviewCard
 from quizzes.packs import rules as pack_rules
 from quizzes.practice.next_step import NextStepKind
@@ -89,17 +91,18 @@ class ProfileSerializer(serializers.Serializer):
     username = serializers.CharField()
     time_zone = serializers.CharField()
     day_rollover_hour = serializers.IntegerField(min_value=0, max_value=23)
-    desired_retention = serializers.FloatField(min_value=0.7, max_value=0.99)
+    desired_retention = serializers.FloatField(min_value=MIN_RETENTION, max_value=MAX_RETENTION)
     new_per_day = serializers.IntegerField(min_value=0)
     reviews_per_day = serializers.IntegerField(min_value=0)
     reminder_opt_in = serializers.BooleanField()
     reminder_hour = serializers.IntegerField(min_value=0, max_value=23)
+    parameters = ParametersStatusSerializer(help_text="The FSRS parameters that schedule you (read-only).")
 
 
 class ProfileUpdateSerializer(serializers.Serializer):
     time_zone = StrictCharField(max_length=64, required=False, help_text='An IANA zone, e.g. "Asia/Shanghai".')
     day_rollover_hour = StrictIntegerField(min_value=0, max_value=23, required=False)
-    desired_retention = StrictFloatField(min_value=0.7, max_value=0.99, required=False)
+    desired_retention = StrictFloatField(min_value=MIN_RETENTION, max_value=MAX_RETENTION, required=False)
     new_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
     reviews_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
     reminder_opt_in = StrictBooleanField(required=False)

@@ -14,6 +14,7 @@ v1 = [
     path("auth/tokens/", auth.TokenListView.as_view(), name="tokens"),
     path("ping/", ping.PingView.as_view(), name="ping"),
     path("profile/", profile.ProfileView.as_view(), name="profile"),
+    path("profile/workload/", profile.WorkloadView.as_view(), name="profile-workload"),
     path("lessons/", lessons.LessonListView.as_view(), name="lessons"),
     path("lessons/<int:lesson_id>/", lessons.LessonDetailView.as_view(), name="lesson"),
     path("attempts/", attempts.AttemptListView.as_view(), name="attempts"),

@@ -44,7 +44,7 @@ class ReviewCard(models.Model):
     lapses = models.PositiveIntegerField(_("lapses"), default=0)
     schedule_key = models.CharField(
         _("schedule settings"),
-        max_length=100,
+        max_length=128,
         blank=True,
         default="",
         db_default="",
@@ -147,3 +147,72 @@ class ReviewLog(models.Model):
     @property
     def counts_for_schedule(self) -> bool:
         return self.role != self.Role.REPEAT
+
+
+class ParameterFit(models.Model):
+    """One attempt to fit a learner's FSRS-6 parameters to their reviews (quizzes.reviews.fitting), kept or not.
+
+    Both figures are the learner's held-out later reviews (time-series splits, as the srs-benchmark scores): the
+    log loss of the parameters scheduling them before the fit, and of the fitted ones. Only a fit whose log loss
+    is lower is kept (``outcome`` "kept": its parameters then schedule the learner's future reviews); the others
+    record why not. Rows are only ever added; past logs and shown intervals are never rewritten.
+    """
+
+    class Outcome(models.TextChoices):
+        KEPT = "kept", _("Kept: predicts your later reviews better")
+        NOT_BETTER = "not_better", _("Not kept: predicts no better than the parameters in use")
+        TOO_LITTLE = "too_little_history", _("Not fitted: too little history yet")
+        FAILED = "failed", _("Not kept: the fit failed")
+        OUT_OF_RANGE = "out_of_range", _("Not kept: parameters outside the valid ranges")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="parameter_fits", db_index=False
+    )
+    created_at = models.DateTimeField(_("fitted at"), auto_now_add=True)
+    outcome = models.CharField(_("outcome"), max_length=20, choices=Outcome.choices)
+    reviews = models.PositiveIntegerField(_("reviews"), help_text=_("Counted reviews (each study day's first)."))
+    cards = models.PositiveIntegerField(_("cards"))
+    logs_until = models.DateTimeField(
+        _("logs until"), null=True, blank=True, help_text=_("The newest review the fit read.")
+    )
+    log_loss_before = models.FloatField(_("log loss before"), null=True, blank=True)
+    log_loss_after = models.FloatField(_("log loss after"), null=True, blank=True)
+    rmse_before = models.FloatField(_("RMSE (bins) before"), null=True, blank=True)
+    rmse_after = models.FloatField(_("RMSE (bins) after"), null=True, blank=True)
+    parameters = models.JSONField(_("fitted parameters"), null=True, blank=True)
+    previous_parameters = models.JSONField(
+        _("parameters before"), null=True, blank=True, help_text=_("Empty: FSRS-6's defaults.")
+    )
+    optimal_retention = models.FloatField(_("suggested retention"), null=True, blank=True)
+    cpu_seconds = models.FloatField(_("CPU seconds"), null=True, blank=True)
+    detail = models.TextField(_("detail"), blank=True, default="")
+
+    class Meta:
+        ordering = ("user", "-created_at", "-id")
+        verbose_name = _("parameter fit")
+        verbose_name_plural = _("parameter fits")
+        constraints = (
+            models.CheckConstraint(
+                condition=Q(outcome__in=["kept", "not_better", "too_little_history", "failed", "out_of_range"]),
+                name="parameter_fit_outcome_known",
+            ),
+            # A kept fit has its parameters and beat the ones in use on the held-out reviews.
+            models.CheckConstraint(
+                condition=~Q(outcome="kept")
+                | Q(
+                    parameters__isnull=False,
+                    log_loss_before__isnull=False,
+                    log_loss_after__lt=models.F("log_loss_before"),
+                ),
+                name="parameter_fit_kept_is_better",
+            ),
+            models.CheckConstraint(
+                condition=(Q(log_loss_before__isnull=True) | Q(log_loss_before__gte=0))
+                & (Q(log_loss_after__isnull=True) | Q(log_loss_after__gte=0)),
+                name="parameter_fit_log_loss_nonnegative",
+            ),
+        )
+        indexes = (models.Index(fields=["user", "-created_at"], name="parameter_fit_user_newest"),)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} · {self.outcome} @ {self.created_at:%Y-%m-%d %H:%M}"

@@ -27,6 +27,7 @@ from quizzes.content.models import Lesson, Question
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.parameters import learner_schedule
 from quizzes.reviews.querysets import StudyDay, unsuspended_through
 
 T = TypeVar("T")
@@ -310,18 +311,19 @@ class RatingPreview:
     counts: bool  # False: a same-day repeat, logged but the schedule stays as it is
 
 
-def card_state(*, card: ReviewCard, profile: LearnerProfile, logs: list[ReviewLog] | None = None) -> scheduling.Replay:
-    """Replay a card's logs (oldest first) into FSRS state, without saving anything."""
+def card_state(
+    *,
+    card: ReviewCard,
+    profile: LearnerProfile,
+    logs: list[ReviewLog] | None = None,
+    schedule: scheduling.Schedule | None = None,
+) -> scheduling.Replay:
+    """Replay a card's logs (oldest first) into FSRS state, without saving anything (``schedule``: the learner's,
+    ``learner_schedule(profile)``, when the caller has it)."""
     if logs is None:
         logs = list(card.logs.oldest_first())
     entries = [scheduling.LogEntry(rating=log.rating, reviewed_at=log.reviewed_at) for log in logs]
-    return scheduling.replay(
-        entries,
-        card_id=card.pk,
-        scheduler=scheduling.make_scheduler(profile.desired_retention),
-        zone=profile.zone,
-        rollover_hour=profile.day_rollover_hour,
-    )
+    return scheduling.replay(entries, card_id=card.pk, schedule=schedule or learner_schedule(profile))
 
 
 def rating_preview(
@@ -331,14 +333,9 @@ def rating_preview(
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
     card = ReviewCard.objects.filter(user=user, question=question).first()
-    state = card_state(card=card, profile=profile) if card else scheduling.Replay(None, [], 0, 0, None)
-    outcomes = scheduling.preview(
-        state,
-        now=now,
-        scheduler=scheduling.make_scheduler(profile.desired_retention),
-        zone=profile.zone,
-        rollover_hour=profile.day_rollover_hour,
-    )
+    schedule = learner_schedule(profile)
+    state = card_state(card=card, profile=profile, schedule=schedule) if card else scheduling.EMPTY
+    outcomes = scheduling.preview(state, now=now, schedule=schedule)
     return [
         RatingPreview(
             rating=int(rating),

@@ -30,6 +30,7 @@ from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import row_insert_and_update
 from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
+from quizzes.reviews.parameters import learner_schedule
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import rating_refusal, review_time_refusal, stored_client_uuids
 from quizzes.reviews.selectors import card_state
@@ -122,15 +123,6 @@ def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) ->
     return _Locked(card=card, profile=profile, last_log_at=last_log_at)
 
 
-def schedule_key(profile: LearnerProfile) -> str:
-    """The settings a card's stored state is computed under (``ReviewCard.schedule_key``)."""
-    return scheduling.settings_key(
-        time_zone=profile.time_zone,
-        rollover_hour=profile.day_rollover_hour,
-        desired_retention=profile.desired_retention,
-    )
-
-
 def _store_state(card: ReviewCard, state: scheduling.Replay, key: str) -> None:
     """Copy a replay's end state onto the card's columns (not saved)."""
     fsrs_card = state.card
@@ -170,29 +162,27 @@ def card_advance(
 
     Exact — the same card and roles as ``card_replay`` after saving the logs — when every new log sorts
     after the card's stored logs (``last_log_at``, None for none) and the state was stored under the
-    learner's current settings: ``scheduling.replay`` is ``scheduling.resume`` from the empty state.
+    learner's current settings and parameters (the key names both, ``learner_schedule``):
+    ``scheduling.replay`` is ``scheduling.resume`` from the empty state.
     Sets the new logs' roles and the card's columns (the caller saves both, under the card's row lock)
     and returns True; returns False, changing nothing, when the card must be replayed instead.
     """
-    key = schedule_key(profile)
-    zone, rollover = profile.zone, profile.day_rollover_hour
+    schedule = learner_schedule(profile)
     if last_log_at is None:
-        start = scheduling.Replay(card=None, roles=[], reps=0, lapses=0, last_counted_day=None)
-    elif card.schedule_key == key and all(log.reviewed_at >= last_log_at for log in logs):
-        start = scheduling.stored(card.fsrs_card, reps=card.reps, lapses=card.lapses, zone=zone, rollover_hour=rollover)
+        start = scheduling.EMPTY
+    elif card.schedule_key == schedule.key and all(log.reviewed_at >= last_log_at for log in logs):
+        start = scheduling.stored(card.fsrs_card, reps=card.reps, lapses=card.lapses, schedule=schedule)
     else:
         return False
     state = scheduling.resume(
         start,
         [scheduling.LogEntry(rating=log.rating, reviewed_at=log.reviewed_at) for log in logs],
         card_id=card.pk,
-        scheduler=scheduling.make_scheduler(profile.desired_retention),
-        zone=zone,
-        rollover_hour=rollover,
+        schedule=schedule,
     )
     for log, role in zip(logs, state.roles, strict=True):
         log.role = role
-    _store_state(card, state, key)
+    _store_state(card, state, schedule.key)
     card.updated_at = timezone.now()  # bulk_update skips auto_now
     return True
 
@@ -210,14 +200,15 @@ def card_replay(*, card: ReviewCard, profile: LearnerProfile | None = None) -> R
     if not logs:
         card.delete()
         return None
-    state = card_state(card=card, profile=profile, logs=logs)
+    schedule = learner_schedule(profile)
+    state = card_state(card=card, profile=profile, logs=logs, schedule=schedule)
     changed = []
     for log, role in zip(logs, state.roles, strict=True):
         if log.role != role:
             log.role = role
             changed.append(log)
     ReviewLog.objects.bulk_update(changed, ["role"])
-    _store_state(card, state, schedule_key(profile))
+    _store_state(card, state, schedule.key)
     card.full_clean(exclude=["user", "question"], validate_constraints=False)  # FKs: the database checks them
     card.save()
     return card

@@ -11,9 +11,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.http import QueryDict
+from django.urls import reverse_lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
 from quizzes.accounts.selectors import email_taken
 from quizzes.accounts.services import EMAIL_TAKEN_MESSAGE
 from quizzes.content import attention_demo as demo
@@ -78,12 +80,22 @@ class LearnerSettingsForm(forms.Form):
     language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
     desired_retention = forms.FloatField(
         label=_("Desired retention"),
-        min_value=0.70,
-        max_value=0.99,
+        min_value=MIN_RETENTION,
+        max_value=MAX_RETENTION,
         step_size=0.01,
-        widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
+        # htmx: the workload panel below follows the value as it is typed (before anything is saved)
+        widget=forms.NumberInput(
+            attrs={
+                "step": "0.01",
+                "inputmode": "decimal",
+                "hx-get": reverse_lazy("web:settings_workload"),
+                "hx-target": "#workload",
+                "hx-trigger": "input changed delay:300ms",
+                "aria-controls": "workload",
+            }
+        ),
         help_text=_(
-            "The chance you still remember an item when it comes due (0.70–0.99). Higher means more frequent reviews."
+            "The chance you still remember an item when it comes due (0.70–0.97). Higher means more frequent reviews."
         ),
     )
     new_per_day = forms.IntegerField(
@@ -97,6 +109,12 @@ class LearnerSettingsForm(forms.Form):
         required=False,
         help_text=_("At most one reminder a day."),
     )
+
+
+class RetentionPreviewForm(forms.Form):
+    """A desired retention to preview (the settings page's workload panel): the settings form's own field."""
+
+    desired_retention = LearnerSettingsForm.base_fields["desired_retention"]
 
 
 _D_K_RANGE = format_lazy(_("d_k must be from {low} to {high}."), low=demo.MIN_D_K, high=demo.MAX_D_K)

@@ -19,6 +19,7 @@ urlpatterns = [
     path("lessons/<slug:key>/checkpoints/<slug:section>/", shell.lesson_checkpoint, name="lesson_checkpoint"),
     path("demo/attention/", shell.attention_demo, name="attention_demo"),
     path("settings/", settings.settings_view, name="settings"),
+    path("settings/workload/", settings.settings_workload, name="settings_workload"),
     # accounts
     path("accounts/signup/", accounts.signup, name="signup"),
     path(

@@ -224,3 +224,20 @@ def test_the_dashboard_is_seven_statements_the_last_four_sent_together(client):
         assert 'data-testid="due-count">41<' in client.get("/").content.decode()
     if connection.vendor == "postgresql":
         assert many.pipelined == [False, False, False, True, True, True, True]
+
+
+def test_personal_parameters_cost_the_answer_no_query(api, user):
+    """Issue 30: the learner's fitted parameters are a column of the profile the answer's card lock already reads
+    (LEFT JOIN), so a learner on personal parameters answers in the same 8 statements, one FSRS step each."""
+    from quizzes.models import LearnerProfile, ReviewCard
+    from tests.quizzes.reviews.fitting_helpers import perturbed
+
+    LearnerProfile.objects.update_or_create(user=user, defaults={"fsrs_parameters": list(perturbed(5))})
+    sqlite = int(connection.vendor == "sqlite")
+    small = quiz_lesson(choice=1, numeric=0)
+    first, second = start(api, small), start(api, small)
+    answer_first_choice(api, first)
+    with counted(8 + sqlite) as queries:
+        answer_first_choice(api, second)
+    assert len(queries) == 8 + sqlite
+    assert "|w=" in ReviewCard.objects.get(user=user).schedule_key  # stepped under the personal parameters

@@ -29,6 +29,8 @@ ROUTED = {
     "quizzes.tasks.send_review_reminders_chunk": "reminders",
     "quizzes.tasks.run_generation_job": "generation",
     "quizzes.tasks.housekeeping": "housekeeping",
+    "quizzes.tasks.fit_learner_parameters_pass": "fitting",
+    "quizzes.tasks.fit_learner_parameters": "fitting",
 }
 
 
@@ -53,14 +55,18 @@ def lengths(client: redis.Redis) -> dict[str, int]:
 def test_every_task_of_ours_is_routed_and_a_worker_without_q_consumes_every_queue():
     ours = {name for name in current_app.tasks if name.startswith("quizzes.")}
     assert ours == set(ROUTED)  # a new task must pick a queue here (or be sent to the default on purpose)
-    assert settings.BACKGROUND_QUEUES == ["celery", "reminders", "generation", "housekeeping"]
+    assert settings.BACKGROUND_QUEUES == ["celery", "reminders", "generation", "housekeeping", "fitting"]
     assert list(current_app.amqp.queues) == settings.BACKGROUND_QUEUES
 
 
 @through_redis
 @pytest.mark.parametrize(("name", "queue"), sorted(ROUTED.items()))
 def test_a_task_sent_by_name_lands_on_its_queue(broker, name, queue):
-    args = {"quizzes.tasks.send_review_reminders_chunk": ([1],), "quizzes.tasks.run_generation_job": (1,)}
+    args = {
+        "quizzes.tasks.send_review_reminders_chunk": ([1],),
+        "quizzes.tasks.run_generation_job": (1,),
+        "quizzes.tasks.fit_learner_parameters": (1,),
+    }
     assert enqueue(name, *args.get(name, ()))
     assert lengths(broker) == {q: int(q == queue) for q in settings.BACKGROUND_QUEUES}
 
@@ -76,7 +82,7 @@ def test_beat_sends_each_periodic_task_to_its_queue(broker):
     scheduler = Scheduler(current_app, lazy=True)
     for key, entry in settings.CELERY_BEAT_SCHEDULE.items():
         scheduler.apply_async(ScheduleEntry(name=key, task=entry["task"], app=current_app))
-    assert lengths(broker) == {"celery": 0, "reminders": 1, "generation": 0, "housekeeping": 1}
+    assert lengths(broker) == {"celery": 0, "reminders": 1, "generation": 0, "housekeeping": 1, "fitting": 1}
 
 
 @pytest.mark.postgres

@@ -151,3 +151,31 @@ def test_a_worker_killed_mid_job_is_redelivered_and_creates_each_question_once(s
     assert (job.done, job.total, job.created, job.errors) == (6, 6, 6, [])
     seeds = list(Question.objects.filter(generated_from=source).values_list("fixed_seed", flat=True))
     assert sorted(seeds) == list(range(6))  # each exactly once
+
+
+def test_the_daily_fit_runs_on_a_fitting_worker_and_keeps_only_a_better_fit(start_worker):
+    """Beat's pass and the per-learner fits go through the broker to a worker that consumes only ``fitting``."""
+    from django.utils import timezone
+
+    from quizzes.models import LearnerProfile, ParameterFit
+    from quizzes.tasks import fit_learner_parameters_pass
+    from tests.quizzes.reviews.fitting_helpers import FORGETFUL, simulated_history, store_history
+
+    start = timezone.now() - dt.timedelta(days=500)
+    enough = learner()
+    store_history(
+        enough.user, simulated_history(cards=80, reviews=1000, true_parameters=FORGETFUL, seed=1, start=start)
+    )
+    short = learner()
+    store_history(short.user, simulated_history(cards=5, reviews=40, true_parameters=FORGETFUL, start=start))
+
+    worker = start_worker(queues=["fitting"])
+    fit_learner_parameters_pass.delay()
+    wait_for(lambda: ParameterFit.objects.exists(), timeout=60, what="the fit", log=worker.log_text)
+    wait_for(lambda: worker.log_text().count("succeeded in") >= 2, timeout=30, what="pass + fit", log=worker.log_text)
+    fit = ParameterFit.objects.get()
+    assert fit.user_id == enough.user_id and fit.outcome == "kept"
+    assert fit.log_loss_after < fit.log_loss_before
+    assert LearnerProfile.objects.get(pk=enough.pk).fsrs_parameters == fit.parameters
+    assert LearnerProfile.objects.get(pk=short.pk).fsrs_parameters is None  # not picked: too little history
+    assert "parameter fit of learner" in worker.log_text()

@@ -147,7 +147,13 @@ class TestDatabaseConstraints:
         errors = errors_of(profile)
         assert set(errors) >= {"time_zone", "day_rollover_hour", "desired_retention"}
         with pytest.raises(IntegrityError), transaction.atomic():
-            LearnerProfile.objects.create(user=user, desired_retention=0.995)
+            LearnerProfile.objects.create(user=user, desired_retention=0.98)
+
+    @pytest.mark.parametrize("parameters", [[0.5] * 20, [0.5] * 22, []])
+    def test_profile_parameters_are_21_or_none_in_the_database(self, user, parameters):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            LearnerProfile.objects.create(user=user, fsrs_parameters=parameters)
+        LearnerProfile.objects.create(user=user, fsrs_parameters=None)
 
     def test_profile_defaults(self, user):
         profile = LearnerProfile.objects.create(user=user)

@@ -1,4 +1,5 @@
-"""The learner's settings page: study preferences (saved through the profile service) and the UI language."""
+"""The learner's settings page: study preferences (saved through the profile service) and the UI language; the FSRS
+parameters that schedule them, and what a desired retention would cost before it is saved (issue 30)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
-from quizzes.web.forms import LearnerSettingsForm
+from quizzes.reviews.parameters import parameters_status, retention_preview
+from quizzes.web.forms import LearnerSettingsForm, RetentionPreviewForm
 from quizzes.web.types import LearnerRequest
 
 
@@ -46,8 +49,13 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         "reminder_opt_in": profile.reminder_opt_in,
     }
     if request.method != "POST":
-        return render(request, "web/core/settings.html", {"form": LearnerSettingsForm(initial=current)})
+        form = LearnerSettingsForm(initial=current)
+        return render(request, "web/core/settings.html", _page(request, profile, form, profile.desired_retention))
     form = LearnerSettingsForm(request.POST, initial=current)
+    if "preview" in request.POST:  # without JavaScript: the workload of the typed retention, nothing saved
+        chosen = RetentionPreviewForm(request.POST)
+        retention = chosen.cleaned_data["desired_retention"] if chosen.is_valid() else profile.desired_retention
+        return render(request, "web/core/settings.html", _page(request, profile, form, retention))
     if form.is_valid():
         changes = {k: v for k, v in form.cleaned_data.items() if k != "language"}
         try:
@@ -56,10 +64,34 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)
     if not form.is_valid():
-        return render(request, "web/core/settings.html", {"form": form}, status=400)
+        page = _page(request, profile, form, profile.desired_retention)
+        return render(request, "web/core/settings.html", page, status=400)
     language = form.cleaned_data["language"]
     translation.activate(language)
     messages.success(request, _("Settings saved."))
     response = redirect("web:settings")
     _set_language_cookie(response, language)
     return response
+
+
+def _page(request: LearnerRequest, profile: LearnerProfile, form: LearnerSettingsForm, retention: float) -> dict:
+    return {
+        "form": form,
+        "parameters": parameters_status(user_id=request.user.pk, profile=profile),
+        "preview": retention_preview(
+            user=request.user, profile=profile, desired_retention=retention, now=timezone.now()
+        ),
+    }
+
+
+@login_required
+@require_http_methods(["GET", "HEAD"])
+def settings_workload(request: LearnerRequest) -> HttpResponse:
+    """The workload panel for the retention being typed (htmx; nothing is saved). Out of range: 400, the reason."""
+    form = RetentionPreviewForm(request.GET)
+    if not form.is_valid():
+        return render(request, "web/core/_workload.html", {"errors": form.errors["desired_retention"]}, status=400)
+    profile = profile_for(user=request.user)
+    retention = form.cleaned_data["desired_retention"]
+    preview = retention_preview(user=request.user, profile=profile, desired_retention=retention, now=timezone.now())
+    return render(request, "web/core/_workload.html", {"preview": preview})

@@ -27,6 +27,7 @@ from tests.quizzes.merge_snapshot import (
     logs_snapshot,
     merged_in_savepoint,
 )
+from tests.quizzes.reviews.fitting_helpers import perturbed
 
 pytestmark = pytest.mark.django_db
 
@@ -34,13 +35,16 @@ DAY = 86400
 HISTORY_DAYS = 60
 
 
-@pytest.fixture
-def world(db):
-    """A learner and three questions (two self-rated, one quiz) created HISTORY_DAYS ago."""
+@pytest.fixture(params=["default parameters", "personal parameters"])
+def world(db, request):
+    """A learner and three questions (two self-rated, one quiz) created HISTORY_DAYS ago; the learner is scheduled
+    with FSRS-6's defaults or with parameters fitted to them (issue 30)."""
     now = timezone.now().replace(microsecond=0)
     start = now - dt.timedelta(days=HISTORY_DAYS)
     with time_machine.travel(start, tick=False):
         user = factories.UserFactory()
+        if request.param == "personal parameters":
+            factories.LearnerProfileFactory(user=user, fsrs_parameters=list(perturbed(11)))
         lesson = factories.LessonFactory()
         questions = [
             factories.PromptQuestionFactory(lesson=lesson),

@@ -39,6 +39,8 @@ def test_profile_defaults_and_update(api, user):
         ("day_rollover_hour", "4"),
         ("desired_retention", 0.5),
         ("desired_retention", 1.0),
+        ("desired_retention", 0.98),
+        ("desired_retention", 0.69),
         ("new_per_day", -1),
         ("reviews_per_day", 1.5),
         ("reminder_opt_in", "yes"),

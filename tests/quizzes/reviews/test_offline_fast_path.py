@@ -21,11 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizzes.accounts.services import learner_profile_update
-from quizzes.models import ReviewCard, ReviewLog
+from quizzes.models import LearnerProfile, ReviewCard, ReviewLog
 from quizzes.reviews.offline import EntryStatus, OfflineEntry, offline_reviews_merge
 from quizzes.reviews.services import card_rate, card_replay
 from tests import factories
 from tests.quizzes.merge_snapshot import DB_PROPERTY, cards_snapshot, logs_snapshot
+from tests.quizzes.reviews.fitting_helpers import perturbed
 
 pytestmark = pytest.mark.django_db
 
@@ -89,10 +90,14 @@ history_strategy = st.lists(
     retention=st.sampled_from([0.8, 0.9, 0.95]),
     cuts=st.sets(st.integers(1, 23), max_size=4),
     change_at=st.none() | st.integers(1, 23),
+    personal=st.none() | st.integers(0, 3),
+    refit=st.booleans(),
 )
 def test_advancing_in_order_gives_the_cards_and_logs_of_a_full_replay(
-    world, history, zone, rollover, retention, cuts, change_at
+    world, history, zone, rollover, retention, cuts, change_at, personal, refit
 ):
+    """``personal``: the learner is scheduled with fitted parameters (issue 30); ``refit``: the change between
+    two uploads is a kept refit (new parameters) rather than new settings."""
     user, questions, start, now = world
     timeline = sorted(history, key=lambda e: e[1])
     entries = [_entry(questions[q], start + dt.timedelta(hours=h), outcome) for q, h, outcome in timeline]
@@ -101,11 +106,16 @@ def test_advancing_in_order_gives_the_cards_and_logs_of_a_full_replay(
     touched_after_change: set[int] = set()
     with transaction.atomic():
         learner_profile_update(user=user, time_zone=zone, day_rollover_hour=rollover, desired_retention=retention)
+        if personal is not None:
+            LearnerProfile.objects.filter(user=user).update(fsrs_parameters=list(perturbed(personal)))
         changed = False
         for number, batch in enumerate(batches):
             if change_at is not None and number == min(change_at, len(batches) - 1) and number > 0:
-                # New settings between two uploads: stored states are stale, the next upload must replay.
-                learner_profile_update(user=user, time_zone="Asia/Tokyo", day_rollover_hour=(rollover + 7) % 24)
+                # New settings or parameters between two uploads: stored states are stale, the next upload replays.
+                if refit:
+                    LearnerProfile.objects.filter(user=user).update(fsrs_parameters=list(perturbed(7)))
+                else:
+                    learner_profile_update(user=user, time_zone="Asia/Tokyo", day_rollover_hour=(rollover + 7) % 24)
                 changed = True
             if changed:
                 touched_after_change |= {e.question_id for e in batch}

@@ -63,7 +63,7 @@ def test_language_is_kept_in_the_language_cookie(learner_client):
         ("time_zone", "Mars/Olympus_Mons", "Select a valid choice"),
         ("day_rollover_hour", "24", "Select a valid choice"),
         ("desired_retention", "0.5", "greater than or equal to 0.7"),
-        ("desired_retention", "1.2", "less than or equal to 0.99"),
+        ("desired_retention", "0.98", "less than or equal to 0.97"),
         ("new_per_day", "-1", "greater than or equal to 0"),
         ("new_per_day", "lots", "Enter a whole number"),
     ],
