@@ -611,6 +611,7 @@ class OfflineEntrySerializer(serializers.Serializer):
         required=False,
         help_text=(
             "Deprecated (client-graded, marked so in the logs): a quiz question's result as the client judged it. "
+            "It may update a card you have, never create one (rejected: not_studied). "
             "Answer from a review pack instead (pack_item_id + what the learner did)."
         ),
     )
@@ -643,7 +644,8 @@ class OfflineEntryResultSerializer(serializers.Serializer):
     reason = serializers.CharField(
         allow_null=True,
         help_text=(
-            "rejected: unknown_question, wrong_outcome, in_future, …; pack answers also unknown_pack_item, "
+            "rejected: unknown_question, wrong_outcome, in_future, not_studied (correct for a quiz question you "
+            "have no card for), …; pack answers also unknown_pack_item, "
             "before_pack_issued, pack_revoked, pack_expired, answered_twice, foreign_option, unreadable_answer, "
             "code_not_runnable (the checker's message, with line and column; nothing locked: fix it and upload again)."
         ),

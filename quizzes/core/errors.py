@@ -74,6 +74,7 @@ class ErrorCode(StrEnum):
     BEFORE_CARD_EXISTED = "before_card_existed"
     UNKNOWN_QUESTION = "unknown_question"
     WRONG_OUTCOME = "wrong_outcome"
+    NOT_STUDIED = "not_studied"  # a client-graded quiz entry for a question with no card: it cannot create one
 
     # --- offline review packs -------------------------------------------------------------------
     PACK_SIZE = "pack_size"

@@ -17,6 +17,7 @@ from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quizzes.practice.services import attempt_start, item_answer
 from quizzes.reviews.offline import OfflineEntry, offline_reviews_merge
 from tests import factories
 from tests.quizzes.merge_snapshot import (
@@ -36,7 +37,8 @@ HISTORY_DAYS = 60
 
 @pytest.fixture
 def world(db):
-    """A learner and three questions (two self-rated, one quiz) created HISTORY_DAYS ago."""
+    """A learner and three questions (two self-rated, one quiz) created HISTORY_DAYS ago; the quiz question answered
+    online then (a client-graded entry may update a card, never create one)."""
     now = timezone.now().replace(microsecond=0)
     start = now - dt.timedelta(days=HISTORY_DAYS)
     with time_machine.travel(start, tick=False):
@@ -47,6 +49,8 @@ def world(db):
             factories.RecallQuestionFactory(lesson=lesson),
             factories.ChoiceQuestionFactory(lesson=lesson, options=2),
         ]
+        (item,) = attempt_start(user=user, lesson=lesson).items.all()
+        item_answer(user=user, item=item, option_id=item.question.options.get(is_correct=True).pk)
     return user, questions, start, now
 
 
