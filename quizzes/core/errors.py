@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     UNREADABLE_ANSWER = "unreadable_answer"
     ATTEMPT_UNFINISHED = "attempt_unfinished"
     NOTHING_MISSED = "nothing_missed"
+    NOTHING_SKIPPED = "nothing_skipped"
     CODE_NOT_RUNNABLE = "code_not_runnable"
 
     # --- reviews --------------------------------------------------------------------------------

@@ -27,6 +27,15 @@ class Attempt(models.Model):
     seed = models.BigIntegerField(_("seed"), help_text=_("Drives this attempt's option orders and variant seeds."))
     started_at = models.DateTimeField(_("started at"), default=timezone.now)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    skipped_shown_at = models.DateTimeField(
+        _("skipped answers shown at"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "When the learner asked to see the answers of the items they skipped (after finishing): each of those "
+            "items was recorded as Again then."
+        ),
+    )
 
     objects = AttemptQuerySet.as_manager()
 

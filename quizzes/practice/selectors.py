@@ -197,6 +197,16 @@ class AttemptSummary:
     def total(self) -> int:
         return len(self.items)
 
+    @property
+    def skipped(self) -> list[AttemptItem]:
+        """The items left unanswered: their answers are shown only on request (``attempt_show_skipped``)."""
+        return [item for item in self.items if not item.is_answered]
+
+    @property
+    def skipped_shown(self) -> bool:
+        """The learner asked to see the skipped items' answers (each was recorded as Again then)."""
+        return self.attempt.skipped_shown_at is not None
+
 
 def attempt_summary(*, user: User, attempt: Attempt) -> AttemptSummary:
     """Score, what was missed and when the attempt's questions come back for review."""

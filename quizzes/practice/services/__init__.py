@@ -3,6 +3,7 @@
 from quizzes.practice.services.answers import AnswerOutcome, CodeNotRunnable, item_answer, item_rate
 from quizzes.practice.services.attempts import (
     attempt_finish,
+    attempt_show_skipped,
     attempt_start,
     attempt_start_missed,
     attempts_expire_abandoned,
@@ -13,6 +14,7 @@ __all__ = [
     "AnswerOutcome",
     "CodeNotRunnable",
     "attempt_finish",
+    "attempt_show_skipped",
     "attempt_start",
     "attempt_start_missed",
     "attempts_expire_abandoned",

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, connections, transaction
 
 from quizzes.models import Attempt, AttemptItem, ReviewCard, ReviewLog
-from quizzes.practice.services import attempt_start, item_answer
+from quizzes.practice.services import attempt_finish, attempt_show_skipped, attempt_start, item_answer
 from quizzes.reviews.services import card_rate
 from tests import factories
 
@@ -183,3 +183,20 @@ def test_an_answer_that_waited_for_another_rating_of_its_card_sees_that_rating()
     stored = {f: getattr(card, f) for f in ("fsrs_card", "due", "last_review", "stability", "reps", "lapses")}
     replayed = card_replay(card=ReviewCard.objects.get(pk=card.pk))
     assert {f: getattr(replayed, f) for f in stored} == stored
+
+
+def test_concurrent_requests_to_show_the_skipped_answers_record_them_once():
+    """Two taps on "show the answers" (two tabs): one records Again on each skipped card, the other nothing."""
+    user = factories.UserFactory()
+    lesson = factories.LessonFactory()
+    for order in range(3):
+        factories.ChoiceQuestionFactory(lesson=lesson, order=order, options=4)
+    attempt = attempt_finish(user=user, attempt=attempt_start(user=user, lesson=lesson))
+
+    def show(_index: int):
+        return attempt_show_skipped(user=user, attempt=Attempt.objects.get(pk=attempt.pk)).skipped_shown_at
+
+    shown = run_together(8, show)
+    assert len(set(shown)) == 1 and shown[0] is not None
+    assert ReviewLog.objects.filter(user=user).count() == 3
+    assert sorted(ReviewLog.objects.values_list("rating", flat=True)) == [1, 1, 1]
