@@ -1,4 +1,5 @@
-"""Practice writes: starting and finishing attempts, answering items (the lock), the review session's attempts."""
+"""Practice writes: starting and finishing attempts, answering items (the lock), the review session's attempts,
+teaching checkpoints' first answers."""
 
 from quizzes.practice.services.answers import AnswerOutcome, CodeNotRunnable, item_answer, item_rate
 from quizzes.practice.services.attempts import (
@@ -8,6 +9,7 @@ from quizzes.practice.services.attempts import (
     attempt_start_missed,
     attempts_expire_abandoned,
 )
+from quizzes.practice.services.checkpoints import checkpoint_answer_record
 from quizzes.practice.services.review_attempts import review_attempt_get_or_start
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "attempt_start",
     "attempt_start_missed",
     "attempts_expire_abandoned",
+    "checkpoint_answer_record",
     "item_answer",
     "item_rate",
     "review_attempt_get_or_start",

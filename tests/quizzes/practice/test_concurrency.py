@@ -7,8 +7,15 @@ from collections.abc import Callable
 import pytest
 from django.db import connection, connections, transaction
 
-from quizzes.models import Attempt, AttemptItem, ReviewCard, ReviewLog
-from quizzes.practice.services import attempt_finish, attempt_show_skipped, attempt_start, item_answer
+from quizzes.content.teaching import checkpoint_handle, checkpoint_owner, parse_teaching
+from quizzes.models import Attempt, AttemptItem, CheckpointAnswer, ReviewCard, ReviewLog
+from quizzes.practice.services import (
+    attempt_finish,
+    attempt_show_skipped,
+    attempt_start,
+    checkpoint_answer_record,
+    item_answer,
+)
 from quizzes.reviews.services import card_rate
 from tests import factories
 
@@ -200,3 +207,32 @@ def test_concurrent_requests_to_show_the_skipped_answers_record_them_once():
     assert len(set(shown)) == 1 and shown[0] is not None
     assert ReviewLog.objects.filter(user=user).count() == 3
     assert sorted(ReviewLog.objects.values_list("rating", flat=True)) == [1, 1, 1]
+
+
+def test_concurrent_first_clicks_on_a_checkpoint_store_one_answer():
+    sections, problems = parse_teaching(
+        [
+            {
+                "key": "mask",
+                "title": "因果掩码",
+                "body": "未来位置填 $-\\infty$。",
+                "checkpoint": {
+                    "prompt": "$T=3$ 时有几个格子被挡住？",
+                    "explanation": "三个。",
+                    "options": [{"key": "a", "text": "3", "correct": True}, {"key": "b", "text": "6"}],
+                },
+            }
+        ]
+    )
+    assert not problems
+    lesson = factories.LessonFactory(teaching=sections)
+    user = factories.UserFactory()
+    owner = checkpoint_owner(user_id=user.pk)
+    handles = [checkpoint_handle(owner=owner, lesson_key=lesson.key, section_key="mask", option_key=k) for k in "ab"]
+
+    def click(index: int):
+        return checkpoint_answer_record(user=user, lesson=lesson, section_key="mask", handle=handles[index % 2])
+
+    kept = run_together(10, click)
+    (stored,) = CheckpointAnswer.objects.filter(user=user)
+    assert set(kept) == {stored.option_key}
