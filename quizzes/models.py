@@ -11,12 +11,13 @@ from quizzes.accounts.models import IdempotencyKey, LearnerProfile, TokenDevice,
 from quizzes.content.models import GenerationJob, Lesson, Option, Question
 from quizzes.notifications.models import ReminderDelivery
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
-from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.models import Attempt, AttemptItem, CheckpointAnswer
 from quizzes.reviews.models import ParameterFit, ReviewCard, ReviewLog
 
 __all__ = [
     "Attempt",
     "AttemptItem",
+    "CheckpointAnswer",
     "GenerationJob",
     "IdempotencyKey",
     "LearnerProfile",

@@ -34,7 +34,7 @@ from quizzes.packs.rules import UPLOAD_GRACE, pack_status
 from quizzes.packs.selectors import pack_items, packs_for
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.next_step import NextStep
-from quizzes.practice.presenter import present_item
+from quizzes.practice.presenter import present_item, present_skipped_key
 from quizzes.practice.selectors import score_of
 from quizzes.reviews import selectors as review_selectors
 from quizzes.reviews.models import ReviewCard
@@ -79,8 +79,9 @@ def lesson_content(lesson: Lesson) -> dict[str, Any]:
 
 
 def item_public(item: AttemptItem) -> dict[str, Any]:
-    """One attempt item as the client sees it (the presenter's view; serializers pick the documented fields)."""
-    return present_item(item=item)
+    """One attempt item as the client sees it (the presenter's view; serializers pick the documented fields),
+    with a skipped item's answer once the learner asked for it (recorded as Again)."""
+    return {**present_item(item=item), "skipped_key": present_skipped_key(item=item)}
 
 
 def attempt_public(attempt: Attempt, *, with_items: bool = True) -> dict[str, Any]:
@@ -95,6 +96,8 @@ def attempt_public(attempt: Attempt, *, with_items: bool = True) -> dict[str, An
         "finished_at": attempt.finished_at,
         "item_count": len(items),
         "answered_count": len(answered),
+        "skipped_count": len(items) - len(answered) if attempt.finished_at is not None else 0,
+        "skipped_shown_at": attempt.skipped_shown_at,
         "score": score_of(scores=[item.score for item in items]),
     }
     if with_items:

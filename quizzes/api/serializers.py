@@ -389,6 +389,20 @@ class ItemResultSerializer(serializers.Serializer):
     display_code = serializers.CharField(required=False, allow_blank=True, help_text="Code: the given code.")
 
 
+class SkippedKeySerializer(serializers.Serializer):
+    """The answer of an item left unanswered, shown on request after the attempt finished (recorded as Again)."""
+
+    correct_option_id = serializers.CharField(allow_null=True, help_text="Choice items: the option id it shows.")
+    correct_choice_index = serializers.IntegerField(allow_null=True, help_text="Numeric items, answer_form=choice.")
+    correct_value = serializers.JSONField(allow_null=True, help_text="Numeric items.")
+    correct_value_latex = serializers.CharField(allow_null=True)
+    answer_shape = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    solution = SolutionStepSerializer(many=True, help_text="Numeric items: the worked solution.")
+    reference = serializers.CharField(allow_null=True, help_text="Code items: the reference solution.")
+    explanation = serializers.CharField(allow_blank=True)
+    explanation_html = serializers.CharField(allow_blank=True)
+
+
 class AttemptItemSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     attempt_id = serializers.IntegerField()
@@ -401,6 +415,13 @@ class AttemptItemSerializer(serializers.Serializer):
     answered_at = serializers.DateTimeField(allow_null=True)
     response = ItemResponseSerializer(allow_null=True)
     result = ItemResultSerializer(allow_null=True, help_text="null until the item is answered (locked).")
+    skipped_key = SkippedKeySerializer(
+        allow_null=True,
+        help_text=(
+            "null, except for an item left unanswered in a finished attempt whose skipped answers you asked to see "
+            "(POST /attempts/{id}/show-skipped/, which records each of them as Again): its answer."
+        ),
+    )
 
 
 class AttemptSummarySerializer(serializers.Serializer):
@@ -412,6 +433,13 @@ class AttemptSummarySerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
     item_count = serializers.IntegerField()
     answered_count = serializers.IntegerField()
+    skipped_count = serializers.IntegerField(
+        help_text="A finished attempt's unanswered items (0 while open): their answers stay hidden until asked for."
+    )
+    skipped_shown_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When you asked to see the skipped items' answers (POST /attempts/{id}/show-skipped/); null: never.",
+    )
     score = serializers.FloatField(
         allow_null=True, help_text="Mean over items (unanswered = 0); null before any answer."
     )
@@ -614,6 +642,7 @@ class OfflineEntrySerializer(serializers.Serializer):
         required=False,
         help_text=(
             "Deprecated (client-graded, marked so in the logs): a quiz question's result as the client judged it. "
+            "It may update a card you have, never create one (rejected: not_studied). "
             "Answer from a review pack instead (pack_item_id + what the learner did)."
         ),
     )
@@ -646,7 +675,8 @@ class OfflineEntryResultSerializer(serializers.Serializer):
     reason = serializers.CharField(
         allow_null=True,
         help_text=(
-            "rejected: unknown_question, wrong_outcome, in_future, …; pack answers also unknown_pack_item, "
+            "rejected: unknown_question, wrong_outcome, in_future, not_studied (correct for a quiz question you "
+            "have no card for), …; pack answers also unknown_pack_item, "
             "before_pack_issued, pack_revoked, pack_expired, answered_twice, foreign_option, unreadable_answer, "
             "code_not_runnable (the checker's message, with line and column; nothing locked: fix it and upload again)."
         ),

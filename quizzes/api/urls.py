@@ -21,6 +21,11 @@ v1 = [
     path("attempts/<int:attempt_id>/", attempts.AttemptDetailView.as_view(), name="attempt"),
     path("attempts/<int:attempt_id>/finish/", attempts.AttemptFinishView.as_view(), name="attempt-finish"),
     path("attempts/<int:attempt_id>/missed/", attempts.AttemptMissedView.as_view(), name="attempt-missed"),
+    path(
+        "attempts/<int:attempt_id>/show-skipped/",
+        attempts.AttemptShowSkippedView.as_view(),
+        name="attempt-show-skipped",
+    ),
     path("next-step/", next_step.NextStepView.as_view(), name="next-step"),
     path("items/<int:item_id>/", attempts.ItemDetailView.as_view(), name="item"),
     path("items/<int:item_id>/answer/", attempts.ItemAnswerView.as_view(), name="item-answer"),

@@ -7,15 +7,20 @@ the admin (the same YAML, in one text box). This module is the one place that kn
   option (the loader adds the file, the admin shows them on the field);
 * :func:`teaching_sections` renders it for the lesson page and the admin preview (Markdown and math
   through quizzes.core.rendering, pictures through quizzes.core.figures);
-* :func:`checkpoint_answer` grades a checkpoint.
+* :func:`checkpoint_answer` finds the option behind a handle, :func:`checkpoint_lock` keeps the first answer.
 
 **Checkpoints** are short self-checks between sections, not quiz questions: answering one must not
-spoil the quiz that follows nor feed the review schedule, so they live in the teaching text, are
-graded here and are locked per browser session (the page keeps the first answer). They follow the
+spoil the quiz that follows nor feed the review schedule, so they live in the teaching text and are
+graded here; no card, no log. The first answer locks: per learner for a signed-in learner
+(``CheckpointAnswer``, quizzes.practice), per browser session for a signed-out visitor. They follow the
 same rules as choice questions (shared/ITEM_WRITING.md): at least two options, exactly one correct,
 the option-length and catch-all rules of quizzes.content.cues, and the correct option is never the
 single widest. Before the answer the page shows the options in a fresh random order with opaque
 handles; correctness, feedback and the explanation only come back in the answer's response.
+
+**Handles are the learner's own** (:func:`checkpoint_owner`): an HMAC under the site's secret of the learner's
+id, or of a random token kept in a visitor's session, so the handle another session saw answered (a signed-out
+tab, a friend) is not one of this learner's options, and the first click with their own handles is theirs.
 """
 
 from __future__ import annotations
@@ -215,18 +220,34 @@ def teaching_for_authors(sections: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- presenting and grading
 
 
-def checkpoint_handle(*, lesson_key: str, section_key: str, option_key: str) -> str:
-    """What the page sends for an option: stable, unguessable, and saying nothing about correctness."""
-    return salted_hmac(_HANDLE_SALT, f"{lesson_key}:{section_key}:{option_key}", algorithm="sha256").hexdigest()[:16]
+def checkpoint_owner(*, user_id: int | None = None, visitor: str | None = None) -> str:
+    """Whose handles a page shows: a signed-in learner's (``user_id``) or a signed-out visitor's (``visitor``: a
+    random token their browser session keeps). Exactly one of the two."""
+    if (user_id is None) == (visitor is None):
+        raise ValueError("a checkpoint owner is a learner or a visitor")
+    return f"learner:{user_id}" if user_id is not None else f"visitor:{visitor}"
+
+
+def checkpoint_handle(*, owner: str, lesson_key: str, section_key: str, option_key: str) -> str:
+    """What the page sends for an option: stable for one owner (:func:`checkpoint_owner`), different for every
+    other, unguessable, and saying nothing about correctness."""
+    message = f"{owner}|{lesson_key}:{section_key}:{option_key}"
+    return salted_hmac(_HANDLE_SALT, message, algorithm="sha256").hexdigest()[:16]
 
 
 def answer_key(*, lesson_key: str, section_key: str) -> str:
-    """Where a page keeps a checkpoint's first answer (the browser session)."""
+    """How a checkpoint's first answer is looked up ("lesson:section"; the browser session's key for visitors)."""
     return f"{lesson_key}:{section_key}"
 
 
 def _checkpoint_view(
-    lesson_key: str, section: Mapping[str, Any], chosen: str | None, *, reveal_all: bool, rng: random.Random
+    lesson_key: str,
+    section: Mapping[str, Any],
+    chosen: str | None,
+    *,
+    owner: str | None,
+    reveal_all: bool,
+    rng: random.Random,
 ) -> dict[str, Any] | None:
     checkpoint = section.get("checkpoint")
     if not checkpoint:
@@ -240,12 +261,16 @@ def _checkpoint_view(
         "locked": locked,
     }
     if not locked and not reveal_all:
+        if owner is None:
+            raise ValueError("an open checkpoint needs the owner of its handles (checkpoint_owner)")
         shuffled = list(options)
         rng.shuffle(shuffled)  # a fresh order on every page: position says nothing
         view["options"] = [
             {
                 "number": number,
-                "handle": checkpoint_handle(lesson_key=lesson_key, section_key=section["key"], option_key=o["key"]),
+                "handle": checkpoint_handle(
+                    owner=owner, lesson_key=lesson_key, section_key=section["key"], option_key=o["key"]
+                ),
                 "text_html": render_markdown(o["text"]),
                 "label": cues.plain_text(o["text"]),  # the button's name: math alone gives a screen reader none
             }
@@ -283,14 +308,15 @@ def teaching_sections(
     lesson_key: str,
     sections: Any,
     answers: Mapping[str, str] | None = None,
+    owner: str | None = None,
     reveal_all: bool = False,
     rng: random.Random | None = None,
 ) -> list[dict[str, Any]]:
     """The sections rendered for a page: title, body HTML, picture, and the checkpoint as the learner sees
-    it now (options with handles before the answer; marks, feedback and explanation after it).
+    it now (options with ``owner``'s handles before the answer; marks, feedback and explanation after it).
 
     ``answers`` maps :func:`answer_key` to the option key answered first; ``reveal_all`` shows every
-    checkpoint's key (the admin preview).
+    checkpoint's key (the admin preview: no handles).
     """
     answers = answers or {}
     rng = rng or random.SystemRandom()
@@ -305,42 +331,57 @@ def teaching_sections(
                 "body_html": scrollable(render_markdown(section["body"])),
                 "figure": figure,
                 "figure_svg": lesson_figure(figure) if figure else None,
-                "checkpoint": _checkpoint_view(lesson_key, section, chosen, reveal_all=reveal_all, rng=rng),
+                "checkpoint": _checkpoint_view(
+                    lesson_key, section, chosen, owner=owner, reveal_all=reveal_all, rng=rng
+                ),
             }
         )
     return views
 
 
-def checkpoint_answer(*, lesson_key: str, sections: Any, section_key: str, handle: str) -> str:
-    """The option key behind ``handle`` in the checkpoint of section ``section_key``.
+def has_checkpoints(sections: Any) -> bool:
+    """Whether any section of a teaching text carries a checkpoint."""
+    return any(section.get("checkpoint") for section in sections or [])
 
-    DomainError NOT_FOUND for a section without a checkpoint, FOREIGN_OPTION for a handle that is not
-    one of its options (a stale page after the author changed the options, or a forged request).
+
+def checkpoint_answer(*, owner: str, lesson_key: str, sections: Any, section_key: str, handle: str) -> str:
+    """The option key behind ``owner``'s ``handle`` in the checkpoint of section ``section_key``.
+
+    DomainError NOT_FOUND for a section without a checkpoint, FOREIGN_OPTION for a handle that is not one of
+    its options for this owner (a stale page after the author changed the options or the learner signed in or
+    out, another session's handle, or a forged request).
     """
     section = next((s for s in sections or [] if s["key"] == section_key), None)
     if section is None or not section.get("checkpoint"):
         raise DomainError(ErrorCode.NOT_FOUND, _("This lesson has no such checkpoint."))
     for option in section["checkpoint"]["options"]:
-        if checkpoint_handle(lesson_key=lesson_key, section_key=section_key, option_key=option["key"]) == handle:
+        mine = checkpoint_handle(owner=owner, lesson_key=lesson_key, section_key=section_key, option_key=option["key"])
+        if mine == handle:
             return str(option["key"])
     raise DomainError(
         ErrorCode.FOREIGN_OPTION, _("That option is not one of this checkpoint's options: reload the page.")
     )
 
 
-def checkpoint_lock(*, lesson_key: str, sections: Any, section_key: str, handle: str, previous: str | None) -> str:
+def checkpoint_lock(
+    *, owner: str, lesson_key: str, sections: Any, section_key: str, handle: str, previous: str | None
+) -> str:
     """The option that stays chosen: the first answer if it is still one of the options (the lock), else the
     option behind ``handle`` (DomainError as :func:`checkpoint_answer`)."""
-    chosen = checkpoint_answer(lesson_key=lesson_key, sections=sections, section_key=section_key, handle=handle)
+    chosen = checkpoint_answer(
+        owner=owner, lesson_key=lesson_key, sections=sections, section_key=section_key, handle=handle
+    )
     section = next(s for s in sections if s["key"] == section_key)
     if previous is not None and any(o["key"] == previous for o in section["checkpoint"]["options"]):
         return previous
     return chosen
 
 
-def checkpoint_section(*, lesson_key: str, sections: Any, section_key: str, chosen: str | None) -> dict[str, Any]:
+def checkpoint_section(
+    *, owner: str, lesson_key: str, sections: Any, section_key: str, chosen: str | None
+) -> dict[str, Any]:
     """One section's checkpoint as the page shows it after ``chosen`` (the htmx fragment after an answer)."""
     section = next(s for s in sections or [] if s["key"] == section_key)
-    view = _checkpoint_view(lesson_key, section, chosen, reveal_all=False, rng=random.SystemRandom())
+    view = _checkpoint_view(lesson_key, section, chosen, owner=owner, reveal_all=False, rng=random.SystemRandom())
     assert view is not None  # checkpoint_answer found it
     return view

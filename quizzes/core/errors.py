@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     UNREADABLE_ANSWER = "unreadable_answer"
     ATTEMPT_UNFINISHED = "attempt_unfinished"
     NOTHING_MISSED = "nothing_missed"
+    NOTHING_SKIPPED = "nothing_skipped"
     CODE_NOT_RUNNABLE = "code_not_runnable"
 
     # --- reviews --------------------------------------------------------------------------------
@@ -74,6 +75,7 @@ class ErrorCode(StrEnum):
     BEFORE_CARD_EXISTED = "before_card_existed"
     UNKNOWN_QUESTION = "unknown_question"
     WRONG_OUTCOME = "wrong_outcome"
+    NOT_STUDIED = "not_studied"  # a client-graded quiz entry for a question with no card: it cannot create one
 
     # --- offline review packs -------------------------------------------------------------------
     PACK_SIZE = "pack_size"

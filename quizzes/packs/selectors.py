@@ -17,9 +17,14 @@ from quizzes.reviews.models import ReviewCard
 
 
 def cards_to_pack(*, user: User, until: dt.datetime, kinds: Iterable[str], limit: int) -> list[ReviewCard]:
-    """The learner's live cards due before ``until``, most overdue first, with questions and their options."""
+    """The learner's live cards due before ``until``, most overdue first, with questions and their options.
+
+    Only cards whose schedule rests on a rating the server stands behind (``keys_earned``): a pack carries each
+    quiz item's key, so a card built only from client-graded offline entries stays online-only until answered.
+    """
     return list(
         ReviewCard.objects.live_for(user)
+        .keys_earned()
         .due_before(until)
         .filter(question__kind__in=list(kinds))
         .select_related("question")

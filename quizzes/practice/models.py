@@ -27,6 +27,15 @@ class Attempt(models.Model):
     seed = models.BigIntegerField(_("seed"), help_text=_("Drives this attempt's option orders and variant seeds."))
     started_at = models.DateTimeField(_("started at"), default=timezone.now)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    skipped_shown_at = models.DateTimeField(
+        _("skipped answers shown at"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "When the learner asked to see the answers of the items they skipped (after finishing): each of those "
+            "items was recorded as Again then."
+        ),
+    )
 
     objects = AttemptQuerySet.as_manager()
 
@@ -128,3 +137,35 @@ class AttemptItem(LockedAnswer):
 
     def __str__(self) -> str:
         return f"{self.attempt} · {self.position}: {self.question.key}"
+
+
+class CheckpointAnswer(models.Model):
+    """A signed-in learner's first answer to a teaching checkpoint (quizzes.content.teaching): the lock.
+
+    Checkpoints are self-checks outside the review schedule: no card, no log. One row per learner and
+    checkpoint (the unique constraint settles two first clicks at once); signed-out visitors keep theirs in
+    the browser session instead. The first answer stays unless its option is no longer one of the checkpoint's
+    (an author changed them): then the next answer replaces it (``checkpoint_answer_record``).
+    """
+
+    # no index of its own: the unique (user, lesson, section_key) starts with it
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="checkpoint_answers", db_index=False
+    )
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="checkpoint_answers")
+    section_key = models.SlugField(_("section key"), max_length=100, db_index=False)
+    option_key = models.SlugField(_("option key"), max_length=100, db_index=False)
+    answered_at = models.DateTimeField(_("answered at"), default=timezone.now)
+
+    class Meta:
+        ordering = ("user", "lesson", "section_key")
+        verbose_name = _("checkpoint answer")
+        verbose_name_plural = _("checkpoint answers")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["user", "lesson", "section_key"], name="checkpoint_answer_one_per_learner_checkpoint"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.lesson.key}:{self.section_key} → {self.option_key}"

@@ -23,6 +23,7 @@ Rules that live here and nowhere else:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -469,19 +470,67 @@ def present_item(*, item: AttemptItem, reveal: bool = False) -> dict[str, Any]:
     return view
 
 
+def key_shown(*, item: AttemptItem) -> bool:
+    """Whether the learner may see this item's answer: after its lock, or — left unanswered in a finished
+    attempt — once they asked for the skipped answers (recorded as Again: ``attempt_show_skipped``)."""
+    return item.is_answered or item.attempt.skipped_shown_at is not None
+
+
+def present_skipped_key(*, item: AttemptItem) -> dict[str, Any] | None:
+    """A skipped item's answer for clients (the API), once the learner asked for the skipped answers; None
+    before that and for answered items (whose ``result`` carries it). Option ids are this item's handles."""
+    if item.is_answered or not key_shown(item=item):
+        return None
+    question = item.question
+    key: dict[str, Any] = {
+        "correct_option_id": None,
+        "correct_choice_index": None,
+        "correct_value": None,
+        "correct_value_latex": None,
+        "answer_shape": None,
+        "solution": [],
+        "reference": None,
+        "explanation": question.explanation,
+        "explanation_html": render_markdown(question.explanation),
+    }
+    if question.kind == Question.Kind.CHOICE:
+        options = {option.pk: option for option in question.options.all()}
+        correct = next((pk for pk in item.option_order or [] if pk in options and options[pk].is_correct), None)
+        key["correct_option_id"] = option_handle(item_id=item.pk, option_id=correct) if correct else None
+    elif question.kind == Question.Kind.NUMERIC and item.variant:
+        from attention_engine.generators import Variant
+
+        variant = item.variant
+        if question.answer_form == Question.AnswerForm.CHOICE:
+            key["correct_choice_index"] = Variant.from_dict(variant).correct_choice_index
+        key["correct_value"] = variant.get("answer")
+        key["correct_value_latex"] = value_to_latex(variant.get("answer"))
+        key["answer_shape"] = list(variant.get("answer_shape", []))
+        key["solution"] = list(variant.get("solution", []))
+    elif question.kind == Question.Kind.CODE and question.code_spec is not None:
+        from quizzes.content.code import CodeSpecError, spec_from_field
+
+        with contextlib.suppress(CodeSpecError):
+            key["reference"] = spec_from_field(question.code_spec).reference
+    return key
+
+
 def present_missed(*, item: AttemptItem) -> dict[str, Any]:
     """A missed item as the end screen teaches it: your answer beside the correct one, the misconception your
-    answer stands for, the explanation. Unanswered items show the correct answer and the explanation only.
+    answer stands for, the explanation. Unanswered items show the correct answer and the explanation only, and
+    only once the learner asked for the skipped answers (:func:`key_shown`); before that, the prompt alone.
 
     Built from the item's locked result (and, for an unanswered item, from the question and variant: the
     attempt is finished, so nothing can be answered any more).
     """
     question = item.question
     numeric = numeric_view(question=question, variant=item.variant)
+    revealed = key_shown(item=item)
     entry: dict[str, Any] = {
         "position": item.position,
         "number": item.position + 1,
         "answered": item.is_answered,
+        "key_shown": revealed,
         "kind": question.kind,
         "numeric": question.kind == Question.Kind.NUMERIC,
         "prompt": numeric["prompt"] if numeric else question.prompt,
@@ -490,9 +539,11 @@ def present_missed(*, item: AttemptItem) -> dict[str, Any]:
         "correct_html": "",
         "misconception": None,  # {"title", "explanation"} (numeric) or the chosen option's feedback (choice)
         "feedback_html": "",
-        "explanation_html": render_markdown(question.explanation),
+        "explanation_html": render_markdown(question.explanation) if revealed else "",
         "message": grade_message(item.result) if item.result else "",
     }
+    if not revealed:  # a skipped item before the learner asked: nothing about its answer
+        return entry
     stored = item.result or {}
     if question.kind == Question.Kind.CHOICE:
         options = {option.pk: option for option in question.options.all()}

@@ -178,6 +178,15 @@ def review_attempt_open(*, user: User, lesson: Lesson, now: dt.datetime | None =
     )
 
 
+def checkpoint_answers(*, user: User, lesson: Lesson) -> dict[str, str]:
+    """The learner's first answers to the lesson's teaching checkpoints: ``answer_key`` → option key."""
+    from quizzes.content.teaching import answer_key
+    from quizzes.practice.models import CheckpointAnswer
+
+    rows = CheckpointAnswer.objects.filter(user=user, lesson=lesson).values_list("section_key", "option_key")
+    return {answer_key(lesson_key=lesson.key, section_key=section): option for section, option in rows}
+
+
 # --- the end screen and the lesson page -----------------------------------------------------------
 
 
@@ -196,6 +205,16 @@ class AttemptSummary:
     @property
     def total(self) -> int:
         return len(self.items)
+
+    @property
+    def skipped(self) -> list[AttemptItem]:
+        """The items left unanswered: their answers are shown only on request (``attempt_show_skipped``)."""
+        return [item for item in self.items if not item.is_answered]
+
+    @property
+    def skipped_shown(self) -> bool:
+        """The learner asked to see the skipped items' answers (each was recorded as Again then)."""
+        return self.attempt.skipped_shown_at is not None
 
 
 def attempt_summary(*, user: User, attempt: Attempt) -> AttemptSummary:

@@ -18,10 +18,13 @@ entry is rejected with a reason (an ErrorCode) and the rest are applied:
 * ``wrong_outcome`` — a quiz question needs ``correct`` (true/false), a prompt/recall card ``rating`` 1–4;
 * ``naive_time`` — a review time without a time zone;
 * ``in_future`` — reviewed more than ``MAX_CLOCK_SKEW`` after the server's now;
-* ``before_card_existed`` — reviewed before the question existed or before the learner signed up.
+* ``before_card_existed`` — reviewed before the question existed or before the learner signed up;
+* ``not_studied`` — a quiz entry sent as ``correct`` (the client's grade) for a question the learner has no
+  card for: it may update a card, never create one (``client_grade_refusal``; judged under the card locks).
 
 A quiz entry sent as ``correct`` is the client's own grade (deprecated): its log is marked
-``client_graded``. An offline review pack's answers are graded by the server before they get here
+``client_graded``, and a card whose logs are all client-graded is not packed with its key
+(quizzes.packs.selectors). An offline review pack's answers are graded by the server before they get here
 (quizzes.packs.upload) and arrive with their question resolved and ``server_graded`` set.
 """
 
@@ -46,7 +49,7 @@ from quizzes.core.errors import ErrorCode
 from quizzes.reviews import learner_cache, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
-from quizzes.reviews.rules import Refusal, review_time_refusal, stored_client_uuids
+from quizzes.reviews.rules import Refusal, client_grade_refusal, review_time_refusal, stored_client_uuids
 from quizzes.reviews.services import ADVANCED_FIELDS, card_advance, card_replay
 
 
@@ -211,26 +214,9 @@ def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerP
         to_replay: list[ReviewCard] = []
         empty: list[ReviewCard] = []
         for card in cards:
-            logs = []
-            # Replay order is (reviewed_at, id): insert in time order, ties in batch order (a stable sort).
-            for entry, rating, outcome in sorted(to_apply[card.question_id], key=lambda a: a[0].reviewed_at):
-                if entry.client_uuid in stored:
-                    outcome.status = EntryStatus.ALREADY_STORED
-                    continue
-                log = ReviewLog(
-                    user=user,
-                    card=card,
-                    rating=rating,
-                    reviewed_at=entry.reviewed_at,
-                    duration_ms=entry.duration_ms,
-                    source=ReviewLog.Source.OFFLINE,
-                    client_uuid=entry.client_uuid,
-                    # the deprecated `correct` form: the client's word, which the server could not check
-                    client_graded=entry.correct is not None and not entry.server_graded,
-                )
-                log.full_clean(exclude=["user", "card"], validate_constraints=False)  # FKs: the database checks them
-                logs.append(log)
-                new_logs.append((log, outcome))
+            found = _card_logs(user=user, card=card, group=to_apply[card.question_id], stored=stored, known=last_log_at)
+            new_logs += found
+            logs = [log for log, _outcome in found]
             if not logs:
                 if card.pk not in last_log_at:  # created above for entries stored meanwhile: new again
                     empty.append(card)
@@ -250,6 +236,44 @@ def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerP
         if advanced or replayed:
             reminder_clock_card_due(profile=profile, due=min(card.due for card in [*advanced, *replayed]))
         learner_cache.learner_changed(user.pk)  # bulk writes send no signals
+
+
+def _card_logs(
+    *,
+    user: User,
+    card: ReviewCard,
+    group: list[Accepted],
+    stored: set[uuid.UUID],
+    known: dict[int, dt.datetime],
+) -> list[tuple[ReviewLog, EntryOutcome]]:
+    """One locked card's new logs, in replay order; an entry stored meanwhile is marked so, and a client-graded
+    one for a card that had no log before this batch (``known``: the stored cards' newest log) is rejected."""
+    logs = []
+    # Replay order is (reviewed_at, id): insert in time order, ties in batch order (a stable sort).
+    for entry, rating, outcome in sorted(group, key=lambda a: a[0].reviewed_at):
+        if entry.client_uuid in stored:
+            outcome.status = EntryStatus.ALREADY_STORED
+            continue
+        # the deprecated `correct` form: the client's word, which the server could not check
+        client_graded = entry.correct is not None and not entry.server_graded
+        # under the lock: a card has logs (or it is deleted), so "no stored log" is "created by this batch"
+        refused = client_grade_refusal(card_exists=card.pk in known) if client_graded else None
+        if refused is not None:
+            outcome.status, outcome.reason, outcome.message = EntryStatus.REJECTED, refused.code, refused.message
+            continue
+        log = ReviewLog(
+            user=user,
+            card=card,
+            rating=rating,
+            reviewed_at=entry.reviewed_at,
+            duration_ms=entry.duration_ms,
+            source=ReviewLog.Source.OFFLINE,
+            client_uuid=entry.client_uuid,
+            client_graded=client_graded,
+        )
+        log.full_clean(exclude=["user", "card"], validate_constraints=False)  # FKs: the database checks them
+        logs.append((log, outcome))
+    return logs
 
 
 def _save_advanced(cards: list[ReviewCard]) -> None:

@@ -30,6 +30,15 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
         """The learner's cards they can review: not suspended, question and lesson published (``user``: or its id)."""
         return self.filter(user=user, suspended=False).of_published_questions()
 
+    def keys_earned(self) -> ReviewCardQuerySet:
+        """Cards with at least one rating the server stands behind: an answer it graded (online or from a pack), a
+        self-rating of a prompt or recall card, or a seen answer recorded as Again. A card whose ratings are all
+        the client's own grade (the deprecated offline ``correct`` form) is left out: nothing the server saw says
+        the learner ever faced the question, so its key is not handed out (quizzes.packs)."""
+        from quizzes.reviews.models import ReviewLog  # the models import this module
+
+        return self.filter(models.Exists(ReviewLog.objects.filter(card=models.OuterRef("pk"), client_graded=False)))
+
     def due_before(self, moment: dt.datetime) -> ReviewCardQuerySet:
         return self.filter(due__lt=moment)
 

@@ -8,7 +8,10 @@ A self-rating through the pages or the API (``card_rate``) and an entry of an of
 * a time a *client's* clock reported (an API rating with ``reviewed_at``, an offline entry) is not
   before the question existed or before the learner's account did;
 * a client UUID already stored for the learner names that stored rating: sending it again is a
-  no-op, checked before anything else (``stored_client_uuids``), so a retry never fails.
+  no-op, checked before anything else (``stored_client_uuids``), so a retry never fails;
+* a quiz result the *client* graded (the deprecated offline ``correct`` form) may move a card that exists,
+  never create one (``client_grade_refusal``): a quiz question's first answer is graded on the server, and a
+  card is what a review pack carries the key of.
 
 Each check returns a :class:`Refusal` (an ErrorCode and a message) or None; the service decides
 whether that is an error (``card_rate``) or a rejected entry (the offline upload).
@@ -67,6 +70,21 @@ def review_time_refusal(
     if joined is not None and reviewed_at < joined:
         return Refusal(ErrorCode.BEFORE_CARD_EXISTED, _("The review time is before your account existed."))
     return None
+
+
+def client_grade_refusal(*, card_exists: bool) -> Refusal | None:
+    """Why a client-graded quiz result cannot be stored, or None: it may update the learner's card for the
+    question, not create it. Otherwise "correct: false" for a question never answered would make a card, the
+    next review pack would carry its key, and the first answer graded on the server would follow the key."""
+    if card_exists:
+        return None
+    return Refusal(
+        ErrorCode.NOT_STUDIED,
+        _(
+            "You have not studied this quiz question yet: its first answer is graded by the server. Answer it "
+            "online (or from a review pack) first; correct: true/false can only update a card you already have."
+        ),
+    )
 
 
 def stored_client_uuids(*, user: User, uuids: Iterable[uuid.UUID]) -> set[uuid.UUID]:

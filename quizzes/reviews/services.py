@@ -407,6 +407,7 @@ def cards_carry_over(*, replacements: dict[str, str] | None = None) -> int:
                         duration_ms=log.duration_ms,
                         source=log.source,
                         role=log.role,
+                        client_graded=log.client_graded,  # a client's grade stays one (packs: no key)
                     )
                     for log in logs
                 )

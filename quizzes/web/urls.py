@@ -82,6 +82,7 @@ urlpatterns = [
     path("attempts/<int:attempt_id>/finish/", quiz.attempt_finish, name="attempt_finish"),
     path("attempts/<int:attempt_id>/summary/", quiz.attempt_summary, name="attempt_summary"),
     path("attempts/<int:attempt_id>/missed/", quiz.attempt_missed, name="attempt_missed"),
+    path("attempts/<int:attempt_id>/skipped/show/", quiz.attempt_show_skipped, name="attempt_show_skipped"),
     path("review/", review.review_session, name="review_session"),
     path("review/lessons/<slug:lesson_key>/quiz/", review.review_quiz, name="review_quiz"),
     path("interview/", interview.interview_index, name="interview_index"),

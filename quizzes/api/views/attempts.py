@@ -1,4 +1,5 @@
-"""Attempts: start (study or review), list, read, answer an item (first answer locks), finish, practise the missed."""
+"""Attempts: start (study or review), list, read, answer an item (first answer locks), finish, show the skipped
+answers (they count as not known), practise the missed."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from quizzes.practice.selectors import attempt_for, attempts_for, item_for, item
 from quizzes.practice.services import (
     CodeNotRunnable,
     attempt_finish,
+    attempt_show_skipped,
     attempt_start,
     attempt_start_missed,
     item_answer,
@@ -124,6 +126,10 @@ class AttemptFinishView(APIView):
         tags=TAG,
         operation_id="attempts_finish",
         summary="Finish an attempt (idempotent); unanswered items stay unanswered and score 0",
+        description=(
+            "Unanswered items keep their answers hidden (`skipped_count`); POST /attempts/{id}/show-skipped/ shows "
+            "them and counts them as not known."
+        ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=None,
         responses={200: s.AttemptSerializer, **errors(401, 404, 422)},
@@ -132,6 +138,31 @@ class AttemptFinishView(APIView):
     def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         attempt = _attempt(request, attempt_id)
         attempt_finish(user=request.user, attempt=attempt)
+        return Response(s.AttemptSerializer(r.attempt_public(_attempt(request, attempt_id))).data)
+
+
+class AttemptShowSkippedView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="attempts_show_skipped",
+        summary="Show the answers of the items a finished attempt skipped: they count as not known",
+        description=(
+            "A finished attempt's unanswered items (`skipped_count`) keep their answers hidden: seeing an answer "
+            'without recalling it first is a failed retrieval. Ask the learner first ("show the answers to the '
+            '24 items you skipped — they will count as not known"), then call this: each skipped item is '
+            "recorded as Again on its card now, and only a question's first answer of the study day moves its "
+            "review date, so answering it again today (a retake, practising the missed ones) does not count. "
+            "The attempt comes back with `skipped_shown_at` set and each skipped item's `skipped_key`. "
+            "Idempotent: calling it again records nothing and returns the same. Refused with 400 "
+            "`attempt_unfinished` before the attempt is finished and `nothing_skipped` when every item was answered."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=None,
+        responses={200: s.AttemptSerializer, **errors(400, 401, 404, 422)},
+    )
+    @idempotent
+    def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
+        attempt_show_skipped(user=request.user, attempt=_attempt(request, attempt_id), source=ReviewLog.Source.API)
         return Response(s.AttemptSerializer(r.attempt_public(_attempt(request, attempt_id))).data)
 
 

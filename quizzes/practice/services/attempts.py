@@ -26,7 +26,9 @@ from quizzes.content.selectors import lesson_quiz_questions, live_options
 from quizzes.content.validation import MAX_VARIANT_SEED, VALIDATION_SEEDS
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.selectors import lesson_due_questions
+from quizzes.reviews.services import card_record_answer
 
 NUMBERING_RETRIES = 8
 
@@ -198,6 +200,40 @@ def attempt_finish(*, user: User, attempt: Attempt, now: dt.datetime | None = No
         locked.finished_at = now or timezone.now()
         locked.full_clean(validate_unique=False, validate_constraints=False)
         locked.save(update_fields=["finished_at"])
+    return locked
+
+
+def attempt_show_skipped(
+    *, user: User, attempt: Attempt, source: str = ReviewLog.Source.WEB, now: dt.datetime | None = None
+) -> Attempt:
+    """Show the answers of the items a finished attempt left unanswered: seeing a key is a failed retrieval.
+
+    Each skipped item is recorded as a wrong answer (Again) now, through the answers' own service
+    (``card_record_answer``), so the rule "only the study day's first answer moves a card"
+    (quizzes.reviews.scheduling) keeps the next attempt's answers today from counting. Idempotent: the
+    conditional ``UPDATE … WHERE skipped_shown_at IS NULL`` lets exactly one request record them; a repeat (or
+    a concurrent one) finds them shown and records nothing. Refusals: ATTEMPT_UNFINISHED (an item can still be
+    answered), NOTHING_SKIPPED.
+    """
+    now = now or timezone.now()
+    if attempt.user_id != user.pk:
+        raise PermissionDenied(_("This attempt belongs to another learner."))
+    with transaction.atomic():
+        won = Attempt.objects.filter(
+            pk=attempt.pk, user=user, finished_at__isnull=False, skipped_shown_at__isnull=True
+        ).update(skipped_shown_at=now)
+        locked = Attempt.objects.select_related("lesson").get(pk=attempt.pk)
+        if locked.finished_at is None:
+            raise DomainError(
+                ErrorCode.ATTEMPT_UNFINISHED, _("Finish this attempt first; then its skipped answers can be shown.")
+            )
+        skipped = list(locked.items.unanswered().select_related("question").order_by("position"))
+        if not skipped:
+            raise DomainError(ErrorCode.NOTHING_SKIPPED, _("This attempt has no skipped items."))
+        if won:
+            for item in skipped:
+                item.attempt = locked
+                card_record_answer(user=user, item=item, correct=False, reviewed_at=now, source=source)
     return locked
 
 

@@ -36,6 +36,7 @@ from quizzes.practice.selectors import (
 )
 from quizzes.practice.services import CodeNotRunnable, item_answer, item_rate
 from quizzes.practice.services import attempt_finish as finish_attempt
+from quizzes.practice.services import attempt_show_skipped as show_skipped
 from quizzes.practice.services import attempt_start as start_attempt
 from quizzes.practice.services import attempt_start_missed as start_missed
 from quizzes.reviews.models import ReviewLog
@@ -294,10 +295,24 @@ def attempt_summary(request: LearnerRequest, attempt_id: int) -> HttpResponse:
             "summary": summary,
             "score_percent": None if summary.score is None else round(100 * summary.score),
             "missed": missed,
+            "skipped_count": len(summary.skipped),
             "next_review": describe_due(request.user, summary.next_review),
             "next_step": next_step_link(request.user, next_step_for(user=request.user)),
         },
     )
+
+
+@login_required
+@require_POST
+def attempt_show_skipped(request: LearnerRequest, attempt_id: int) -> HttpResponse:
+    """Show the answers of the items the learner skipped: each is recorded as Again (service); idempotent."""
+    attempt = _own_attempt(request, attempt_id)
+    try:
+        shown = show_skipped(user=request.user, attempt=attempt)
+    except ValidationError as exc:  # DomainError: unfinished, nothing skipped
+        messages.error(request, " ".join(exc.messages))
+        return redirect("web:attempt_summary", attempt_id=attempt.pk)
+    return redirect(reverse("web:attempt_summary", args=[shown.pk]) + "#missed-heading")
 
 
 @login_required

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -11,11 +13,20 @@ from django.views.decorators.http import require_POST, require_safe
 
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.attention_demo import demo_matrix
+from quizzes.content.models import Lesson
 from quizzes.content.selectors import lesson_list_published, lesson_practice_questions, lesson_quiz_count
-from quizzes.content.teaching import answer_key, checkpoint_lock, checkpoint_section, teaching_sections
+from quizzes.content.teaching import (
+    answer_key,
+    checkpoint_lock,
+    checkpoint_owner,
+    checkpoint_section,
+    has_checkpoints,
+    teaching_sections,
+)
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.next_step import next_step_for
-from quizzes.practice.selectors import dashboard_reads, lesson_attempts, lesson_progress
+from quizzes.practice.selectors import checkpoint_answers, dashboard_reads, lesson_attempts, lesson_progress
+from quizzes.practice.services import checkpoint_answer_record
 from quizzes.reviews import selectors as review_selectors
 from quizzes.reviews.selectors import DayCount
 from quizzes.web import charts
@@ -25,8 +36,27 @@ from quizzes.web.views.common import next_step_link, published_lesson_or_404
 
 #: The lesson whose page carries the d_k demo (lesson 1, scaled dot-product attention).
 DEMO_LESSON_KEY = "sdpa"
-#: Where the browser session keeps the first answer to each checkpoint ("lesson:section" → option key).
+#: Where the browser session keeps a signed-out visitor's first answer to each checkpoint ("lesson:section" →
+#: option key); a signed-in learner's are stored per learner (CheckpointAnswer).
 CHECKPOINTS_SESSION_KEY = "quizzes.checkpoints"
+#: The random token a signed-out visitor's checkpoint handles are made from (their session's own).
+VISITOR_SESSION_KEY = "quizzes.checkpoint-visitor"
+
+
+def _checkpoint_context(request: PageRequest, lesson: Lesson) -> tuple[str, dict[str, str]]:
+    """Whose handles the page shows (checkpoint_owner) and the first answers it shows locked.
+
+    A signed-in learner: their stored answers, over any this browser session kept from before they were stored
+    per learner. A visitor: their session's answers, and a random token of the session's (made on first use).
+    """
+    session: dict[str, str] = request.session.get(CHECKPOINTS_SESSION_KEY, {})
+    learner = signed_in(request)
+    if learner is not None:
+        return checkpoint_owner(user_id=learner.pk), {**session, **checkpoint_answers(user=learner, lesson=lesson)}
+    visitor = request.session.get(VISITOR_SESSION_KEY)
+    if not visitor:
+        visitor = request.session[VISITOR_SESSION_KEY] = secrets.token_hex(16)
+    return checkpoint_owner(visitor=visitor), session
 
 
 # --- dashboard / landing -------------------------------------------------------------------------
@@ -111,9 +141,8 @@ def _demo_context(request: PageRequest) -> tuple[dict, int]:
 @require_safe
 def lesson_detail(request: PageRequest, key: str) -> HttpResponse:
     lesson = published_lesson_or_404(key)
-    teaching = teaching_sections(
-        lesson_key=lesson.key, sections=lesson.teaching, answers=request.session.get(CHECKPOINTS_SESSION_KEY, {})
-    )
+    owner, answers = _checkpoint_context(request, lesson) if has_checkpoints(lesson.teaching) else (None, {})
+    teaching = teaching_sections(lesson_key=lesson.key, sections=lesson.teaching, answers=answers, owner=owner)
     context: dict = {
         "lesson": lesson,
         "teaching": teaching,
@@ -136,7 +165,8 @@ def lesson_detail(request: PageRequest, key: str) -> HttpResponse:
 
 @require_POST
 def lesson_checkpoint(request: PageRequest, key: str, section: str) -> HttpResponse:
-    """Answer a teaching checkpoint: the first answer locks (kept in the session), then the explanation shows.
+    """Answer a teaching checkpoint: the first answer locks (per learner, or in a visitor's session), then the
+    explanation shows. Checkpoints never feed the review schedule.
 
     htmx gets the checkpoint's fragment; an option that is not the checkpoint's (a page from before the author
     changed it) gets the open checkpoint back with a message, as a 200: htmx does not swap a 4xx, and in DEBUG
@@ -144,29 +174,37 @@ def lesson_checkpoint(request: PageRequest, key: str, section: str) -> HttpRespo
     the lesson page (with the message above the content).
     """
     lesson = published_lesson_or_404(key)
-    answers = dict(request.session.get(CHECKPOINTS_SESSION_KEY, {}))
+    owner, answers = _checkpoint_context(request, lesson)
+    answers = dict(answers)
     slot = answer_key(lesson_key=lesson.key, section_key=section)
+    handle = request.POST.get("option", "")
+    learner = signed_in(request)
     error = ""
     try:
-        answers[slot] = checkpoint_lock(
-            lesson_key=lesson.key,
-            sections=lesson.teaching,
-            section_key=section,
-            handle=request.POST.get("option", ""),
-            previous=answers.get(slot),
-        )
+        if learner is not None:  # the learner's lock, whichever browser they answer in
+            answers[slot] = checkpoint_answer_record(
+                user=learner, lesson=lesson, section_key=section, handle=handle, carried=answers.get(slot)
+            )
+        else:
+            answers[slot] = checkpoint_lock(
+                owner=owner,
+                lesson_key=lesson.key,
+                sections=lesson.teaching,
+                section_key=section,
+                handle=handle,
+                previous=answers.get(slot),
+            )
+            request.session[CHECKPOINTS_SESSION_KEY] = answers
     except DomainError as exc:
         if exc.error_code == ErrorCode.NOT_FOUND:
             raise Http404(exc.messages[0]) from None
         error = exc.messages[0]
-    else:
-        request.session[CHECKPOINTS_SESSION_KEY] = answers
     if not request.htmx:
         if error:
             messages.error(request, error)
         return redirect(reverse("web:lesson_detail", args=[lesson.key]) + f"#cp-{section}")
     view = checkpoint_section(
-        lesson_key=lesson.key, sections=lesson.teaching, section_key=section, chosen=answers.get(slot)
+        owner=owner, lesson_key=lesson.key, sections=lesson.teaching, section_key=section, chosen=answers.get(slot)
     )
     context = {"checkpoint": view, "lesson": lesson, "error": error, "just_answered": not error}
     return render(request, "web/core/_checkpoint.html", context)

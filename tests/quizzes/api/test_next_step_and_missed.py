@@ -1,4 +1,4 @@
-"""The same guidance for mobile clients: GET /next-step/ and POST /attempts/{id}/missed/."""
+"""The same guidance for mobile clients: GET /next-step/, POST /attempts/{id}/missed/ and /show-skipped/."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from quizzes.models import Attempt
+from quizzes.models import Attempt, ReviewCard, ReviewLog
 from tests.factories import utc
 from tests.quizzes.api.helpers import answer_leaks, assert_error
 from tests.quizzes.api.test_attempts import correct_handle, start, wrong_handle
@@ -76,3 +76,58 @@ def test_practise_the_missed_ones_refusals(api, other_api, choice_lesson):
 
 def test_a_client_cannot_start_a_missed_attempt_directly(api, choice_lesson):
     assert_error(start(api, choice_lesson, mode="missed"), 400, "validation_error")
+
+
+def test_skipped_answers_stay_hidden_until_asked_for_and_then_count_as_not_known(api, quiz_lesson, user):
+    """The mobile end screen: a finished attempt's skipped items carry no answer; POST show-skipped records Again on
+    their cards for today (so today's next answers do not count) and returns each one's key. Idempotent."""
+    attempt = start(api, quiz_lesson).json()
+    first = attempt["items"][0]
+    api.post(f"/api/v1/items/{first['id']}/answer/", {"option_id": correct_handle(first)}, format="json")
+    finished = api.post(f"/api/v1/attempts/{attempt['id']}/finish/", format="json").json()
+    assert (finished["skipped_count"], finished["skipped_shown_at"]) == (3, None)
+    skipped = finished["items"][1:]
+    assert all(i["skipped_key"] is None and i["result"] is None for i in skipped)
+    assert answer_leaks(skipped) == []
+    assert start(api, quiz_lesson).json()["skipped_count"] == 0  # an open attempt has nothing skipped yet
+
+    url = f"/api/v1/attempts/{attempt['id']}/show-skipped/"
+    shown = api.post(url, format="json")
+    assert shown.status_code == 200
+    body = shown.json()
+    assert body["skipped_shown_at"] is not None and body["skipped_count"] == 3
+    assert body["items"][0]["skipped_key"] is None  # answered: its result carries the answer
+    for item in body["items"][1:]:
+        key = item["skipped_key"]
+        assert key["explanation"] is not None and key["explanation_html"] is not None
+        if item["question"]["kind"] == "choice":
+            assert key["correct_option_id"] == correct_handle(item)
+        else:
+            assert key["correct_value"] is not None and key["answer_shape"] is not None and key["solution"]
+    logs = ReviewLog.objects.filter(user=user, attempt_item_id__in=[i["id"] for i in skipped])
+    assert sorted(logs.values_list("rating", "source")) == [(1, "api")] * 3
+    # the same again: nothing more is recorded, the same attempt comes back
+    again = api.post(url, format="json").json()
+    assert again["skipped_shown_at"] == body["skipped_shown_at"] and logs.count() == 3
+    # a retake's right answer today to a shown question does not move its card
+    retake = start(api, quiz_lesson).json()
+    item = next(i for i in retake["items"] if i["question"]["id"] == skipped[0]["question"]["id"])
+    due = ReviewCard.objects.get(user=user, question_id=item["question"]["id"]).due
+    api.post(f"/api/v1/items/{item['id']}/answer/", {"option_id": correct_handle(item)}, format="json")
+    assert ReviewLog.objects.get(attempt_item_id=item["id"]).role == "repeat"
+    assert ReviewCard.objects.get(user=user, question_id=item["question"]["id"]).due == due
+
+
+def test_show_skipped_refusals(api, other_api, choice_lesson):
+    open_attempt = start(api, choice_lesson).json()
+    url = f"/api/v1/attempts/{open_attempt['id']}/show-skipped/"
+    assert_error(api.post(url, format="json"), 400, "attempt_unfinished")
+    assert not ReviewLog.objects.exists()
+    finished = api.post(f"/api/v1/attempts/{open_attempt['id']}/finish/", format="json").json()
+    assert_error(other_api.post(f"/api/v1/attempts/{finished['id']}/show-skipped/", format="json"), 404)
+    assert_error(api.get(url), 405)
+    done = start(api, choice_lesson).json()
+    for item in done["items"]:
+        api.post(f"/api/v1/items/{item['id']}/answer/", {"option_id": correct_handle(item)}, format="json")
+    api.post(f"/api/v1/attempts/{done['id']}/finish/", format="json")
+    assert_error(api.post(f"/api/v1/attempts/{done['id']}/show-skipped/", format="json"), 400, "nothing_skipped")

@@ -11,6 +11,7 @@ import time_machine
 from django.utils import timezone
 
 from quizzes.models import ReviewCard, ReviewLog
+from quizzes.practice.services import attempt_start, item_answer
 from tests import factories
 from tests.quizzes.api.conftest import token_client
 from tests.quizzes.api.helpers import assert_error
@@ -51,9 +52,17 @@ def upload(api, entries, **extra):
     return api.post(URL, {"entries": entries}, format="json", **extra)
 
 
+def _answered_online(user, question, at) -> None:
+    """The learner's first answer to a quiz question, graded by the server: the card a client's grade may update."""
+    with time_machine.travel(at, tick=False):
+        item = attempt_start(user=user, lesson=question.lesson).items.get(question=question)
+        item_answer(user=user, item=item, option_id=question.options.get(is_correct=True).pk)
+
+
 def test_upload_twice_gives_the_same_cards(api, user, setup):
     _start, content, _user = setup
     now = timezone.now()
+    _answered_online(user, content["choice"], now - dt.timedelta(days=12))
     entries = [
         entry(content["prompt"], now - dt.timedelta(days=10), rating=3, duration_ms=9000),
         entry(content["prompt"], now - dt.timedelta(days=7), rating=4),
@@ -72,7 +81,7 @@ def test_upload_twice_gives_the_same_cards(api, user, setup):
     assert second["cards"] == body["cards"]
     assert ReviewLog.objects.filter(user=user, source="offline").count() == 4
     choice_logs = ReviewLog.objects.filter(card__question=content["choice"]).order_by("reviewed_at")
-    assert [log.rating for log in choice_logs] == [1, 3]  # wrong → Again, right → Good
+    assert [(log.rating, log.client_graded) for log in choice_logs] == [(3, False), (1, True), (3, True)]
 
 
 def test_entries_merge_with_online_history_in_time_order(api, user, setup):
@@ -109,6 +118,38 @@ def test_bad_entries_are_rejected_with_reasons_and_the_rest_applied(api, user, s
     ]
     assert all(e["message"] for e in result if e["status"] == "rejected")
     assert ReviewLog.objects.filter(user=user).count() == 1
+
+
+def test_a_clients_grade_updates_a_card_but_never_creates_one(api, user, setup):
+    """The deprecated `correct` form for a quiz question never answered: rejected (`not_studied`), no card made,
+    so no review pack carries its key; once the learner answered it online, the same form updates the card."""
+    _start, content, _user = setup
+    now = timezone.now()
+    choice = content["choice"]
+    for correct in (False, True):
+        body = upload(api, [entry(choice, now - dt.timedelta(days=3), correct=correct)]).json()
+        (outcome,) = body["entries"]
+        assert (outcome["status"], outcome["reason"], outcome["card_id"]) == ("rejected", "not_studied", None)
+        assert "graded by the server" in outcome["message"] and body["cards"] == []
+    assert not ReviewCard.objects.filter(user=user).exists()
+    # a batch of several, and one beside a self-rating that is applied
+    body = upload(
+        api,
+        [
+            entry(choice, now - dt.timedelta(days=2), correct=True),
+            entry(choice, now - dt.timedelta(days=1), correct=False),
+            entry(content["prompt"], now - dt.timedelta(days=1), rating=3),
+        ],
+    ).json()
+    assert [(e["status"], e["reason"]) for e in body["entries"]] == [
+        ("rejected", "not_studied"),
+        ("rejected", "not_studied"),
+        ("applied", None),
+    ]
+    assert list(ReviewCard.objects.filter(user=user).values_list("question_id", flat=True)) == [content["prompt"].pk]
+    _answered_online(user, choice, now - dt.timedelta(days=1))
+    (updated,) = upload(api, [entry(choice, now - dt.timedelta(hours=1), correct=False)]).json()["entries"]
+    assert updated["status"] == "applied" and updated["card_id"]
 
 
 def test_duplicates_in_one_batch(api, user, setup):

@@ -17,6 +17,7 @@ from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quizzes.practice.services import attempt_start, item_answer
 from quizzes.reviews.offline import OfflineEntry, offline_reviews_merge
 from tests import factories
 from tests.quizzes.merge_snapshot import (
@@ -37,8 +38,9 @@ HISTORY_DAYS = 60
 
 @pytest.fixture(params=["default parameters", "personal parameters"])
 def world(db, request):
-    """A learner and three questions (two self-rated, one quiz) created HISTORY_DAYS ago; the learner is scheduled
-    with FSRS-6's defaults or with parameters fitted to them (issue 30)."""
+    """A learner and three questions (two self-rated, one quiz) created HISTORY_DAYS ago; the quiz question answered
+    online then (a client-graded entry may update a card, never create one); the learner is scheduled with FSRS-6's
+    defaults or with parameters fitted to them (issue 30)."""
     now = timezone.now().replace(microsecond=0)
     start = now - dt.timedelta(days=HISTORY_DAYS)
     with time_machine.travel(start, tick=False):
@@ -51,6 +53,8 @@ def world(db, request):
             factories.RecallQuestionFactory(lesson=lesson),
             factories.ChoiceQuestionFactory(lesson=lesson, options=2),
         ]
+        (item,) = attempt_start(user=user, lesson=lesson).items.all()
+        item_answer(user=user, item=item, option_id=item.question.options.get(is_correct=True).pk)
     return user, questions, start, now
 
 

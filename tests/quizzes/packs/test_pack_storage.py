@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from quizzes.api import representations as r
 from quizzes.core import rendering
-from quizzes.models import PackedVariant, PackItem, ReviewCard
+from quizzes.models import PackedVariant, PackItem, ReviewCard, ReviewLog
 from quizzes.packs import items as pack_items_module
 from quizzes.packs import selectors
 from quizzes.packs.services import pack_issue
@@ -32,7 +32,8 @@ def test_learners_drawing_the_same_variant_share_one_stored_copy(world):
     question.fixed_seed = 7  # every learner draws seed 7
     question.save()
     other = factories.UserFactory()
-    ReviewCard.objects.create(user=other, question=question, due=timezone.now())
+    card = ReviewCard.objects.create(user=other, question=question, due=timezone.now())
+    ReviewLog.objects.create(user=other, card=card, rating=3, reviewed_at=timezone.now())  # answered online
     first = pack_issue(user=world[0])
     count = PackedVariant.objects.count()
     second = pack_issue(user=other)

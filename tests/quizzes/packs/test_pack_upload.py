@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from attention_engine import generators
 from quizzes.models import Option, PackItem, Question, ReviewCard, ReviewLog
+from quizzes.practice.services import attempt_start, item_answer
 from tests import factories
 from tests.quizzes.api.conftest import token_client
 from tests.quizzes.api.helpers import assert_error
@@ -121,8 +122,8 @@ class TestServerGrades:
         error = assert_error(api.post(UPLOAD, body, format="json"), 400)
         assert "entries.0.correct" in error["error"]["fields"] or "entries" in error["error"]["fields"]
 
-    def test_the_old_correct_form_still_works_and_is_marked_client_graded(self, api, learner, world):
-        question = world[2]["choice"]
+    def test_the_old_correct_form_updates_a_card_and_is_marked_client_graded(self, api, learner, world):
+        question = world[2]["choice"]  # answered online a week ago: the learner has its card
         now = timezone.now()
         body = {"client_uuid": str(uuid.uuid4()), "question_id": question.pk, "reviewed_at": now.isoformat()}
         (outcome,) = upload(api, {**body, "correct": True})
@@ -131,6 +132,46 @@ class TestServerGrades:
         prompt = world[2]["prompt"]
         upload(api, {**body, "client_uuid": str(uuid.uuid4()), "question_id": prompt.pk, "rating": 3})
         assert newest_log(learner, prompt.pk).client_graded is False  # a self-rating is the learner's by nature
+
+    def test_the_old_correct_form_cannot_create_a_card_so_no_pack_carries_its_key(self, api, learner, world):
+        with time_machine.travel(timezone.now() - dt.timedelta(days=7), tick=False):
+            never = factories.ChoiceQuestionFactory(lesson=world[1], order=9, options=4)  # never answered
+        now = timezone.now()
+        for correct in (False, True):
+            body = {"client_uuid": str(uuid.uuid4()), "question_id": never.pk, "correct": correct}
+            (outcome,) = upload(api, {**body, "reviewed_at": (now - dt.timedelta(days=3)).isoformat()})
+            assert (outcome["status"], outcome["reason"], outcome["card_id"]) == ("rejected", "not_studied", None)
+        by_key = {"client_uuid": str(uuid.uuid4()), "question_key": never.key, "correct": False}
+        (outcome,) = upload(api, {**by_key, "reviewed_at": now.isoformat()})
+        assert outcome["reason"] == "not_studied"
+        assert not ReviewCard.objects.filter(user=learner, question=never).exists()
+        pack = api.post(PACKS, {}, format="json").json()
+        assert never.pk not in {i["question"]["id"] for i in pack["items"]}
+
+
+class TestKeysOnlyForCardsTheServerSaw:
+    def test_a_card_of_client_graded_logs_only_gets_no_key_until_answered_on_the_server(self, api, learner, world):
+        """A card from before the rule (the deprecated form made it) is due, yet no pack carries its key."""
+        with time_machine.travel(timezone.now() - dt.timedelta(days=7), tick=False):
+            question = factories.ChoiceQuestionFactory(lesson=world[1], order=9, options=4)
+        card = ReviewCard.objects.create(user=learner, question=question, due=timezone.now() - dt.timedelta(hours=1))
+        ReviewLog.objects.create(
+            user=learner,
+            card=card,
+            rating=1,
+            reviewed_at=timezone.now() - dt.timedelta(days=3),
+            source="offline",
+            client_graded=True,
+        )
+        packed = {i["question"]["id"] for i in api.post(PACKS, {}, format="json").json()["items"]}
+        assert question.pk not in packed
+        assert packed == {q.pk for q in world[2].values()}  # the cards the server saw answered or rated are there
+        # answered on the server (here: online), the card has earned its key
+        item = attempt_start(user=learner, lesson=world[1]).items.get(question=question)
+        item_answer(user=learner, item=item, option_id=question.options.filter(is_correct=False).first().pk)
+        items = api.post(PACKS, {"days": 3}, format="json").json()["items"]  # due again tomorrow (Again)
+        keyed = next(i for i in items if i["question"]["id"] == question.pk)
+        assert keyed["key"]["correct_option_id"]
 
 
 class TestValidityByReviewTime:

@@ -7,8 +7,15 @@ from collections.abc import Callable
 import pytest
 from django.db import connection, connections, transaction
 
-from quizzes.models import Attempt, AttemptItem, ReviewCard, ReviewLog
-from quizzes.practice.services import attempt_start, item_answer
+from quizzes.content.teaching import checkpoint_handle, checkpoint_owner, parse_teaching
+from quizzes.models import Attempt, AttemptItem, CheckpointAnswer, ReviewCard, ReviewLog
+from quizzes.practice.services import (
+    attempt_finish,
+    attempt_show_skipped,
+    attempt_start,
+    checkpoint_answer_record,
+    item_answer,
+)
 from quizzes.reviews.services import card_rate
 from tests import factories
 
@@ -183,3 +190,49 @@ def test_an_answer_that_waited_for_another_rating_of_its_card_sees_that_rating()
     stored = {f: getattr(card, f) for f in ("fsrs_card", "due", "last_review", "stability", "reps", "lapses")}
     replayed = card_replay(card=ReviewCard.objects.get(pk=card.pk))
     assert {f: getattr(replayed, f) for f in stored} == stored
+
+
+def test_concurrent_requests_to_show_the_skipped_answers_record_them_once():
+    """Two taps on "show the answers" (two tabs): one records Again on each skipped card, the other nothing."""
+    user = factories.UserFactory()
+    lesson = factories.LessonFactory()
+    for order in range(3):
+        factories.ChoiceQuestionFactory(lesson=lesson, order=order, options=4)
+    attempt = attempt_finish(user=user, attempt=attempt_start(user=user, lesson=lesson))
+
+    def show(_index: int):
+        return attempt_show_skipped(user=user, attempt=Attempt.objects.get(pk=attempt.pk)).skipped_shown_at
+
+    shown = run_together(8, show)
+    assert len(set(shown)) == 1 and shown[0] is not None
+    assert ReviewLog.objects.filter(user=user).count() == 3
+    assert sorted(ReviewLog.objects.values_list("rating", flat=True)) == [1, 1, 1]
+
+
+def test_concurrent_first_clicks_on_a_checkpoint_store_one_answer():
+    sections, problems = parse_teaching(
+        [
+            {
+                "key": "mask",
+                "title": "因果掩码",
+                "body": "未来位置填 $-\\infty$。",
+                "checkpoint": {
+                    "prompt": "$T=3$ 时有几个格子被挡住？",
+                    "explanation": "三个。",
+                    "options": [{"key": "a", "text": "3", "correct": True}, {"key": "b", "text": "6"}],
+                },
+            }
+        ]
+    )
+    assert not problems
+    lesson = factories.LessonFactory(teaching=sections)
+    user = factories.UserFactory()
+    owner = checkpoint_owner(user_id=user.pk)
+    handles = [checkpoint_handle(owner=owner, lesson_key=lesson.key, section_key="mask", option_key=k) for k in "ab"]
+
+    def click(index: int):
+        return checkpoint_answer_record(user=user, lesson=lesson, section_key="mask", handle=handles[index % 2])
+
+    kept = run_together(10, click)
+    (stored,) = CheckpointAnswer.objects.filter(user=user)
+    assert set(kept) == {stored.option_key}

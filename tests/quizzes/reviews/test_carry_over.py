@@ -74,3 +74,15 @@ def test_the_command_reports_the_carried_cards(user, capsys):
     _rate(user, old, utc(2026, 3, 1, 9), ReviewLog.Rating.GOOD)
     call_command("load_lessons", "--dir", str(FIXTURES))
     assert "review cards carried over to replacing questions: 1" in capsys.readouterr().out
+
+
+def test_a_client_graded_log_stays_client_graded_on_the_copy(user, lesson):
+    """A card built from the deprecated offline form keeps saying so when carried over: no pack hands out its key."""
+    old = factories.ChoiceQuestionFactory(lesson=lesson, key="l9-old", order=1)
+    new = factories.ChoiceQuestionFactory(lesson=lesson, key="l9-new", order=2, replaces_key=old.key)
+    card = ReviewCard.objects.create(user=user, question=old, due=utc(2026, 3, 3, 9))
+    ReviewLog.objects.create(user=user, card=card, rating=1, reviewed_at=utc(2026, 3, 1, 9), client_graded=True)
+    assert cards_carry_over() == 1
+    copy = ReviewCard.objects.get(user=user, question=new)
+    assert list(copy.logs.values_list("client_graded", flat=True)) == [True]
+    assert not ReviewCard.objects.filter(pk=copy.pk).keys_earned().exists()

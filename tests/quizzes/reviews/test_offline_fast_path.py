@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from quizzes.accounts.services import learner_profile_update
 from quizzes.models import LearnerProfile, ReviewCard, ReviewLog
+from quizzes.practice.services import attempt_start, item_answer
 from quizzes.reviews.offline import EntryStatus, OfflineEntry, offline_reviews_merge
 from quizzes.reviews.services import card_rate, card_replay
 from tests import factories
@@ -61,6 +62,13 @@ def _entry(question, at: dt.datetime, outcome: int) -> OfflineEntry:
         correct=outcome >= 2 if quiz else None,
         rating=None if quiz else outcome,
     )
+
+
+def _answered_online(user, question, at: dt.datetime) -> None:
+    """The quiz question's first answer, graded on the server at ``at``: a client-graded entry may then update the
+    card (it may never create one)."""
+    (item,) = attempt_start(user=user, lesson=question.lesson, now=at).items.all()
+    item_answer(user=user, item=item, option_id=question.options.get(is_correct=True).pk, now=at)
 
 
 def _state(user) -> tuple:
@@ -108,6 +116,7 @@ def test_advancing_in_order_gives_the_cards_and_logs_of_a_full_replay(
         learner_profile_update(user=user, time_zone=zone, day_rollover_hour=rollover, desired_retention=retention)
         if personal is not None:
             LearnerProfile.objects.filter(user=user).update(fsrs_parameters=list(perturbed(personal)))
+        _answered_online(user, questions[2], start)
         changed = False
         for number, batch in enumerate(batches):
             if change_at is not None and number == min(change_at, len(batches) - 1) and number > 0:
@@ -125,7 +134,7 @@ def test_advancing_in_order_gives_the_cards_and_logs_of_a_full_replay(
         _replay_all(user)
         replayed = _state(user)
         transaction.set_rollback(True)
-    assert len(advanced[1]) == len(entries)
+    assert len(advanced[1]) == len(entries) + 1  # and the online answer
     if changed:
         # Cards untouched since the change keep their old schedule until their next rating (rescheduled
         # lazily, as learner_profile_update says); the cards touched since must equal the replay.
@@ -142,14 +151,14 @@ def test_an_entry_before_a_stored_log_replays_the_card(world):
     prompt = questions[0]
     later = [_entry(prompt, start + dt.timedelta(days=d), 3) for d in (10, 12, 20)]
     offline_reviews_merge(user=user, entries=later, now=now)
-    assert list(ReviewLog.objects.filter(user=user).oldest_first().values_list("role", flat=True)) == [
+    assert list(ReviewLog.objects.filter(card__question=prompt).oldest_first().values_list("role", flat=True)) == [
         "first",
         "review",
         "review",
     ]
     earlier = _entry(prompt, start + dt.timedelta(days=5), 1)
     offline_reviews_merge(user=user, entries=[earlier], now=now)
-    assert list(ReviewLog.objects.filter(user=user).oldest_first().values_list("role", flat=True)) == [
+    assert list(ReviewLog.objects.filter(card__question=prompt).oldest_first().values_list("role", flat=True)) == [
         "first",
         "review",
         "review",
@@ -158,7 +167,7 @@ def test_an_entry_before_a_stored_log_replays_the_card(world):
     merged = _state(user)
     _replay_all(user)
     assert _state(user) == merged
-    assert ReviewCard.objects.get(user=user).reps == 4
+    assert ReviewCard.objects.get(user=user, question=prompt).reps == 4
 
 
 def _seed_history(user, questions, start, now, days: int) -> None:
@@ -171,6 +180,7 @@ def _seed_history(user, questions, start, now, days: int) -> None:
 @pytest.mark.parametrize("history_days", [1, 30])
 def test_merge_queries_do_not_grow_with_the_batch_or_the_history(world, history_days):
     user, questions, start, now = world
+    _answered_online(user, questions[2], start)
     _seed_history(user, questions, start, now, history_days)
     counts = []
     for size in (1, 10):  # entries per question, all after the stored logs
@@ -192,6 +202,7 @@ def test_merge_queries_do_not_grow_with_the_batch_or_the_history(world, history_
 
 def test_reuploading_an_old_batch_after_new_reviews_changes_nothing(world):
     user, questions, start, now = world
+    _answered_online(user, questions[2], start)
     first = [_entry(q, start + dt.timedelta(days=3), 3) for q in questions]
     offline_reviews_merge(user=user, entries=first, now=now)
     offline_reviews_merge(user=user, entries=[_entry(q, start + dt.timedelta(days=6), 2) for q in questions], now=now)

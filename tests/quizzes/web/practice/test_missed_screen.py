@@ -8,7 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from quizzes.models import Attempt
+from quizzes.models import Attempt, ReviewCard, ReviewLog
+from quizzes.practice.services import item_answer
 from tests import factories
 from tests.quizzes.web.practice.conftest import choose, item_url, start
 
@@ -44,12 +45,75 @@ def test_each_missed_item_shows_your_answer_beside_the_correct_one_and_the_mista
     assert correct.text in theirs
     assert "The mistake behind your answer" in entry and wrong.feedback in entry  # the option's misconception
     assert "Explanation" in entry and "点积的方差随" in entry
-    # an unanswered one says so and still shows the correct answer
-    assert "not answered" in entries[1]
-    # the practise button, and the next step after it
+    # an unanswered one says so and keeps its answer hidden: seeing it would be a failed recall, not a study
+    skipped = attempt.items.get(position=2)
+    assert "not answered" in entries[1] and "data-answer-hidden" in entries[1]
+    assert "compare__correct" not in entries[1] and "Explanation" not in entries[1]
+    assert skipped.question.options.get(is_correct=True).text not in entries[1]
+    # the practise button, the offer to show the skipped answers (saying what it costs), and the next step
     assert f'action="{reverse("web:attempt_missed", args=[attempt.pk])}"' in body
     assert "Practise the 3 missed ones now" in body
+    assert f'action="{reverse("web:attempt_show_skipped", args=[attempt.pk])}"' in body
+    assert "Show the answers to the 2 items you skipped — they will count as not known" in body
     assert "data-next-step-button" in body
+    chinese = learner_client.get(
+        reverse("web:attempt_summary", args=[attempt.pk]), headers={"accept-language": "zh-hans"}
+    ).content.decode()
+    assert "显示跳过的 2 道题的答案——它们将记为“不会”" in chinese and "答案未显示" in chinese
+
+
+def test_showing_the_skipped_answers_counts_them_as_not_known(learner_client, missed, user):
+    """Revealing records Again on each skipped card for today; today's next answers to them then do not count."""
+    attempt, *_ = missed
+    skipped = list(attempt.items.filter(answered_at__isnull=True).order_by("position"))
+    assert len(skipped) == 2 and not ReviewLog.objects.filter(attempt_item__in=skipped).exists()
+    url = reverse("web:attempt_show_skipped", args=[attempt.pk])
+    response = learner_client.post(url)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("web:attempt_summary", args=[attempt.pk]) + "#missed-heading"
+    logs = ReviewLog.objects.filter(user=user, attempt_item__in=skipped)
+    assert sorted(logs.values_list("rating", "role")) == [(1, "first"), (1, "first")]  # Again, as a wrong answer
+    body = learner_client.get(response["Location"]).content.decode()
+    assert "data-answer-hidden" not in body and "data-show-skipped" not in body
+    assert "You chose to see the answers to the 2 items you skipped: they count as not known." in body
+    for item in skipped:
+        if item.question.kind == "choice":
+            assert item.question.options.get(is_correct=True).text in body
+    # idempotent: a second post records nothing more
+    assert learner_client.post(url).status_code == 302
+    assert logs.count() == 2
+    # the retake today: a right answer to a skipped question is a same-day repeat, and its card does not move
+    card = ReviewCard.objects.get(user=user, question=skipped[0].question)
+    retake = start(learner_client, attempt.lesson)
+    again = retake.items.get(question=skipped[0].question)
+    learner_client.post(
+        item_url(retake, again.position + 1, "answer"), choose(again, again.question.options.get(is_correct=True))
+    )
+    assert ReviewLog.objects.get(attempt_item=again).role == "repeat"
+    assert ReviewCard.objects.get(pk=card.pk).due == card.due
+
+
+def test_showing_the_skipped_answers_is_a_csrf_checked_post_for_your_own_finished_attempt(
+    learner_client, csrf_client, missed, user, other_user, quiz_lesson
+):
+    attempt, *_ = missed
+    url = reverse("web:attempt_show_skipped", args=[attempt.pk])
+    assert learner_client.get(url).status_code == 405
+    assert csrf_client.post(url).status_code == 403  # no CSRF token
+    assert not ReviewLog.objects.filter(attempt_item__attempt=attempt, attempt_item__answered_at__isnull=True).exists()
+    other = Attempt.objects.create(user=other_user, lesson=quiz_lesson, number=1, seed=1)
+    assert learner_client.post(reverse("web:attempt_show_skipped", args=[other.pk])).status_code == 404
+    unfinished = start(learner_client, quiz_lesson)
+    page = learner_client.post(reverse("web:attempt_show_skipped", args=[unfinished.pk]), follow=True)
+    assert "Finish this attempt first" in page.content.decode()
+    assert not ReviewLog.objects.filter(attempt_item__attempt=unfinished).exists()
+    done = start(learner_client, quiz_lesson)
+    for item in done.items.select_related("question").order_by("position"):  # every item answered
+        right = item.question.options.filter(is_correct=True).first()
+        item_answer(user=user, item=item, **({"option_id": right.pk} if right else {"value": item.variant["answer"]}))
+    learner_client.post(reverse("web:attempt_finish", args=[done.pk]))
+    page = learner_client.post(reverse("web:attempt_show_skipped", args=[done.pk]), follow=True).content.decode()
+    assert "This attempt has no skipped items." in page and "data-show-skipped" not in page
 
 
 def test_a_numeric_miss_shows_both_values_and_the_misconception(learner_client, lesson):

@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from quizzes.content.teaching import parse_teaching
+from quizzes.models import CheckpointAnswer, ReviewCard, ReviewLog
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -135,3 +137,84 @@ def test_unknown_checkpoint_or_lesson_is_404(client, teaching_lesson):
 def test_checkpoint_options_come_in_a_fresh_order(client, teaching_lesson):
     firsts = {_handles(_page(client, teaching_lesson))[0] for _ in range(30)}
     assert len(firsts) > 1  # (1/3)^29 chance of a false failure
+
+
+# --- the first click is the learner's own (issue 25) ------------------------------------------------------------
+
+
+def _answer(client, lesson, handle: str) -> str:
+    return client.post(_checkpoint_url(lesson), {"option": handle}, headers={"hx-request": "true"}).content.decode()
+
+
+def _sorted_handles(client, lesson) -> list[str]:
+    return sorted(_handles(_page(client, lesson)))
+
+
+def test_handles_are_each_visitors_own_and_stable_for_them(client, teaching_lesson):
+    mine = _sorted_handles(client, teaching_lesson)
+    assert len(mine) == 3 and _sorted_handles(client, teaching_lesson) == mine  # reshuffled, the same handles
+    theirs = _sorted_handles(Client(), teaching_lesson)  # another browser (session) gets its own
+    assert len(theirs) == 3 and not set(mine) & set(theirs)
+
+
+def test_another_sessions_handle_is_not_an_option_here(client, teaching_lesson):
+    """A signed-out tab answers first and sees the key: its handle for the right option means nothing here."""
+    scout = Client()
+    right = _handle_of(scout, teaching_lesson, "3")
+    assert "✓ Correct" in _answer(scout, teaching_lesson, right)
+    _page(client, teaching_lesson)
+    fragment = _answer(client, teaching_lesson, right)
+    assert "reload the page" in fragment and "Correct" not in fragment
+    assert len(_handles(fragment)) == 3  # still open: my first click is still mine
+
+
+def test_learners_get_their_own_handles_and_one_lock_across_their_browsers(teaching_lesson, learner, user):
+    first_browser, second_browser, someone_else = Client(), Client(), Client()
+    first_browser.force_login(learner)
+    second_browser.force_login(learner)
+    someone_else.force_login(user)
+    mine = _sorted_handles(first_browser, teaching_lesson)
+    assert _sorted_handles(second_browser, teaching_lesson) == mine  # the learner's own, wherever they sign in
+    assert not set(mine) & set(_sorted_handles(someone_else, teaching_lesson))
+    assert not set(mine) & set(_sorted_handles(Client(), teaching_lesson))  # nor a signed-out visitor's
+
+    wrong, right = _handle_of(first_browser, teaching_lesson, "6"), _handle_of(first_browser, teaching_lesson, "3")
+    assert "Not quite" in _answer(first_browser, teaching_lesson, wrong)
+    (stored,) = CheckpointAnswer.objects.filter(user=learner)
+    assert (stored.lesson_id, stored.section_key, stored.option_key) == (teaching_lesson.pk, "mask", "b")
+    # the other browser shows the same locked answer, and a click there changes nothing
+    page = _page(second_browser, teaching_lesson)
+    assert _handles(page) == [] and WRONG_FEEDBACK in page
+    assert "Not quite" in _answer(second_browser, teaching_lesson, right)
+    assert CheckpointAnswer.objects.get(user=learner).option_key == "b"
+    # someone else's checkpoint is still open; a checkpoint never makes a review card or log
+    assert len(_handles(_page(someone_else, teaching_lesson))) == 3
+    assert not ReviewCard.objects.exists() and not ReviewLog.objects.exists()
+
+
+def test_an_answer_from_before_signing_in_stays_the_first(client, teaching_lesson, learner):
+    right = _handle_of(client, teaching_lesson, "3")
+    _answer(client, teaching_lesson, right)  # signed out: kept in the browser session
+    client.force_login(learner)  # the session's data is kept across the log-in
+    page = _page(client, teaching_lesson)
+    assert _handles(page) == [] and RIGHT_FEEDBACK in page
+    assert not CheckpointAnswer.objects.exists()
+
+
+def test_a_first_answer_that_is_no_longer_an_option_gives_way_to_the_next(learner_client, teaching_lesson, learner):
+    _answer(learner_client, teaching_lesson, _handle_of(learner_client, teaching_lesson, "6"))
+    sections = [dict(s) for s in teaching_lesson.teaching]
+    checkpoint = dict(sections[1]["checkpoint"])
+    checkpoint["options"] = [o for o in checkpoint["options"] if o["key"] != "b"]  # the author removed "6"
+    sections[1] = {**sections[1], "checkpoint": checkpoint}
+    teaching_lesson.teaching = sections
+    teaching_lesson.save()
+    assert len(_handles(_page(learner_client, teaching_lesson))) == 2  # open again
+    assert "✓ Correct" in _answer(learner_client, teaching_lesson, _handle_of(learner_client, teaching_lesson, "3"))
+    assert CheckpointAnswer.objects.get(user=learner).option_key == "a"
+
+
+def test_a_learners_foreign_handle_stores_nothing(learner_client, teaching_lesson):
+    fragment = _answer(learner_client, teaching_lesson, "0" * 16)
+    assert "reload the page" in fragment and not CheckpointAnswer.objects.exists()
+    assert learner_client.post(_checkpoint_url(teaching_lesson, "idea"), {"option": "x"}).status_code == 404
