@@ -345,3 +345,60 @@ class HeadDimensionV2(HeadDimension):
 
     def answer_format(self, inputs: Inputs) -> str:
         return "写一个整数。"
+
+
+# --- version 3 (issue 25) ----------------------------------------------------------------------
+
+
+class FiveStepShapesV3(FiveStepShapesV2):
+    """Six parts, one shape per tensor. A real mistake changes a few of them (S and W, or V and O, or
+    O), so with several mistakes the answer is the option sharing the most shapes with the others.
+    Each variant therefore offers two mistakes that change the same shapes, and the other shapes read
+    the same in all three options: S and W (Qᵀ K, or an element-wise product), V and O (V of width
+    d_k, or V = X itself), or O (width d_model, or the weights taken for the output)."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def wrong(self, T: int, d_model: int, d_k: int, d_v: int) -> list[Distractor]:
+        return [
+            *super().wrong(T, d_model, d_k, d_v),
+            ("elementwise_scores", self.shapes(T, d_k, d_v, [T, d_k], d_v)),
+            ("value_is_input", self.shapes(T, d_k, d_model, [T, T], d_model)),
+            ("output_is_weights", self.shapes(T, d_k, d_v, [T, T], T)),
+        ]
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...]:
+        return tuple(tuple(shape) for shape in value)  # six (rows, cols)
+
+
+class NanoGPTShapesV3(NanoGPTShapesV2):
+    """Two distractors per variant, from three to five named mistakes per question: the split of C into
+    (hs, nh) instead of (nh, hs), and c_attn's 3C never split into q, k, v, join version 2's. (A shape
+    is one answer: the options differ in one or two of its sizes.)"""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
+        hs = C // nh
+        extra = {
+            "hs": [("qkv_split_forgotten", 3 * hs)],
+            "q": [("split_wrong_order", [B, hs, T, nh]), ("qkv_split_forgotten", [B, nh, T, 3 * hs])],
+            "att": [("split_wrong_order", [B, hs, T, T])],
+            "y": [("qkv_split_forgotten", [B, T, 3 * C])],
+            "c_attn": [("one_head_only", 3 * hs)],
+        }[inputs["ask"]]
+        return solution._replace(distractors=[*solution.distractors, *extra])
+
+
+class HeadDimensionV3(HeadDimensionV2):
+    """Three real mistakes (no split, times the heads, the head count), two per variant."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
