@@ -707,11 +707,12 @@ def _table_masks(T: int) -> BoolArray:
     return masks
 
 
-def wrong_weight_tables(dots: FloatArray, d_k: int) -> dict[str, FloatArray]:
+def wrong_weight_tables(dots: FloatArray, d_k: int, faint: float = 0.0) -> dict[str, FloatArray | None]:
     """The causal weights (T, T) of each mistake in the scale and in which score goes where, from the raw
     dot products (T, T): one masked softmax over all of them at once, because they are tried on every
     variant and numpy's cost per call, not per element, dominates at these sizes. (The diagonal is
-    always visible, so no row is all -inf.)"""
+    always visible, so no row is all -inf.) A table with a visible weight below ``faint`` is None:
+    rounded, it would show 0 where a softmax never gives 0, and the check as displayed refuses it."""
     T = len(dots)
     S = dots / math.sqrt(d_k)  # (T, T) the right scale
     scales = np.array([1.0, 1.0 / d_k, math.sqrt(d_k), 1.0 / math.sqrt(T)])[:, None, None]  # (4, 1, 1)
@@ -722,8 +723,10 @@ def wrong_weight_tables(dots: FloatArray, d_k: int) -> dict[str, FloatArray]:
     W = e / e.sum(axis=-1, keepdims=True)  # (6, T, T) rows sum to 1
     by_column = W[5].T  # (T, T) the softmax down each key column of the masked S: columns sum to 1 ...
     renormalised = by_column / by_column.sum(axis=-1, keepdims=True)  # (T, T) ... then rows are made to
-    names = ("missing_scale", "divide_by_dk", "scale_inverted", "scale_uses_seq_len", "scores_transposed")
-    return {**dict(zip(names, W[:5], strict=True)), "softmax_wrong_axis_renormalised": renormalised}
+    tables = np.concatenate([W[:5], renormalised[None]])  # (6, T, T)
+    shows_zero = ((tables < faint) & _table_masks(T)[0]).any(axis=(-2, -1)).tolist()  # (6,)
+    names = (*SCALE_BUGS_V3, "scale_uses_seq_len", "scores_transposed", "softmax_wrong_axis_renormalised")
+    return {m: None if zero else w for m, w, zero in zip(names, tables, shows_zero, strict=True)}
 
 
 REORDERING_BUGS = ("scores_transposed", "softmax_wrong_axis_renormalised")  # the others keep each row's order
@@ -767,7 +770,7 @@ class CausalMaskedWeightsV3(RawScoresV3, CausalMaskedWeights):
             step(self.STEP_NAMES["mask"], r"\tilde S_{ij} = -\infty \quad (j > i)", masked),
             step(self.STEP_NAMES["row_softmax"], r"W_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_k e^{\tilde S_{ik}}}", W),
         ]
-        tables: dict[str, FloatArray] = {}  # all the mistakes' weights, computed when the first is needed
+        tables: dict[str, FloatArray | None] = {}  # all the mistakes' weights, computed when the first is needed
         orders = [order_of(row[: i + 1]) for i, row in enumerate(dots.tolist())]  # per row: its scores' order
 
         def table(bug: str) -> FloatArray | None:
@@ -775,9 +778,10 @@ class CausalMaskedWeightsV3(RawScoresV3, CausalMaskedWeights):
             the scores' order by more than rounding could hide (most of scores_transposed and
             softmax_wrong_axis_renormalised): the check as displayed would refuse them anyway."""
             if not tables:
-                tables.update(wrong_weight_tables(dots, d_k))
+                tables.update(wrong_weight_tables(dots, d_k, faint=half_unit(self.decimals) - 2e-9))
             W = tables[bug]
-            if bug in REORDERING_BUGS and not roughly_ordered(W.tolist(), orders, 2 * half_unit(self.decimals)):
+            slack = 2 * half_unit(self.decimals)
+            if W is None or (bug in REORDERING_BUGS and not roughly_ordered(W.tolist(), orders, slack)):
                 return None
             return W
 
@@ -873,13 +877,17 @@ class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
         )
         last = np.array([i, i, i, i, i, i - 1])[:, None]  # (6, 1) the last visible key of each row
         W = softmax(np.where(np.arange(T) <= last, rows, 0.0), axis=-1)  # (6, T)
+        # a row with a weight that rounds to 0 is refused by the check as displayed: None, before rounding
+        below = half_unit(self.decimals) - 2e-9  # a weight under this rounds to 0
+        faint = (W.min(axis=-1) < below).tolist()  # (6,)
+        w_m = [None if faint[r] else W[r] for r in range(6)]
         wrong: list[Distractor] = [
-            ("missing_scale", W[0]),
-            ("divide_by_dk", W[1]),
-            ("scale_inverted", W[2]),
-            ("scale_uses_seq_len", W[3] if d_k != T else None),
-            ("scores_transposed", W[4]),
-            ("wrong_query_row", W[5] if i > 0 else None),
+            ("missing_scale", w_m[0]),
+            ("divide_by_dk", w_m[1]),
+            ("scale_inverted", w_m[2]),
+            ("scale_uses_seq_len", w_m[3] if d_k != T else None),
+            ("scores_transposed", w_m[4]),
+            ("wrong_query_row", w_m[5] if i > 0 else None),
         ]
         return Solution(w, wrong, steps)
 

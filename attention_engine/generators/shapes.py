@@ -8,6 +8,7 @@ shapes: positive integers, the right rank, the given sizes where they must appea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -112,9 +113,16 @@ class FiveStepShapes(ShapeTemplate):
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """Six (rows, cols) pairs, each number one of the given sizes T, d_model, d_k, d_v."""
-        shapes = matrix(value, len(self.ROWS), 2)
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
         sizes = {inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]}
-        return shapes is not None and all(n in sizes for row in shapes for n in row)
+
+        def check(value: Any) -> bool:
+            shapes = matrix(value, len(self.ROWS), 2)
+            return shapes is not None and all(n in sizes for row in shapes for n in row)
+
+        return check
 
     def label(self, value: Any) -> tuple[str, str]:
         text = ", ".join(f"{name} {fmt_shape(shape)}" for name, shape in zip(self.ROWS, value, strict=True))
@@ -368,6 +376,21 @@ class FiveStepShapesV3(FiveStepShapesV2):
             ("value_is_input", self.shapes(T, d_k, d_model, [T, T], d_model)),
             ("output_is_weights", self.shapes(T, d_k, d_v, [T, T], T)),
         ]
+
+    # Candidates (as wrong() lists them) that change the same shapes: transposed_product and
+    # elementwise_scores, dv_equals_dk and value_is_input, output_width_d_model and output_is_weights;
+    # shape_keeps_d_model has no partner.
+    PARTNERS: ClassVar[tuple[tuple[int, ...], ...]] = ((0, 4), (3, 5), (2, 6), (1,))
+
+    def candidate_order(self, p: Params, n: int, rng: np.random.Generator) -> list[int]:
+        """Partners tried one after the other (a pair in random order, the pairs in random order), so
+        that the first two candidates that pass the checks are usually a balanced set: the same choice
+        as trying every pair, with fewer candidates computed."""
+        flips = rng.integers(2, size=len(self.PARTNERS)).tolist()
+        order: list[int] = []
+        for g in rng.permutation(len(self.PARTNERS)).tolist():
+            order += self.PARTNERS[g][::-1] if flips[g] else self.PARTNERS[g]
+        return order
 
     def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...]:
         return tuple(tuple(shape) for shape in value)  # six (rows, cols)
