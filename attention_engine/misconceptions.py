@@ -61,6 +61,10 @@ def _scale_by_dk(d_k: int) -> float:
     return 1.0 / d_k  # <- 1/d_k instead of 1/sqrt(d_k)
 
 
+def _scale_by_sqrt_dk(d_k: int) -> float:
+    return math.sqrt(d_k)  # <- times sqrt(d_k) instead of 1/sqrt(d_k)
+
+
 def _softmax_over_queries(scores: FloatArray, is_causal: bool) -> FloatArray:
     scores = _fill_future(scores, is_causal, -np.inf)  # (..., L, S)
     return softmax(scores, axis=-2)  # (..., L, S) <- each key COLUMN sums to 1
@@ -217,6 +221,25 @@ _ALL = (
         scale=_scale_by_dk,
     ),
     Misconception(
+        "scale_inverted",
+        "乘以 √d_k 而不是除以",
+        "Multiplied by √d_k instead of dividing",
+        "缩放是乘以 1/√d_k（nanoGPT 写作 * (1.0 / math.sqrt(k.size(-1)))）；乘以 √d_k 把分数的方差从 d_k 放大到 d_k²，"
+        "softmax 比不缩放还尖。",
+        "The scale multiplies by 1/√d_k (nanoGPT writes * (1.0 / math.sqrt(k.size(-1)))); multiplying by √d_k "
+        "raises the variance of the scores from d_k to d_k², and the softmax gets even sharper than unscaled.",
+        scale=_scale_by_sqrt_dk,
+    ),
+    Misconception(
+        "scale_uses_seq_len",
+        "除以 √T（序列长度）而不是 √d_k",
+        "Divided by √T (the sequence length) instead of √d_k",
+        "缩放用的是每个 query/key 向量的维度 d_k，即 K.shape[-1]；序列长度 T 是 K.shape[-2]（二维时是 K.shape[0]），"
+        "两者不相等时权重就错了。",
+        "The scale uses d_k, the size of each query/key vector, K.shape[-1]; the sequence length T is K.shape[-2] "
+        "(K.shape[0] in 2-D), and when the two differ the weights come out wrong.",
+    ),
+    Misconception(
         "softmax_wrong_axis",
         "softmax 用错了轴",
         "Softmax over the wrong axis",
@@ -350,6 +373,30 @@ _ALL = (
         "Dividing by √d_k makes the scores and their gaps smaller, so the softmax gets flatter; "
         "unscaled, the largest weight is the one close to 1.",
     ),
+    Misconception(
+        "dot_unit_variance",
+        "以为 q·k 的方差也是 1",
+        "Thought q·k has unit variance too",
+        "q、k 的每个分量方差为 1，但 q·k 是 d_k 个乘积之和，方差相加得 d_k；正因为它不是 1，才要除以 √d_k。",
+        "Each entry of q and k has variance 1, but q·k is a sum of d_k products and the variances add up to d_k; "
+        "it is because it is not 1 that the scores are divided by √d_k.",
+    ),
+    Misconception(
+        "stds_added",
+        "把标准差相加了",
+        "Added the standard deviations",
+        "独立项相加时方差相加，标准差不相加：d_k 个方差为 1 的项之和，标准差是 √d_k，不是 d_k（那样方差就成了 d_k²）。",
+        "For independent terms the variances add, not the standard deviations: a sum of d_k unit-variance terms "
+        "has standard deviation √d_k, not d_k (which would make the variance d_k²).",
+    ),
+    Misconception(
+        "variance_scales_linearly",
+        "以为除以 c 方差也只除以 c",
+        "Thought dividing by c divides the variance by c",
+        "Var(x / c) = Var(x) / c²：除以 √d_k 让方差除以 d_k，从 d_k 回到 1；只除以 √d_k 得到的是 √d_k。",
+        "Var(x / c) = Var(x) / c²: dividing by √d_k divides the variance by d_k, from d_k back to 1; dividing it by "
+        "√d_k only would leave √d_k.",
+    ),
     # --- shapes ---------------------------------------------------------------------------------
     Misconception(
         "transposed_product",
@@ -414,6 +461,40 @@ _ALL = (
         "The heads' outputs are concatenated side by side into nh × hs = C dimensions, not averaged "
         "into hs dimensions.",
     ),
+    Misconception(
+        "elementwise_scores",
+        "把打分当成了逐元素乘积",
+        "Took the scores for an element-wise product",
+        "分数是每个 query 与每个 key 的点积：Q Kᵀ 是 (T, d_k) @ (d_k, T) = (T, T)；逐元素乘积 Q ⊙ K 仍是 (T, d_k)，"
+        "给不出每一对 (query, key) 的分数。",
+        "A score is the dot product of a query with a key: Q Kᵀ is (T, d_k) @ (d_k, T) = (T, T); the element-wise "
+        "product Q ⊙ K stays (T, d_k) and gives no score per (query, key) pair.",
+    ),
+    Misconception(
+        "value_is_input",
+        "以为 V 就是输入 X",
+        "Thought V is the input X itself",
+        "V = X W_V 也要经过投影，宽度是 d_v；直接拿 X 当 V，V 和输出 O = W V 的宽度都成了 d_model。",
+        "V = X W_V is a projection too, of width d_v; taking X itself as V gives V and the output O = W V the "
+        "width d_model.",
+    ),
+    Misconception(
+        "output_is_weights",
+        "把权重矩阵当成了输出",
+        "Took the weights for the output",
+        "softmax 得到的 (T, T) 矩阵是权重；输出是用它们对 value 的加权和 O = W V，形状 (T, d_v)。",
+        "The (T, T) matrix from the softmax holds the weights; the output is the weighted sum of the values, "
+        "O = W V, of shape (T, d_v).",
+    ),
+    Misconception(
+        "qkv_split_forgotten",
+        "忘了把 c_attn 的输出拆成 q、k、v",
+        "Forgot to split c_attn's output into q, k, v",
+        "c_attn 一次算出 q、k、v，输出宽 3C；要先 split(C, dim=2) 成三份各 C 宽，再拆头，每个头 hs = C / n_head，"
+        "不是 3C / n_head。",
+        "c_attn computes q, k and v at once, 3C wide; split(C, dim=2) first gives three tensors of width C, and "
+        "only then are the heads split, hs = C / n_head each, not 3C / n_head.",
+    ),
     # --- parameters --------------------------------------------------------------------------
     Misconception(
         "c_attn_single_projection",
@@ -438,6 +519,15 @@ _ALL = (
         "Multi-head attention only splits the output of the same C → 3C projection into n_head "
         "parts: the parameter count does not depend on the number of heads.",
     ),
+    Misconception(
+        "one_head_only",
+        "只算了一个头",
+        "Counted one head only",
+        "c_attn（C → 3C）和 c_proj（C → C）是所有头共用的整块线性层，每个头只是其中 hs = C / n_head 宽的一段；"
+        "数参数或输出宽度时不能只算一个头。",
+        "c_attn (C → 3C) and c_proj (C → C) are single linear layers shared by all heads, each head being a slice "
+        "hs = C / n_head wide; counting parameters or widths for one head leaves the others out.",
+    ),
     # --- KV cache -----------------------------------------------------------------------------
     Misconception(
         "kv_count_attention_scores",
@@ -455,6 +545,24 @@ _ALL = (
         "Step t recomputes only t tokens, so the total is 1 + 2 + … + n = n(n+1)/2, not n × n.",
     ),
     Misconception(
+        "triangular_not_halved",
+        "1 + 2 + … + n 忘了除以 2",
+        "Forgot to halve 1 + 2 + … + n",
+        "1 + 2 + … + n = n(n+1)/2：把它和倒过来的 n + … + 1 相加，每对都是 n + 1，共 n 对，再除以 2；"
+        "n(n+1) 是它的两倍。",
+        "1 + 2 + … + n = n(n+1)/2: add it to n + … + 1, each pair makes n + 1, n pairs, then halve; n(n+1) is twice "
+        "the sum.",
+    ),
+    Misconception(
+        "kv_steps_off_by_one",
+        "少数了一步",
+        "Counted one step too few",
+        "生成 n 个 token 就是 n 步，第 t 步（t = 1…n）输入 t 个 token；从 0 数起会少一步，"
+        "得到 n − 1 步的 n(n−1)/2 次。",
+        "Generating n tokens takes n steps, step t (t = 1…n) feeding t tokens; counting from 0 drops a step and "
+        "gives the n(n−1)/2 of n − 1 steps.",
+    ),
+    Misconception(
         "percent_remaining",
         "算成了剩下的比例",
         "Gave the fraction remaining, not saved",
@@ -468,6 +576,14 @@ _ALL = (
         "Exponent off by one",
         "传 n 步就乘 n 次系数，剩下 factor^n，不是 factor^(n−1)。",
         "Passing back n steps multiplies by the factor n times: factor^n remains, not factor^(n−1).",
+    ),
+    Misconception(
+        "exponent_counts_the_start",
+        "把起点也算了一步",
+        "Counted the starting step too",
+        "传 n 步就乘 n 次系数，剩下 factor^n；把梯度出发的那一步也算上，就多乘了一次，成了 factor^(n+1)。",
+        "Passing back n steps multiplies by the factor n times, leaving factor^n; counting the step the gradient "
+        "starts from as well multiplies once more, factor^(n+1).",
     ),
     Misconception(
         "gradient_linear_decay",
@@ -507,6 +623,24 @@ _ALL = (
         "GPT predicts the next token at each position and nothing predicts the first token: N tokens "
         "give N − 1 supervised positions.",
     ),
+    Misconception(
+        "bert_mask_token_only",
+        "以为 BERT 只预测换成 [MASK] 的词",
+        "Thought BERT predicts only the tokens replaced by [MASK]",
+        "BERT 选出 15% 的位置作为预测目标：其中 80% 换成 [MASK]、10% 换成随机词、10% 保持不变，三种都计算损失；"
+        "只数 [MASK] 会少算五分之一。",
+        "BERT picks 15% of the positions as prediction targets: 80% of them become [MASK], 10% a random token and "
+        "10% stay unchanged, and all three count in the loss; counting only the [MASK] ones misses a fifth.",
+    ),
+    Misconception(
+        "gpt_last_position_only",
+        "以为 GPT 只在最后一个位置预测",
+        "Thought GPT predicts at the last position only",
+        "训练时 GPT 在每个位置都预测下一个 token，一次前向给出 N − 1 个监督位置；"
+        "只在最后一个位置预测的是生成时的一步。",
+        "In training GPT predicts the next token at every position, N − 1 supervised positions in one forward pass; "
+        "predicting at the last position only is one step of generation.",
+    ),
     # --- memory ----------------------------------------------------------------------------------
     Misconception(
         "dtype_bits_as_bytes",
@@ -545,6 +679,15 @@ _ALL = (
         "Took a MiB to be 10⁶ bytes",
         "1 MiB = 2²⁰ = 1,048,576 字节，1 GiB = 2³⁰ 字节；除以 10⁶ 得到的是 MB，数值大了约 5%。",
         "1 MiB = 2²⁰ = 1,048,576 bytes and 1 GiB = 2³⁰ bytes; dividing by 10⁶ gives MB, about 5% larger.",
+    ),
+    Misconception(
+        "memory_counts_elements",
+        "只数了元素个数，没乘字节数",
+        "Counted elements, not bytes",
+        "显存 = 元素个数 × 每个元素的字节数（float32 为 4，float16/bfloat16 为 2，float64 为 8）；"
+        "只数元素，结果小了 2–8 倍。",
+        "Memory is the number of elements times the bytes per element (4 for float32, 2 for float16/bfloat16, 8 for "
+        "float64); counting elements only comes out 2 to 8 times too small.",
     ),
     # --- KV-cache memory ------------------------------------------------------------------------
     Misconception(
@@ -602,6 +745,15 @@ _ALL = (
         "The running sum accumulates every key seen so far: l₂ = l₁·e^(m₁ − m₂) + Σ_new e^(s − m₂), "
         "not the new tile alone.",
     ),
+    Misconception(
+        "online_rescaled_new_tile",
+        "把缩放因子乘在了新 tile 上",
+        "Rescaled the new tile instead of the old sum",
+        "换算的是旧的和：l₁ 的项相对 m₁，要乘以 e^(m₁ − m₂) 才相对 m₂；"
+        "新 tile 的项 e^(s − m₂) 本来就相对 m₂，不用再乘。",
+        "It is the old sum that is moved: the terms of l₁ are relative to m₁ and need e^(m₁ − m₂) to be relative to "
+        "m₂; the new tile's terms e^(s − m₂) already are, and need no factor.",
+    ),
     # --- softmax of large logits -----------------------------------------------------------------
     Misconception(
         "linear_normalisation",
@@ -626,6 +778,23 @@ _ALL = (
         "截断会把超过上限的 logit 变成同一个值，丢掉它们之间的差；减去最大值不改变 softmax，也不会溢出。",
         "Clamping turns every logit above the limit into the same value and loses their differences; "
         "subtracting the max leaves the softmax unchanged and cannot overflow.",
+    ),
+    Misconception(
+        "standardised_logits",
+        "先把 logit 标准化（减均值、除以标准差）",
+        "Standardised the logits (minus the mean, over the std)",
+        "softmax 只对平移不变：每个 logit 减去同一个数（如最大值）结果不变；"
+        "再除以标准差就改变了 logit 之间的差，权重也跟着变。",
+        "The softmax is invariant to shifts only: subtracting one number from every logit (the max, say) changes "
+        "nothing, but dividing by the standard deviation changes the differences between logits, and the weights.",
+    ),
+    Misconception(
+        "minmax_scaled_logits",
+        "把 logit 缩放到 [0, 1]",
+        "Scaled the logits to [0, 1]",
+        "(x − min) / (max − min) 不只是平移，还把 logit 之间的差缩放了；softmax 只对平移不变，对缩放不是，权重跟着变。",
+        "(x − min) / (max − min) does not only shift the logits, it also rescales their differences; the softmax is "
+        "invariant to shifts, not to scaling, so the weights change.",
     ),
     # --- shapes, continued ---------------------------------------------------------------------
     Misconception(

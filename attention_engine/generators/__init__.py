@@ -16,37 +16,56 @@ from .attention import (
     AttentionOutputV2,
     AttentionRowWeights,
     AttentionRowWeightsV2,
+    AttentionRowWeightsV3,
     CausalMaskedWeights,
     CausalMaskedWeightsV2,
+    CausalMaskedWeightsV3,
     MaskFillZeroContrast,
     MaskFillZeroContrastV2,
+    MaskFillZeroContrastV3,
 )
 from .base import Choice, ParamSpec, Step, Template, Variant
 from .counting import (
     AttentionMatrixMemory,
     AttentionMatrixMemoryV2,
+    AttentionMatrixMemoryV3,
     BertGptPositions,
     BertGptPositionsV2,
+    BertGptPositionsV3,
     KVCacheMemory,
+    KVCacheMemoryV2,
     KVCacheSavings,
     KVCacheSavingsV2,
+    KVCacheSavingsV3,
     NanoGPTParamCount,
     NanoGPTParamCountV2,
+    NanoGPTParamCountV3,
     RNNGradientDecay,
     RNNGradientDecayV2,
+    RNNGradientDecayV3,
 )
 from .grading import GradeResult, grade
-from .scaling import DotProductVariance, DotProductVarianceV2, SoftmaxSharpness, SoftmaxSharpnessV2
+from .scaling import (
+    DotProductVariance,
+    DotProductVarianceV2,
+    DotProductVarianceV3,
+    SoftmaxSharpness,
+    SoftmaxSharpnessV2,
+    SoftmaxSharpnessV3,
+)
 from .shapes import (
     FIVE_STEPS,
     FiveStepShapes,
     FiveStepShapesV2,
+    FiveStepShapesV3,
     HeadDimension,
     HeadDimensionV2,
+    HeadDimensionV3,
     NanoGPTShapes,
     NanoGPTShapesV2,
+    NanoGPTShapesV3,
 )
-from .softmax import OnlineSoftmax, StableSoftmax
+from .softmax import OnlineSoftmax, OnlineSoftmaxV2, StableSoftmax, StableSoftmaxV2
 
 _ALL: tuple[Template, ...] = (
     AttentionRowWeights(),
@@ -82,6 +101,24 @@ _ALL: tuple[Template, ...] = (
     KVCacheMemory(),
     OnlineSoftmax(),
     StableSoftmax(),
+    # issue 25: options judged as displayed, balanced on their parts, drawn from a pool, the classic offered
+    # (version 3; version 2 of the templates above that started at 1); attention_output keeps version 2
+    AttentionRowWeightsV3(),
+    CausalMaskedWeightsV3(),
+    MaskFillZeroContrastV3(),
+    FiveStepShapesV3(),
+    DotProductVarianceV3(),
+    SoftmaxSharpnessV3(),
+    NanoGPTShapesV3(),
+    NanoGPTParamCountV3(),
+    KVCacheSavingsV3(),
+    RNNGradientDecayV3(),
+    BertGptPositionsV3(),
+    HeadDimensionV3(),
+    AttentionMatrixMemoryV3(),
+    KVCacheMemoryV2(),
+    OnlineSoftmaxV2(),
+    StableSoftmaxV2(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

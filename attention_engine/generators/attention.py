@@ -8,29 +8,35 @@ Version 2 of each template asks the question without typing instructions (``answ
 offers only distractors that pass the checks a learner can make without computing (``sane``),
 can fix the seed's own numbers (param ``example``) and, for a causal single row, asks about a
 query whose row the mask really shapes: neither the first token nor the last.
+
+Version 3 (issue 25) judges the options as displayed (no 0.00 at a visible key, the weights in the
+order of the printed scores) and draws them from at least five named mistakes; the score-matrix
+templates then print the raw dot products and d_k, so that the scale is part of the computation.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core import FloatArray, shared_causal_mask, softmax
+from ..core import BoolArray, FloatArray, shared_causal_mask, softmax
 from ..misconceptions import correct_scale, correct_weights
 from ..misconceptions import get as misconception
 from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt_many, latex_matrix, latex_row
-from .sanity import half_unit, probability_row, vector
+from .sanity import half_unit, order_of, ordered, probability_row, vector
 from .shapes import FIVE_STEPS
 
 SCALE_BUGS = ("missing_scale", "divide_by_dk", "softmax_wrong_axis", "missing_softmax")
 MASK_BUGS = ("mask_fill_zero", "mask_after_softmax", "missing_causal_mask")
-# Version 2: mistakes whose weights still look like weights (non-negative, rows summing to 1, zeros
-# under the mask), so only the computation tells them from the answer.
+# Version 2: mistakes whose weights pass ``sane`` (non-negative, rows summing to 1, zeros under the
+# mask). Not all of them pass a look at the displayed numbers: the argmax, the mask that hides the
+# diagonal and a causal query's neighbouring row show 0.00 at a visible key, which a softmax never
+# gives (e^x > 0); version 3 rules those out too.
 ROW_BUGS_V2 = ("scores_transposed", "missing_scale", "divide_by_dk", "softmax_wrong_axis_renormalised")
 SCORE_BUGS_V2 = ("scores_transposed", "softmax_wrong_axis_renormalised", "softmax_as_argmax")
 
@@ -422,7 +428,8 @@ class QueryRowV2(QueryRow):
 
     Causal: T >= 3 and the query is neither the first token (its row is always [1, 0, ...]) nor
     the last (it sees every key, so the mask changes nothing). The distractors are the weights a
-    real slip produces and a learner cannot rule out by looking: roles of q and k swapped, no or
+    real slip produces and that pass ``sane`` (version 3 also judges them as displayed: the last
+    three below show 0.00 at a visible key, a missing scale sometimes does): roles of q and k swapped, no or
     the wrong scale, softmax over the wrong axis then rows renormalised, the neighbouring query's
     row, and the mask hiding the diagonal (causal) or a mask that was not asked for (non-causal).
     """
@@ -587,3 +594,329 @@ class MaskFillZeroContrastV2(ScoreExampleV2, MaskFillZeroContrast):
 
     def answer_format(self, inputs: Inputs) -> str:
         return f"按 key 的顺序写出 {len(inputs['scores'])} 个数，保留两位小数。"
+
+
+# --- version 3 (issue 25) ----------------------------------------------------------------------
+#
+# Options are judged as displayed: a softmax weight at a visible key is never 0 (e^x > 0), so no
+# option may show 0.00 there and a variant whose answer would is redrawn; where the scores are
+# shown, a larger score may not show a smaller weight. That rules out the argmax, the mask that hides
+# the diagonal and the neighbouring row of a causal query (a 0 at the query's own key). What is left
+# are mistakes in the scale and in which score goes where, drawn per seed from at least five.
+
+ROW_BUGS_V3 = (
+    "scores_transposed",
+    "missing_scale",
+    "divide_by_dk",
+    "scale_inverted",
+    "softmax_wrong_axis_renormalised",
+)
+SCALE_BUGS_V3 = ("missing_scale", "divide_by_dk", "scale_inverted")  # the temperature bugs: order kept
+# d_k of the score-matrix templates: perfect squares, so the raw dot products are one-decimal numbers
+# (k/10 · √d_k) and their scaled values tenths, within ±1 (version 2: ±2): a forgotten or inverted
+# scale then still leaves every visible key a weight that shows (not 0.00) in most variants
+SQUARE_DK = (4, 9)
+SCALED_LIMIT = 10  # |k| <= 10: scaled scores in [-1, 1]
+
+
+def seq_len_row(dots: FloatArray, i: int, is_causal: bool) -> FloatArray:
+    """Row i of the weights scaled by 1/√T instead of 1/√d_k (``scale_uses_seq_len``)."""
+    T = len(dots)
+    row: FloatArray = correct_weights(dots / math.sqrt(T), is_causal)[i]  # (T, T) -> (T,)
+    return row
+
+
+class AttentionRowWeightsV3(AttentionRowWeightsV2):
+    """Every query row weight is shown positive where the key is visible; distractors from six named
+    mistakes (seven without a mask): q/k roles swapped, no scale, ÷d_k, ×√d_k, ÷√T, softmax over the
+    wrong axis then rows renormalised, and (no mask) the neighbouring query's row."""
+
+    version = 3
+    cue_rules = True
+
+    def positive(self, inputs: Inputs) -> list[bool]:
+        T = len(inputs["K"])
+        return [j < inputs["query"] for j in range(T)] if inputs["is_causal"] else [True] * T
+
+    def candidates(
+        self, inputs: Inputs, dots: FloatArray, d_k: int, i: int, V: FloatArray | None = None
+    ) -> list[Distractor]:
+        causal = inputs["is_causal"]
+        wrong: list[Distractor] = [(m, partial(wrong_row, m, dots, d_k, i, causal)) for m in ROW_BUGS_V3]
+        wrong.append(("scale_uses_seq_len", partial(seq_len_row, dots, i, causal) if len(dots) != d_k else None))
+        if not causal:  # causal: the previous query's row has a 0 at this query's own key
+            wrong.append(("wrong_query_row", partial(neighbour_row, dots, d_k, i, causal)))
+        return wrong
+
+
+class RawScoresV3(ScoreMatrix):
+    """Version 3 of the two score-matrix templates: the prompt shows the raw dot products Q Kᵀ and d_k,
+    and the learner scales them (step 3) before the mask and the softmax, so that the scale mistakes,
+    which keep the order of the weights, are among the distractors. The scaled scores are the tenths
+    of version 2; the seed's "我爱你" example is its scores times √4 with d_k = 4."""
+
+    version = 3
+    sane_choices = True
+    cue_rules = True
+    STEP_NAMES: ClassVar[dict[str, str]] = STEP_NAMES_V2
+
+    def check_params(self, p: Params) -> None:
+        if p["example"] is not None:
+            check_example(p, {"T": len(SCORE_EXAMPLES[p["example"]]["scores"])})
+
+    def raw(self, rng: np.random.Generator, p: Params, spread: int = 0) -> Inputs:
+        """{"dots": (T, T) raw scores, "d_k": d_k}, from the example or drawn. ``spread`` > 0: the visible
+        scores of every row but the first span at least that many tenths once scaled (the scores are
+        redrawn, a few times at most): closer rows give near-equal weights, and ``acceptable`` would
+        redraw the whole variant, which costs far more."""
+        if p["example"] is not None:
+            scaled = np.array(SCORE_EXAMPLES[p["example"]]["scores"])  # (T, T)
+            return {"dots": np.round(scaled * 2, 1), "d_k": 4}
+        T = self.pick(rng, p, "T")
+        d_k = SQUARE_DK[int(rng.integers(len(SQUARE_DK)))]
+        for _ in range(16):
+            k = rng.integers(-SCALED_LIMIT, SCALED_LIMIT + 1, size=(T, T))  # (T, T) the scaled scores, in tenths
+            rows = k.tolist()
+            if all(max(r[: i + 1]) - min(r[: i + 1]) >= spread for i, r in enumerate(rows) if i):
+                break
+        return {"dots": k * math.isqrt(d_k) / 10, "d_k": d_k}  # (T, T) one decimal, exactly as printed
+
+    def scaled(self, inputs: Inputs) -> tuple[FloatArray, int]:
+        """(the scaled scores (T, T) from the displayed dot products, d_k)."""
+        d_k = int(inputs["d_k"])
+        return np.asarray(inputs["dots"], dtype=float) / math.sqrt(d_k), d_k  # (T, T)
+
+    def intro(self, inputs: Inputs) -> str:
+        return (
+            "下面是点积分数 $QK^\\top$（行 = query，列 = key），还没有除以 $\\sqrt{d_k}$，"
+            f"$d_k = {inputs['d_k']}$：\n\n"
+            f"$$QK^\\top = {latex_matrix(inputs['dots'], 1)}$$\n\n"
+        )
+
+    def scale_step(self, inputs: Inputs, S: FloatArray) -> Step:
+        return step(self.STEP_NAMES["scale"], rf"S = QK^\top / \sqrt{{{inputs['d_k']}}}", S)
+
+
+@lru_cache(maxsize=8)
+def _table_masks(T: int) -> BoolArray:
+    """(6, T, T) read-only: the causal mask for the five row softmaxes of ``wrong_weight_tables``, its
+    transpose for the sixth (a softmax down the columns, done on the transposed scores)."""
+    visible = shared_causal_mask(T, T)  # (T, T)
+    masks = np.stack([visible] * 5 + [visible.T])  # (6, T, T)
+    masks.flags.writeable = False
+    return masks
+
+
+def wrong_weight_tables(dots: FloatArray, d_k: int, faint: float = 0.0) -> dict[str, FloatArray | None]:
+    """The causal weights (T, T) of each mistake in the scale and in which score goes where, from the raw
+    dot products (T, T): one masked softmax over all of them at once, because they are tried on every
+    variant and numpy's cost per call, not per element, dominates at these sizes. (The diagonal is
+    always visible, so no row is all -inf.) A table with a visible weight below ``faint`` is None:
+    rounded, it would show 0 where a softmax never gives 0, and the check as displayed refuses it."""
+    T = len(dots)
+    S = dots / math.sqrt(d_k)  # (T, T) the right scale
+    scales = np.array([1.0, 1.0 / d_k, math.sqrt(d_k), 1.0 / math.sqrt(T)])[:, None, None]  # (4, 1, 1)
+    # four wrong scales; row i = k_i·q_j (q and k swapped); Sᵀ, whose rows are the key columns of S
+    scores = np.concatenate([scales * dots, np.stack([S.T, S.T])])  # (6, T, T)
+    z = np.where(_table_masks(T), scores, -np.inf)  # (6, T, T)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))  # (6, T, T) e^-inf = 0 where masked
+    W = e / e.sum(axis=-1, keepdims=True)  # (6, T, T) rows sum to 1
+    by_column = W[5].T  # (T, T) the softmax down each key column of the masked S: columns sum to 1 ...
+    renormalised = by_column / by_column.sum(axis=-1, keepdims=True)  # (T, T) ... then rows are made to
+    tables = np.concatenate([W[:5], renormalised[None]])  # (6, T, T)
+    shows_zero = ((tables < faint) & _table_masks(T)[0]).any(axis=(-2, -1)).tolist()  # (6,)
+    names = (*SCALE_BUGS_V3, "scale_uses_seq_len", "scores_transposed", "softmax_wrong_axis_renormalised")
+    return {m: None if zero else w for m, w, zero in zip(names, tables, shows_zero, strict=True)}
+
+
+REORDERING_BUGS = ("scores_transposed", "softmax_wrong_axis_renormalised")  # the others keep each row's order
+
+
+def roughly_ordered(rows: list[list[float]], orders: list[list[tuple[int, int, bool]]], slack: float) -> bool:
+    """Whether each row's weights could still show in the order of its scores (``sanity.order_of``) once
+    rounded: no pair out of order, or unequal for equal scores, by more than ``slack``."""
+    for w, order in zip(rows, orders, strict=True):
+        for a, b, tied in order:
+            if (abs(w[a] - w[b]) > slack) if tied else (w[a] > w[b] + slack):
+                return False
+    return True
+
+
+@lru_cache(maxsize=8)
+def _lower_triangle(T: int) -> tuple[bool, ...]:
+    return tuple(j <= i for i in range(T) for j in range(T))
+
+
+def lower_triangle(T: int) -> list[bool]:
+    """(T·T,) flattened: True where key j is visible to query i (j <= i), the diagonal included."""
+    return list(_lower_triangle(T))
+
+
+class CausalMaskedWeightsV3(RawScoresV3, CausalMaskedWeights):
+    params = specs(ParamSpec("T", None, 2, 4), example_param(*SCORE_EXAMPLES))
+    BUGS = (*SCALE_BUGS_V3, "scale_uses_seq_len", "scores_transposed", "softmax_wrong_axis_renormalised")
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        return self.raw(rng, p, spread=3)
+
+    def solve(self, inputs: Inputs) -> Solution:
+        S, d_k = self.scaled(inputs)  # (T, T) scaled scores
+        dots = np.asarray(inputs["dots"], dtype=float)  # (T, T)
+        T = len(S)
+        masked = np.where(shared_causal_mask(T, T), S, -np.inf)  # (T, T)  j > i -> -inf
+        W = softmax(masked, axis=-1)  # (T, T)  rows sum to 1, zeros above the diagonal
+        steps = [
+            self.scale_step(inputs, S),
+            step(self.STEP_NAMES["mask"], r"\tilde S_{ij} = -\infty \quad (j > i)", masked),
+            step(self.STEP_NAMES["row_softmax"], r"W_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_k e^{\tilde S_{ik}}}", W),
+        ]
+        tables: dict[str, FloatArray | None] = {}  # all the mistakes' weights, computed when the first is needed
+        orders = [order_of(row[: i + 1]) for i, row in enumerate(dots.tolist())]  # per row: its scores' order
+
+        def table(bug: str) -> FloatArray | None:
+            """The weights of ``bug``; None, before any rounding, for a table whose weights are out of
+            the scores' order by more than rounding could hide (most of scores_transposed and
+            softmax_wrong_axis_renormalised): the check as displayed would refuse them anyway."""
+            if not tables:
+                tables.update(wrong_weight_tables(dots, d_k, faint=half_unit(self.decimals) - 2e-9))
+            W = tables[bug]
+            slack = 2 * half_unit(self.decimals)
+            if W is None or (bug in REORDERING_BUGS and not roughly_ordered(W.tolist(), orders, slack)):
+                return None
+            return W
+
+        wrong: list[Distractor] = [
+            (m, None if m == "scale_uses_seq_len" and d_k == T else partial(table, m)) for m in self.BUGS
+        ]
+        return Solution(W, wrong, steps)
+
+    def positive(self, inputs: Inputs) -> list[bool]:
+        return lower_triangle(len(inputs["dots"]))
+
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
+        """Version 2's checks (T×T, non-negative rows summing to 1, 0 above the diagonal), and each row's
+        visible weights in the order of its scores."""
+        rows = inputs["dots"].tolist() if isinstance(inputs["dots"], np.ndarray) else inputs["dots"]  # (T, T)
+        T = len(rows)
+        tol = T * half_unit(self.decimals) + 0.001  # a row of T rounded weights
+        orders = [order_of(row[: i + 1]) for i, row in enumerate(rows)]  # per row: its visible scores' order
+
+        def check(value: Any) -> bool:  # NaN and inf fail the sum or the sign
+            if not isinstance(value, list | tuple) or len(value) != T:
+                return False
+            try:
+                return all(
+                    isinstance(w, list | tuple)
+                    and len(w) == T
+                    and min(w) >= 0
+                    and abs(sum(w) - 1.0) <= tol
+                    and not any(w[i + 1 :])
+                    and ordered(w, orders[i])
+                    for i, w in enumerate(value)
+                )
+            except TypeError:  # not numbers
+                return False
+
+        return check
+
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
+        W = solution.answer.tolist()
+        return all(spread_ok(W[i], i + 1) for i in range(1, len(W)))
+
+    def prompt(self, inputs: Inputs) -> str:
+        return (
+            self.intro(inputs) + "先除以 $\\sqrt{d_k}$，再加因果掩码（把列号大于行号的分数换成 $-\\infty$），"
+            "然后对每一行做 softmax。得到的权重矩阵是什么？"
+        )
+
+    def answer_format(self, inputs: Inputs) -> str:
+        T = len(inputs["dots"])
+        return f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，每行的数用逗号隔开，行与行之间用分号隔开。"
+
+
+class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
+    """The 0-filled row: every key has a finite score, so every weight is positive (zero_means_masked,
+    the −∞ row, shows 0 at the filled keys and is out by eye); the filled keys share one weight and the
+    others are in the order of their scores. Distractors: the scale mistakes, ÷√T, the transposed scores
+    and the neighbouring query's 0-filled row, where they keep that order."""
+
+    params = specs(ParamSpec("T", 3, 2, 4), example_param(*SCORE_EXAMPLES))
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        inputs = self.raw(rng, p)
+        T = len(inputs["dots"])
+        query = SCORE_EXAMPLES[p["example"]]["query"] if p["example"] is not None else int(rng.integers(1, T))
+        return {**inputs, "query": query}  # the last row has no future to fill
+
+    def solve(self, inputs: Inputs) -> Solution:
+        S, d_k = self.scaled(inputs)  # (T, T)
+        dots = np.asarray(inputs["dots"], dtype=float)  # (T, T)
+        T, i = len(S), inputs["query"] - 1
+        visible = np.arange(T) <= i  # (T,)
+        filled = np.where(visible, S[i], 0.0)  # (T,)  the bug: 0, not -inf
+        w = softmax(filled)  # (T,)  e^0 = 1: the future keeps a share
+        right = softmax(np.where(visible, S[i], -np.inf))  # (T,)  what -inf gives
+        steps = [
+            self.scale_step(inputs, S),
+            step(self.STEP_NAMES["fill"], rf"\tilde s_j = 0 \quad (j > {i + 1})", filled),
+            step(self.STEP_NAMES["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w),
+            step("对照：填 −∞ 的正确权重", rf"\tilde s_j = -\infty \quad (j > {i + 1})", right),
+            step("泄漏到未来位置的权重", rf"\sum_{{j > {i + 1}}} w_j", w[~visible].sum()),
+        ]
+
+        # the mistakes, each a 0-filled row: one softmax for all of them (they are tried on every variant)
+        rows = np.stack(  # (6, T) scores before the fill
+            [
+                dots[i],  # missing_scale
+                dots[i] / d_k,  # divide_by_dk
+                dots[i] * math.sqrt(d_k),  # scale_inverted
+                dots[i] / math.sqrt(T),  # scale_uses_seq_len
+                S[:, i],  # scores_transposed: row i of Sᵀ, k_i·q_j
+                S[i - 1],  # wrong_query_row: the previous query, filled after its own key
+            ]
+        )
+        last = np.array([i, i, i, i, i, i - 1])[:, None]  # (6, 1) the last visible key of each row
+        W = softmax(np.where(np.arange(T) <= last, rows, 0.0), axis=-1)  # (6, T)
+        # a row with a weight that rounds to 0 is refused by the check as displayed: None, before rounding
+        below = half_unit(self.decimals) - 2e-9  # a weight under this rounds to 0
+        faint = (W.min(axis=-1) < below).tolist()  # (6,)
+        w_m = [None if faint[r] else W[r] for r in range(6)]
+        wrong: list[Distractor] = [
+            ("missing_scale", w_m[0]),
+            ("divide_by_dk", w_m[1]),
+            ("scale_inverted", w_m[2]),
+            ("scale_uses_seq_len", w_m[3] if d_k != T else None),
+            ("scores_transposed", w_m[4]),
+            ("wrong_query_row", w_m[5] if i > 0 else None),
+        ]
+        return Solution(w, wrong, steps)
+
+    def positive(self, inputs: Inputs) -> list[bool]:
+        return [True] * len(inputs["dots"])  # every key has a finite score after the fill
+
+    def sane(self, inputs: Inputs, value: Any) -> bool:
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
+        """T weights summing to 1, in the order of the 0-filled scores (the filled keys alike)."""
+        rows = inputs["dots"].tolist() if isinstance(inputs["dots"], np.ndarray) else inputs["dots"]
+        i = inputs["query"] - 1
+        filled = [s if j <= i else 0.0 for j, s in enumerate(rows[i])]  # the sign and order survive the scale
+        T, order = len(filled), order_of(filled)
+
+        def check(value: Any) -> bool:
+            w = vector(value, T)
+            return w is not None and probability_row(w) and ordered(w, order)
+
+        return check
+
+    def prompt(self, inputs: Inputs) -> str:
+        i = inputs["query"]
+        return (
+            "有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
+            + self.intro(inputs)
+            + f"他先除以 $\\sqrt{{d_k}}$，再这样填 0，然后做 softmax。第 {i} 个 token 那一行的权重是多少？"
+        )
+
+    def answer_format(self, inputs: Inputs) -> str:
+        return f"按 key 的顺序写出 {len(inputs['dots'])} 个数，保留两位小数。"

@@ -20,6 +20,22 @@ serialisation) lives here once:
 From version 2 on (``sane_choices = True``) a distractor is offered only if it passes ``sane``
 whenever the answer does: otherwise a test-wise learner finds the answer by those checks instead
 of by the computation (shared/ITEM_WRITING.md).
+
+From the versions of issue 25 on (``cue_rules = True``; version 3 of most templates, 2 of the
+newer ones) the choices obey four more rules, each declared by the template and enforced here:
+
+- **as displayed**: the answer itself must pass ``sane`` (else the variant is redrawn), and so must
+  every option; ``positive(inputs)`` names the elements a learner knows to be > 0 (a softmax weight
+  at a visible key: e^x > 0), and a value showing 0 there, answer or option, is out;
+- **parts**: ``parts(inputs, value)`` splits an answer made of several quantities (a pair of counts,
+  six shapes) into its parts; the options are then chosen so that every option shares equally many
+  parts with the others, so that no vote on the parts (the option sharing the most parts with the
+  others, or the fewest) singles out the answer. In practice the distractors of one variant change
+  the same parts (the others then read the same in every option), or every part;
+- **pool**: the distractors are drawn per seed from a larger pool of named mistakes, at least
+  ``min_pool`` of them over the seeds (5 for a template offering 3 distractors);
+- **classic**: ``classic`` names the mistake the template is about (GQA's n_head for n_kv_head); it is
+  offered whenever it applies to the numbers (its value is not None), or the variant is redrawn.
 """
 
 from __future__ import annotations
@@ -29,6 +45,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import combinations
+from operator import eq
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
@@ -291,6 +309,10 @@ class Template(ABC):
     max_distractors: ClassVar[int] = 3
     # Offer only distractors that pass sane() whenever the answer does (version 2 on; see the module doc).
     sane_choices: ClassVar[bool] = False
+    # The rules of issue 25 (see the module doc): the answer passes its own checks, zeros where a learner
+    # knows a value is positive, options balanced on their parts, a pool of mistakes, the classic offered.
+    cue_rules: ClassVar[bool] = False
+    classic: ClassVar[str | None] = None  # the misconception always offered when it applies (cue_rules)
 
     # --- what a template provides ------------------------------------------------------------
     @abstractmethod
@@ -323,6 +345,22 @@ class Template(ABC):
         template whose checks need work on the inputs (a column range, a mask) overrides this to do
         that work once, and its ``sane`` calls it."""
         return partial(self.sane, inputs)
+
+    def positive(self, inputs: Inputs) -> list[bool] | None:
+        """Which elements of the answer (flattened) a learner knows to be > 0 without computing them: a
+        softmax weight at a visible key. With ``cue_rules`` no option (and no answer) may show 0 there."""
+        return None
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...] | None:
+        """An option as shown, split into the quantities the question asks for (hashable, compared for
+        equality); None for an answer that is one quantity (a number, a row of weights, a shape)."""
+        return None
+
+    @property
+    def min_pool(self) -> int:
+        """How many named mistakes the distractors are drawn from, counted over the seeds: 5 for a
+        template offering 3 distractors (each then appears in about 3 variants in 5), 3 for 2."""
+        return 2 * self.max_distractors - 1
 
     def candidate_order(self, p: Params, n: int, rng: np.random.Generator) -> list[int]:
         """The order in which the ``n`` candidate distractors are tried: shuffled by the seed, so which
@@ -404,7 +442,10 @@ class Template(ABC):
     # a handful of elements and numpy's per-call overhead would dominate the generation time.
 
     def _shown(self, value: npt.ArrayLike) -> Flat:
-        """A value as displayed: (shape, flat values rounded like the option labels)."""
+        """A value as displayed: (shape, flat values rounded like the option labels). A flat list of
+        python numbers (most count and pair distractors) skips numpy: the same floats, a few µs less."""
+        if isinstance(value, list) and all(type(x) is float or type(x) is int for x in value):
+            return (len(value),), round_flat(map(float, value), self.decimals, self.sig)
         a = value if isinstance(value, np.ndarray) and value.dtype == np.float64 else np.asarray(value, dtype=float)
         return a.shape, round_flat(a.ravel().tolist(), self.decimals, self.sig)
 
@@ -431,6 +472,8 @@ class Template(ABC):
         """[(None, answer as shown, nested), (misconception, wrong value as shown, nested), ...]: up to max_distractors
         wrong values tried in ``candidate_order``, each apart from the answer and from the others and,
         with ``sane_choices``, passing ``sane`` when the answer does."""
+        if self.cue_rules:
+            return self._ruled_options(exact, candidates, rng, inputs, p)
         answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
         options: list[Option] = [(None, answer_shown, nest(*answer_shown))]
         taken = [exact, answer_shown]
@@ -453,6 +496,65 @@ class Template(ABC):
                 if len(options) > self.max_distractors:
                     break
         return options if len(options) > self.min_distractors else None
+
+    def _ruled_options(
+        self, exact: Flat, candidates: list[Distractor], rng: np.random.Generator, inputs: Inputs, p: Params
+    ) -> list[Option] | None:
+        """``_options`` under the rules of issue 25 (module doc); None asks for a redraw.
+
+        Candidates are computed in candidate order (the classic first) and those that pass the checks
+        go to a collector: for one-part answers the first max_distractors that are apart from each
+        other; for answers in several parts the first balanced set (``_BalancedSearch``).
+        """
+        answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
+        answer: Option = (None, answer_shown, nest(*answer_shown))
+        shows_right = self._display_check(inputs)
+        if not shows_right(answer):
+            return None  # the answer itself would fail a check by eye: redraw
+        order = self.candidate_order(p, len(candidates), rng)
+        classic = next((i for i, (m, v) in enumerate(candidates) if m == self.classic and v is not None), None)
+        if classic is not None:
+            order.remove(classic)
+            order.insert(0, classic)
+        split = partial(self.parts, inputs)
+        collector: _FirstApart | _BalancedSearch = (
+            _FirstApart(self)
+            if split(answer[2]) is None
+            else _BalancedSearch(self, answer, split, keep_first=classic is not None)
+        )
+        for i in order:
+            option = self._candidate(candidates[i])
+            ok = option is not None and self._apart(option[1], [exact, answer_shown]) and shows_right(option)
+            if i == classic and not ok:
+                return None  # the classic applies but cannot be shown: redraw
+            found = collector.add(option) if option is not None and ok else None
+            if found is not None:
+                return [answer, *found]
+        found = collector.finish()
+        return [answer, *found] if found is not None else None
+
+    def _display_check(self, inputs: Inputs) -> Callable[[Option], bool]:
+        """Whether an option passes the checks by eye as displayed: ``sane``, and no 0 where ``positive``."""
+        check = self.sane_check(inputs)
+        positive = self.positive(inputs)
+
+        def shows_right(option: Option) -> bool:
+            shown = option[1][1]
+            if positive is not None and any(x == 0 for x, pos in zip(shown, positive, strict=True) if pos):
+                return False  # 0.00 where the learner knows the value is positive
+            return check(option[2])
+
+        return shows_right
+
+    def _candidate(self, distractor: Distractor) -> Option | None:
+        """A candidate as an option (its value computed if lazy), None when it does not apply or is not finite."""
+        misconception, value = distractor
+        if callable(value):
+            value = value()
+        if value is None:
+            return None
+        shown = self._shown(value)
+        return (misconception, shown, nest(*shown)) if all(map(math.isfinite, shown[1])) else None
 
     def _variant(
         self,
@@ -484,3 +586,86 @@ class Template(ABC):
             solution=solution.steps,
             answer_format=self.answer_format(inputs),
         )
+
+
+class _FirstApart:
+    """The distractors of a one-part answer: the first max_distractors candidates apart from each other."""
+
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.options: list[Option] = []
+
+    def add(self, option: Option) -> list[Option] | None:
+        """Keeps ``option`` if it is apart from those kept; all of them once there are max_distractors."""
+        if self.template._apart(option[1], [o[1] for o in self.options]):
+            self.options.append(option)
+        return self.options if len(self.options) == self.template.max_distractors else None
+
+    def finish(self) -> list[Option] | None:
+        return self.options if len(self.options) >= self.template.min_distractors else None
+
+
+class _BalancedSearch:
+    """The distractors of an answer in several parts (``Template.parts``), chosen so that every option
+    shares equally many parts with the other options: then no vote on the parts singles out the
+    answer. Candidates arrive one by one, in candidate order; ``add`` returns the first balanced set of
+    ``size`` options that the newest one completes (so that no more candidates are computed than
+    needed), and once every candidate is in, ``finish`` the first balanced set of a smaller size, down to
+    min_distractors. With ``keep_first`` the first candidate (the classic) is in every set."""
+
+    def __init__(
+        self, template: Template, answer: Option, split: Callable[[Any], tuple[Any, ...] | None], keep_first: bool
+    ) -> None:
+        self.template, self.split, self.keep_first = template, split, keep_first
+        self.size = template.max_distractors
+        self.options: list[Option] = []
+        self.parts: list[tuple[Any, ...]] = [self._parts(answer)]  # [0]: the answer's, [c + 1]: options[c]'s
+        self.shared: list[list[int]] = [[len(self.parts[0])]]  # parts in common, per pair (the answer: index 0)
+        self.apart: dict[tuple[int, int], bool] = {}  # per pair of options, worked out when a set needs it
+
+    def _parts(self, option: Option) -> tuple[Any, ...]:
+        parts = self.split(option[2])
+        assert parts is not None  # the answer has parts, so every option of its shape does
+        return parts
+
+    def add(self, option: Option) -> list[Option] | None:
+        mine = self._parts(option)
+        common = [sum(map(eq, theirs, mine)) for theirs in self.parts]
+        for row, n in zip(self.shared, common, strict=True):
+            row.append(n)
+        self.shared.append([*common, len(mine)])
+        self.parts.append(mine)
+        self.options.append(option)
+        newest = len(self.options) - 1
+        for rest in combinations(range(newest), self.size - 1):
+            found = self._balanced((*rest, newest))
+            if found is not None:
+                return found
+        return None
+
+    def finish(self) -> list[Option] | None:
+        for size in range(self.size - 1, self.template.min_distractors - 1, -1):
+            for combo in combinations(range(len(self.options)), size):
+                found = self._balanced(combo)
+                if found is not None:
+                    return found
+        return None
+
+    def _balanced(self, combo: tuple[int, ...]) -> list[Option] | None:
+        if self.keep_first and combo[0] != 0:
+            return None
+        members = (0, *(c + 1 for c in combo))  # the answer and these options
+        score = None  # the parts each member shares with the others: the same for all, or not balanced
+        for a in members:
+            row = self.shared[a]
+            mine = sum([row[b] for b in members]) - row[a]
+            if score is None:
+                score = mine
+            elif mine != score:
+                return None
+        for a, b in combinations(combo, 2):
+            if (a, b) not in self.apart:
+                self.apart[a, b] = self.template._apart(self.options[a][1], [self.options[b][1]])
+            if not self.apart[a, b]:
+                return None
+        return [self.options[c] for c in combo]

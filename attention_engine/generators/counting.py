@@ -625,3 +625,136 @@ class KVCacheMemory(CountTemplate):
         if inputs["n_kv_head"] == inputs["n_head"]:
             return f"写一个数，单位 {unit}，保留两位小数。"
         return f"按缓存大小（{unit}，保留两位小数）、倍数的顺序写出 2 个数，用逗号隔开。"
+
+
+# --- issue 25: options balanced on their parts, a pool of mistakes, the classic always offered -------
+
+
+class PairParts:
+    """Mixed into a template whose answer is a list of separate quantities: each one is a part."""
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...] | None:
+        return tuple(value) if isinstance(value, list) else None
+
+
+class NanoGPTParamCountV3(PairParts, NanoGPTParamCountV2):
+    """Two parts, c_attn and c_proj. Every distractor is a mistake that changes both counts (the biases,
+    the counts times n_head, one head's share): the one-part c_attn_single_projection would leave
+    c_proj right in two options of three and the answer the option sharing the most parts."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        one_head = [n // inputs["n_head"] for n in solution.answer]  # C divisible by n_head: whole counts
+        return solution._replace(distractors=[*solution.distractors, ("one_head_only", one_head)])
+
+
+class KVCacheSavingsV3(PairParts, KVCacheSavingsV2):
+    """Three parts (without, with, percent saved). The distractors of a variant either change every part
+    (attention scores counted, one step too few) or the same two (n² per step, 1 + … + n not halved),
+    so that no vote on the parts finds the answer; K and V counted twice changes the counts but not
+    the percentage and has no partner, so it is not offered."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def wrong(self, n: int, without: int) -> list[Distractor]:
+        return [
+            *super().wrong(n, without),
+            ("triangular_not_halved", self.row(n * (n + 1), n)),
+            ("kv_steps_off_by_one", self.row(n * (n - 1) // 2, n - 1)),
+        ]
+
+
+class RNNGradientDecayV3(RNNGradientDecayV2):
+    """Two distractors per variant from four mistakes (version 2 offered the same three, the linear decay
+    only for short chains): the exponent one short or one long, the part lost, the linear decay."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        f, n = inputs["factor"], inputs["n_steps"]
+        return solution._replace(distractors=[*solution.distractors, ("exponent_counts_the_start", f ** (n + 1))])
+
+
+class BertGptPositionsV3(PairParts, BertGptPositionsV2):
+    """The prompt says what BERT predicts (15 % of the tokens selected; 80 % of those become [MASK], 10 %
+    a random token, 10 % stay). Two parts: a variant's distractors are all mistakes about BERT (every
+    position, the unmasked ones, only the [MASK] ones) or all about GPT (N positions, the last one only),
+    so the other part reads the same in every option and no vote on the parts finds the answer."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        n, r = inputs["n_tokens"], inputs["mask_rate"]
+        wrong = [
+            *solution.distractors,
+            ("bert_mask_token_only", [0.8 * n * r, n - 1]),
+            ("gpt_last_position_only", [n * r, 1]),
+        ]
+        return solution._replace(distractors=wrong)
+
+    def prompt(self, inputs: Inputs) -> str:
+        n, r = inputs["n_tokens"], inputs["mask_rate"]
+        return (
+            f"一个 $N = {n}$ 个 token 的句子。BERT 随机选出 ${r * 100:g}\\%$ 的 token 作为预测目标"
+            "（其中 80% 换成 [MASK]、10% 换成随机 token、10% 保持不变），在这些位置上预测原来的 token；"
+            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
+        )
+
+
+class AttentionMatrixMemoryV3(PairParts, AttentionMatrixMemoryV2):
+    """Every mistake scales both sizes by one factor (so no part is shared); one more: counting elements,
+    not bytes."""
+
+    version = 3
+    cue_rules = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        full, tile = solution.answer  # MiB
+        nbytes = BYTES[inputs["dtype"]]
+        return solution._replace(
+            distractors=[*solution.distractors, ("memory_counts_elements", [full / nbytes, tile / nbytes])]
+        )
+
+
+class KVCacheMemoryV2(PairParts, KVCacheMemory):
+    """The mistake the GQA/MQA question is about, n_head instead of n_kv_head, is offered in every
+    variant with shared K/V heads (version 1 left it out in one in four); the other two distractors
+    are drawn from six. With shared heads the answer has two parts, the size and the ratio: every
+    mistake changes the size only, so the ratio reads the same in every option."""
+
+    version = 2
+    cue_rules = True
+    classic = "kv_ignores_gqa"
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        shared = isinstance(solution.answer, list)
+        size = solution.answer[0] if shared else solution.answer  # in the variant's unit
+        ratio = solution.answer[1] if shared else 1
+        nbytes = BYTES[inputs["dtype"]]
+        elements = 2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"] * inputs["B"]
+        unit_bytes = self.unit(elements * nbytes)[1]  # 2^20 (MiB) or 2^30 (GiB)
+
+        def option(wrong_size: float) -> float | list[float]:  # a wrong size, in the same unit and form
+            return [wrong_size, ratio] if shared else wrong_size
+
+        wrong = [
+            *solution.distractors,
+            ("memory_missing_batch", option(size / inputs["B"]) if inputs["B"] > 1 else None),
+            ("mib_as_mb", option(size * unit_bytes / (10**6 if unit_bytes == MIB else 10**9))),
+            ("memory_counts_elements", option(size / nbytes)),
+        ]
+        return solution._replace(distractors=wrong)

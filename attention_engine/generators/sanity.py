@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -87,3 +88,22 @@ def within(xs: Iterable[float], lows: Iterable[float], highs: Iterable[float], d
     """Each x within [low, high] of its column, widened by the rounding of x."""
     eps = half_unit(decimals)
     return all(lo - eps <= x <= hi + eps for x, lo, hi in zip(xs, lows, highs, strict=True))
+
+
+def order_of(scores: Sequence[float]) -> list[tuple[int, int, bool]]:
+    """The checks ``ordered`` makes, worked out once per variant from the scores: pairs (a, b, tied) of
+    positions adjacent in the scores' order, scores[a] <= scores[b], tied when the two are equal."""
+    idx = sorted(range(len(scores)), key=scores.__getitem__)
+    return [(a, b, scores[a] == scores[b]) for a, b in pairwise(idx)]
+
+
+def ordered(weights: Sequence[float], order: list[tuple[int, int, bool]]) -> bool:
+    """Weights in the order of their scores (``order_of``), as a learner sees by eye: softmax is
+    increasing, so a larger score never shows a smaller weight, and equal scores show equal weights.
+    Not strict: two different scores may give weights that round alike."""
+    return all((weights[a] == weights[b]) if tied else (weights[a] <= weights[b]) for a, b, tied in order)
+
+
+def ordered_like(weights: Sequence[float], scores: Sequence[float]) -> bool:
+    """``ordered`` for scores given directly (the scores of the keys the weights belong to)."""
+    return ordered(weights, order_of(scores))

@@ -6,6 +6,7 @@ accepts the theoretical value as well as the simulated one, and the options diff
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy.typing as npt
 from ..core import softmax
 from ..misconceptions import correct_scale
 from ..misconceptions import get as misconception
-from .base import Inputs, Params, ParamSpec, Solution, Template, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Template, specs, step
 from .sanity import vector
 
 
@@ -161,3 +162,78 @@ class SoftmaxSharpnessV2(SoftmaxSharpness):
 
     def answer_format(self, inputs: Inputs) -> str:
         return "按未缩放、缩放后的顺序写出 2 个数，保留三位小数。"
+
+
+# --- version 3 (issue 25) ----------------------------------------------------------------------
+
+
+class DotProductVarianceV3(DotProductVarianceV2):
+    """Two parts, before and after the scale. Each variant's distractors change the same part, so the
+    other reads the same in every option and no vote on the parts finds the answer: either the first
+    (the standard deviation, the belief that q·k keeps unit variance, the standard deviations added)
+    or the second (no scale, ÷d_k, the variance divided by √d_k only). All from the same samples."""
+
+    version = 3
+    cue_rules = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        d_k, dots = inputs["d_k"], inputs["dots"]  # dots (n,)
+        solution = super().solve(inputs)
+        var, var_scaled = solution.answer.tolist()
+        wrong = [  # the first part wrong, the second as computed
+            ("std_for_variance", [float(dots.std()), var_scaled]),
+            ("dot_unit_variance", [var / d_k, var_scaled]),  # the variance of one product q_i k_i
+            ("stds_added", [var * d_k, var_scaled]),  # sd d_k·1 instead of √d_k: (d_k)² = d_k · Var
+        ] + [  # the second part wrong
+            (m, [var, float((dots * misconception(m).wrong_scale(d_k)).var())])
+            for m in ("missing_scale", "divide_by_dk")
+        ]
+        wrong.append(("variance_scales_linearly", [var, var / np.sqrt(d_k)]))
+        return solution._replace(distractors=wrong)
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...]:
+        return tuple(value)
+
+
+class SoftmaxSharpnessV3(SoftmaxSharpnessV2):
+    """The prompt says what the scores are: q·k has mean 0 and variance d_k, and is only approximately
+    normal; the samples are drawn from N(0, d_k) as that approximation. Two parts, unscaled and scaled:
+    a variant's distractors either change the scaled part only (no scale, ÷d_k, ×√d_k, ÷√n_keys) or
+    both parts, each differently (scores of standard deviation d_k, or of variance 1)."""
+
+    version = 3
+    cue_rules = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        d_k, S, n_keys = inputs["d_k"], inputs["S"], inputs["n_keys"]  # S (n_rows, n_keys), sd √d_k
+        solution = super().solve(inputs)
+        unscaled, scaled = solution.answer.tolist()
+        sqrt_dk = float(np.sqrt(d_k))
+
+        def second(scale: float) -> list[float]:  # the scaled part with another scale
+            return [unscaled, self.avg_max(S, scale)]
+
+        wrong: list[Distractor] = [
+            (m, partial(second, misconception(m).wrong_scale(d_k)))
+            for m in ("missing_scale", "divide_by_dk", "scale_inverted")
+        ]
+        wrong += [
+            ("scale_uses_seq_len", partial(second, 1 / np.sqrt(n_keys)) if n_keys != d_k else None),
+            # sd d_k instead of √d_k (the variance taken for the sd): S·√d_k, then scaled by 1/√d_k
+            ("std_for_variance", lambda: [self.avg_max(S, sqrt_dk), unscaled]),
+            # variance 1 instead of d_k: S / √d_k, then scaled by 1/√d_k
+            ("dot_unit_variance", lambda: [scaled, self.avg_max(S, 1 / d_k)]),
+        ]
+        return solution._replace(distractors=wrong)
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...]:
+        return tuple(value)
+
+    def prompt(self, inputs: Inputs) -> str:
+        d_k, n_keys, n_rows = inputs["d_k"], inputs["n_keys"], inputs["n_rows"]
+        return (
+            f"$q, k$ 的 $d_k = {d_k}$ 个分量独立取自 $\\mathcal{{N}}(0, 1)$ 时，未缩放的分数 $q\\cdot k$ 均值为 0、"
+            "方差为 $d_k$，只是近似正态（$d_k$ 个乘积之和，$d_k$ 越大越接近）。"
+            f"按这个近似，从 $\\mathcal{{N}}(0, d_k)$ 采样 {n_rows} 行分数，每行 {n_keys} 个 key。"
+            "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，每行最大的权重平均约是多少？"
+        )

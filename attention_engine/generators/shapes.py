@@ -8,6 +8,7 @@ shapes: positive integers, the right rank, the given sizes where they must appea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -112,9 +113,16 @@ class FiveStepShapes(ShapeTemplate):
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """Six (rows, cols) pairs, each number one of the given sizes T, d_model, d_k, d_v."""
-        shapes = matrix(value, len(self.ROWS), 2)
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
         sizes = {inputs["T"], inputs["d_model"], inputs["d_k"], inputs["d_v"]}
-        return shapes is not None and all(n in sizes for row in shapes for n in row)
+
+        def check(value: Any) -> bool:
+            shapes = matrix(value, len(self.ROWS), 2)
+            return shapes is not None and all(n in sizes for row in shapes for n in row)
+
+        return check
 
     def label(self, value: Any) -> tuple[str, str]:
         text = ", ".join(f"{name} {fmt_shape(shape)}" for name, shape in zip(self.ROWS, value, strict=True))
@@ -345,3 +353,75 @@ class HeadDimensionV2(HeadDimension):
 
     def answer_format(self, inputs: Inputs) -> str:
         return "写一个整数。"
+
+
+# --- version 3 (issue 25) ----------------------------------------------------------------------
+
+
+class FiveStepShapesV3(FiveStepShapesV2):
+    """Six parts, one shape per tensor. A real mistake changes a few of them (S and W, or V and O, or
+    O), so with several mistakes the answer is the option sharing the most shapes with the others.
+    Each variant therefore offers two mistakes that change the same shapes, and the other shapes read
+    the same in all three options: S and W (Qᵀ K, or an element-wise product), V and O (V of width
+    d_k, or V = X itself), or O (width d_model, or the weights taken for the output)."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def wrong(self, T: int, d_model: int, d_k: int, d_v: int) -> list[Distractor]:
+        return [
+            *super().wrong(T, d_model, d_k, d_v),
+            ("elementwise_scores", self.shapes(T, d_k, d_v, [T, d_k], d_v)),
+            ("value_is_input", self.shapes(T, d_k, d_model, [T, T], d_model)),
+            ("output_is_weights", self.shapes(T, d_k, d_v, [T, T], T)),
+        ]
+
+    # Candidates (as wrong() lists them) that change the same shapes: transposed_product and
+    # elementwise_scores, dv_equals_dk and value_is_input, output_width_d_model and output_is_weights;
+    # shape_keeps_d_model has no partner.
+    PARTNERS: ClassVar[tuple[tuple[int, ...], ...]] = ((0, 4), (3, 5), (2, 6), (1,))
+
+    def candidate_order(self, p: Params, n: int, rng: np.random.Generator) -> list[int]:
+        """Partners tried one after the other (a pair in random order, the pairs in random order), so
+        that the first two candidates that pass the checks are usually a balanced set: the same choice
+        as trying every pair, with fewer candidates computed."""
+        flips = rng.integers(2, size=len(self.PARTNERS)).tolist()
+        order: list[int] = []
+        for g in rng.permutation(len(self.PARTNERS)).tolist():
+            order += self.PARTNERS[g][::-1] if flips[g] else self.PARTNERS[g]
+        return order
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...]:
+        return tuple(tuple(shape) for shape in value)  # six (rows, cols)
+
+
+class NanoGPTShapesV3(NanoGPTShapesV2):
+    """Two distractors per variant, from three to five named mistakes per question: the split of C into
+    (hs, nh) instead of (nh, hs), and c_attn's 3C never split into q, k, v, join version 2's. (A shape
+    is one answer: the options differ in one or two of its sizes.)"""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        B, T, C, nh = inputs["B"], inputs["T"], inputs["C"], inputs["n_head"]
+        hs = C // nh
+        extra = {
+            "hs": [("qkv_split_forgotten", 3 * hs)],
+            "q": [("split_wrong_order", [B, hs, T, nh]), ("qkv_split_forgotten", [B, nh, T, 3 * hs])],
+            "att": [("split_wrong_order", [B, hs, T, T])],
+            "y": [("qkv_split_forgotten", [B, T, 3 * C])],
+            "c_attn": [("one_head_only", 3 * hs)],
+        }[inputs["ask"]]
+        return solution._replace(distractors=[*solution.distractors, *extra])
+
+
+class HeadDimensionV3(HeadDimensionV2):
+    """Three real mistakes (no split, times the heads, the head count), two per variant."""
+
+    version = 3
+    cue_rules = True
+    max_distractors = 2

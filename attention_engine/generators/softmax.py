@@ -12,13 +12,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .base import Inputs, Params, ParamSpec, Solution, Template, specs, step
+from ..core import FloatArray
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Template, specs, step
 from .display import fmt, fmt_many, latex_row
-from .sanity import half_unit, probability_row, vector
+from .sanity import half_unit, order_of, ordered, probability_row, vector
 
 
 class OnlineSoftmax(Template):
@@ -78,31 +80,46 @@ class OnlineSoftmax(Template):
             step("最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j),
         ]
 
+        return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, float(new.sum()), s_j), steps)
+
+    def wrong(self, m_1: float, m_2: float, l_1: float, new_sum: float, s_j: float) -> list[Distractor]:
+        """The mistaken updates: (m₂, ℓ, w_j) from the maxima, ℓ₁, tile 2's sum relative to m₂ and s_j."""
+
         def state(ell: float, w_numerator: float) -> list[float]:  # (m_2, ℓ, w_j) of a mistaken update
             return [m_2, ell, w_numerator / ell]
 
-        no_rescale = l_1 + float(new.sum())
-        wrong = [
+        rescale = math.exp(m_1 - m_2)  # <= 1
+        no_rescale = l_1 + new_sum
+        return [
             ("online_no_rescale", state(no_rescale, math.exp(s_j - m_2))),
-            ("online_rescale_inverted", state(l_1 / rescale + float(new.sum()), math.exp(s_j - m_2))),
+            ("online_rescale_inverted", state(l_1 / rescale + new_sum, math.exp(s_j - m_2))),
             ("online_tile_local_max", state(no_rescale, math.exp(s_j - m_1))),  # tile 1 stays at m_1
-            ("online_dropped_old_sum", state(float(new.sum()), math.exp(s_j - m_2))),
+            ("online_dropped_old_sum", state(new_sum, math.exp(s_j - m_2))),
         ]
-        return Solution([m_2, l_2, w_j], wrong, steps)
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """m₂ is the largest score; ℓ₂ sums one term e^(s − m₂) <= 1 per key, the largest exactly 1, so
         1 <= ℓ₂ <= number of keys; the weight is positive and w·ℓ₂ = e^(s − m₂) <= 1."""
-        x = vector(value, 3)
-        if x is None:
-            return False
-        m, ell, w = x
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
         n_keys = len(inputs["tile_1"]) + len(inputs["tile_2"])
         top = max(max(inputs["tile_1"]), max(inputs["tile_2"]))
         eps = half_unit(self.decimals)
-        return (
-            abs(m - top) <= eps and 1 - eps <= ell <= n_keys + eps and 0 < w <= 1 and w * ell <= 1 + eps * (ell + w + 1)
-        )
+
+        def check(value: Any) -> bool:
+            x = vector(value, 3)
+            if x is None:
+                return False
+            m, ell, w = x
+            return (
+                abs(m - top) <= eps
+                and 1 - eps <= ell <= n_keys + eps
+                and 0 < w <= 1
+                and w * ell <= 1 + eps * (ell + w + 1)
+            )
+
+        return check
 
     def label(self, value: Any) -> tuple[str, str]:
         m, ell, w = fmt_many(value, self.decimals)
@@ -183,15 +200,19 @@ class StableSoftmax(Template):
             step("求和", r"\sum_j e^{x_j - \max_k x_k}", float(e.sum())),
             step("归一化", r"w_j = e^{x_j - \max_k x_k} / \sum_k e^{x_k - \max x}", w),
         ]
+        return Solution(w, self.wrong(x, limit), steps)
+
+    def wrong(self, x: FloatArray, limit: float) -> list[Distractor]:
+        """The distractors for the logits x (n,) in a dtype whose e^x overflows past ``limit``."""
+        m = float(x.max())
         clamp = math.floor(limit)  # the largest whole logit whose e^x is finite
-        clamped = np.exp(np.minimum(x, clamp) - min(m, clamp))
-        wrong = [
+        clamped = np.exp(np.minimum(x, clamp) - min(m, clamp))  # (n,)
+        return [
             ("linear_normalisation", x / x.sum()),
             ("shifted_linear_normalisation", (x - x.min()) / (x - x.min()).sum()),
             ("softmax_as_argmax", (x == m).astype(float)),
             ("clamp_logits", clamped / clamped.sum()),
         ]
-        return Solution(w, wrong, steps)
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """n weights, non-negative, summing to 1, and in the logits' order: a larger logit never gets
@@ -210,3 +231,82 @@ class StableSoftmax(Template):
 
     def answer_format(self, inputs: Inputs) -> str:
         return f"按 $x$ 的顺序写出 {len(inputs['x'])} 个数，保留两位小数。"
+
+
+# --- issue 25 ------------------------------------------------------------------------------------
+
+
+class OnlineSoftmaxV2(OnlineSoftmax):
+    """The answer has three parts, (m₂, ℓ₂, w): m₂ reads the same in every option (the largest score,
+    which a learner sees), and the options are chosen so that every option shares equally many parts
+    with the others (tile_local_max has the same ℓ₂ as online_no_rescale: the two come together only
+    where another pair of options shares a part too). One more named mistake: the factor applied to the
+    new tile instead of the old sum."""
+
+    version = 2
+    cue_rules = True
+
+    def wrong(self, m_1: float, m_2: float, l_1: float, new_sum: float, s_j: float) -> list[Distractor]:
+        ell = l_1 + math.exp(m_1 - m_2) * new_sum  # <- the factor on the new tile, not on l_1
+        return [
+            *super().wrong(m_1, m_2, l_1, new_sum, s_j),
+            ("online_rescaled_new_tile", [m_2, ell, math.exp(s_j - m_2) / ell]),
+        ]
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...]:
+        return tuple(value)  # (m₂, ℓ₂, w) as shown
+
+
+class StableSoftmaxV2(StableSoftmax):
+    """Options judged as displayed: every weight positive and never 0.00 (so not the argmax, nor the
+    min-shifted linear normalisation, whose smallest logit gets 0), the weights in the order of the
+    logits. Linear normalisation is dropped too: at logits near 710 it shows [0.25, 0.25, 0.25, 0.25]
+    whatever the gaps, an option nobody who has seen a softmax would pick. Softmax is invariant to
+    shifts only, and every shift that does not overflow gives the answer exactly; what is left of the
+    real mistakes are those that scale the logits (standardised, min-max scaled) or clamp them. Three
+    options, drawn from these three.
+
+    The largest logit is the only one past the overflow limit (the others lie below the clamp at
+    ⌊limit⌋), so clamping keeps the order of the logits and is a mistake a learner cannot rule out by
+    eye; version 1's clamp mostly tied several logits at the limit."""
+
+    version = 2
+    cue_rules = True
+    max_distractors = 2
+    TOPS: ClassVar[dict[str, tuple[float, ...]]] = {
+        "float32": (89.0, 89.5, 90.0, 90.5),
+        "float64": (710.0, 710.5, 711.0, 711.5),
+    }
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        dtype, n = self.pick(rng, p, "dtype"), self.pick(rng, p, "n")
+        top = self.TOPS[dtype][int(rng.integers(len(self.TOPS[dtype])))]
+        first = round(10 * (top - math.floor(OVERFLOW[dtype]))) + 1  # the smallest gap that ends below the clamp
+        gaps = rng.permutation(np.arange(first, 31))[: n - 1] / 10  # (n-1,) distinct gaps up to 3.0
+        x = np.round(np.concatenate([[top], top - gaps]), 1)  # (n,)
+        return {"x": x[rng.permutation(n)], "dtype": dtype}  # the largest logit anywhere
+
+    def wrong(self, x: FloatArray, limit: float) -> list[Distractor]:
+        clamp = math.floor(limit)  # the largest whole logit whose e^x is finite; only the max is above it
+        z = (x - x.mean()) / x.std()  # (n,) <- standardised: the gaps divided by the std
+        r = (x - x.min()) / (x.max() - x.min())  # (n,) <- min-max scaled to [0, 1]
+        e = np.exp(np.stack([np.minimum(x, clamp) - clamp, z - z.max(), r - r.max()]))  # (3, n) each <= 1
+        w = e / e.sum(axis=-1, keepdims=True)  # (3, n)
+        return [("clamp_logits", w[0]), ("standardised_logits", w[1]), ("minmax_scaled_logits", w[2])]
+
+    def positive(self, inputs: Inputs) -> list[bool]:
+        return [True] * len(inputs["x"])
+
+    def sane(self, inputs: Inputs, value: Any) -> bool:
+        """n weights, non-negative, summing to 1, in the order of the logits (equal logits, equal weights)."""
+        return self.sane_check(inputs)(value)
+
+    def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
+        x = inputs["x"].tolist() if isinstance(inputs["x"], np.ndarray) else inputs["x"]
+        n, order = len(x), order_of(x)
+
+        def check(value: Any) -> bool:
+            w = vector(value, n)
+            return w is not None and probability_row(w) and ordered(w, order)
+
+        return check

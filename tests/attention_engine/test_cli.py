@@ -48,7 +48,8 @@ def test_list_shows_every_version():
     lines = cli("list").stdout.splitlines()
     start = lines.index(next(line for line in lines if line.startswith("attention_matrix_memory ")))
     assert lines[start + 1].startswith("    v1: ") and "block_size" in lines[start + 1]
-    assert lines[start + 2].startswith("    v2, newest: ") and "tile_size" in lines[start + 2]
+    assert lines[start + 2].startswith("    v2: ") and "tile_size" in lines[start + 2]
+    assert lines[start + 3].startswith("    v3, newest: ") and "tile_size" in lines[start + 3]
     assert "example = none (numbers drawn from the seed), one of wo_chi" in "\n".join(lines)
     versions = sum(len(generators.versions(name)) for name in generators.names())
     assert sum(line.startswith("    v") for line in lines) == versions

@@ -52,7 +52,7 @@ def test_kv_cache_memory_of_a_70b_sized_model():
     """80 layers, 64 query heads sharing 8 K/V heads, head size 128, 4096 tokens, float16:
     2 × 80 × 8 × 128 × 4096 × 2 bytes = 1,342,177,280 bytes = 1.25 GiB; full multi-head: 8 times as much."""
     v = generators.generate(
-        "kv_cache_memory", 0, n_layer=80, n_head=64, n_kv_head=8, head_size=128, T=4096, B=1, dtype="float16"
+        "kv_cache_memory", 0, version=1, n_layer=80, n_head=64, n_kv_head=8, head_size=128, T=4096, B=1, dtype="float16"
     )
     assert v.answer == [1.25, 8] and "GiB" in v.prompt and "分组查询" in v.prompt
     assert grade(v, "1.25, 8").correct
@@ -69,7 +69,7 @@ def test_kv_cache_memory_of_a_70b_sized_model():
 
 
 def test_kv_cache_memory_draws_every_kind_and_every_misconception():
-    vs = variants("kv_cache_memory")
+    vs = variants("kv_cache_memory", version=1)
     kinds = {
         "mha" if v.given["n_kv_head"] == v.given["n_head"] else "mqa" if v.given["n_kv_head"] == 1 else "gqa"
         for v in vs
@@ -106,7 +106,7 @@ def test_online_softmax_is_what_blockwise_attention_does_with_two_tiles():
 
 
 def test_online_softmax_distractors_are_the_named_update_mistakes():
-    vs = variants("online_softmax")
+    vs = variants("online_softmax", version=1)
     assert misconceptions_offered(vs) == {
         "online_no_rescale",
         "online_rescale_inverted",
@@ -158,14 +158,14 @@ def test_stable_softmax_shows_the_overflow_it_avoids():
 
 
 def test_stable_softmax_distractors():
-    vs = variants("stable_softmax")
+    vs = variants("stable_softmax", version=1)
     assert misconceptions_offered(vs) == {
         "linear_normalisation",
         "shifted_linear_normalisation",
         "softmax_as_argmax",
         "clamp_logits",
     }
-    v = generators.generate("stable_softmax", 0)
+    v = generators.generate("stable_softmax", 0, version=1)
     x = np.array(v.given["x"])
     for c in v.choices:
         if c.misconception == "linear_normalisation":

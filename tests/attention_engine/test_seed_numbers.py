@@ -44,10 +44,10 @@ def test_001_two_word_example_weights_template():
 # --- version 2: the seed's own numbers as a fixed example (param ``example``) ---------------------
 
 
-def same_numbers_for_every_seed(name: str, example: str, seeds=range(12)) -> list:
+def same_numbers_for_every_seed(name: str, example: str, seeds=range(12), version: int | None = None) -> list:
     """The variants of ``example`` for several seeds: the same inputs, answer, steps and options
     (only the option order may differ), with at least 2 distinct distractors."""
-    variants = [generators.generate(name, seed, example=example) for seed in seeds]
+    variants = [generators.generate(name, seed, version=version, example=example) for seed in seeds]
     first = variants[0]
     for v in variants:
         assert (v.given, v.answer, v.solution, v.prompt) == (first.given, first.answer, first.solution, first.prompt)
@@ -83,18 +83,30 @@ def test_001_wo_chi_example(name):
         assert grade(v, "0.54, 0.46").correct
 
 
-def test_001_wo_ai_ni_example_causal_table():
+WO_AI_NI = [[0.5, 0.9, 0.2], [0.3, 0.7, 0.4], [0.1, 0.3, 0.7]]  # scaled scores reproducing the seed's table
+
+
+def wo_ai_ni_given(v) -> bool:
+    """Version 2 prints the scaled scores; version 3 the raw dot products with d_k = 4, twice as large."""
+    if v.version == 2:
+        return v.given["scores"] == WO_AI_NI
+    return v.given["d_k"] == 4 and np.allclose(np.array(v.given["dots"]) / np.sqrt(4), WO_AI_NI, atol=1e-12)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_001_wo_ai_ni_example_causal_table(version):
     """我 [1.0, 0, 0] / 爱 [0.40, 0.60, 0] / 你 [0.25, 0.30, 0.45]."""
-    v = same_numbers_for_every_seed("causal_masked_weights", "wo_ai_ni")[0]
-    assert v.given["scores"] == [[0.5, 0.9, 0.2], [0.3, 0.7, 0.4], [0.1, 0.3, 0.7]]
+    v = same_numbers_for_every_seed("causal_masked_weights", "wo_ai_ni", version=version)[0]
+    assert wo_ai_ni_given(v)
     assert np.round(v.answer, 2).tolist() == [[1.0, 0.0, 0.0], [0.40, 0.60, 0.0], [0.25, 0.30, 0.45]]
     assert grade(v, "1.0, 0, 0; 0.40, 0.60, 0; 0.25, 0.30, 0.45").correct
 
 
-def test_001_wo_ai_ni_example_filled_with_zero():
+@pytest.mark.parametrize("version", [2, 3])
+def test_001_wo_ai_ni_example_filled_with_zero(version):
     """填 0 的话，softmax 后第一行会变成 [0.45, 0.27, 0.27]."""
-    v = same_numbers_for_every_seed("mask_fill_zero_contrast", "wo_ai_ni")[0]
-    assert v.given["scores"] == [[0.5, 0.9, 0.2], [0.3, 0.7, 0.4], [0.1, 0.3, 0.7]] and v.given["query"] == 1
+    v = same_numbers_for_every_seed("mask_fill_zero_contrast", "wo_ai_ni", version=version)[0]
+    assert wo_ai_ni_given(v) and v.given["query"] == 1
     assert np.round(v.answer, 2).tolist() == [0.45, 0.27, 0.27]
     assert np.round(by_name(v)["对照：填 −∞ 的正确权重"], 2).tolist() == [1.0, 0.0, 0.0]
     assert grade(v, "0.45, 0.27, 0.27").correct
@@ -149,7 +161,7 @@ def test_001_fill_with_zero_first_row():
     the one-decimal score that gives 0.45; the future entries below are arbitrary on purpose.
     """
     scores = [[0.5, 1.7, -0.9], [0.0, 0.4, 1.1], [0.0, 0.2, 0.6]]
-    solution = generators.get("mask_fill_zero_contrast").solve({"scores": scores, "query": 1})
+    solution = generators.get("mask_fill_zero_contrast", 2).solve({"scores": scores, "query": 1})
     assert np.round(solution.answer, 2).tolist() == [0.45, 0.27, 0.27]
 
 
@@ -160,7 +172,7 @@ def test_001_causal_table_for_wo_ai_ni():
     ≈ 0.4, row 3 needs s₃₂ − s₃₁ = ln 1.2 ≈ 0.2 and s₃₃ − s₃₁ = ln 1.8 ≈ 0.6.
     """
     scores = [[0.5, 1.7, -0.9], [0.0, 0.4, 1.1], [0.0, 0.2, 0.6]]
-    W = generators.get("causal_masked_weights").solve({"scores": scores}).answer
+    W = generators.get("causal_masked_weights", 2).solve({"scores": scores}).answer
     assert np.round(W, 2).tolist() == [[1.0, 0.0, 0.0], [0.40, 0.60, 0.0], [0.25, 0.30, 0.45]]
 
 
