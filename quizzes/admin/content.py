@@ -386,6 +386,7 @@ class QuestionAdmin(admin.ModelAdmin):
                 )
             },
         ),
+        (_("Number (one fixed answer)"), {"fields": ("number_answer", "number_tolerance", "number_unit")}),
         (_("Interview prompt"), {"fields": ("reference_answer", "rubric")}),
         (_("Recall card"), {"fields": ("expected_lines",)}),
         (_("Code question"), {"fields": ("code_spec", "replaces_key")}),
@@ -447,6 +448,8 @@ class QuestionAdmin(admin.ModelAdmin):
             context["rubric_html"] = [render_markdown(point) for point in question.rubric]
         elif question.kind == Question.Kind.NUMERIC:
             context.update(_numeric_preview(question, seed))
+        elif question.kind == Question.Kind.NUMBER:
+            context["number_answer_html"] = render_value(question.number_answer, digits=12)
         elif question.kind == Question.Kind.CODE:
             context.update(_code_preview(question))
         return TemplateResponse(request, "admin/quizzes/question/preview.html", context)
