@@ -30,6 +30,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.admin.moodle import MoodleLessonAdmin, export_lessons_as_moodle, export_questions_as_moodle
 from quizzes.content import cues
 from quizzes.content.generation import generation_job_create, generation_source_check
 from quizzes.content.models import Lesson, Option, Question
@@ -315,8 +316,9 @@ class QuestionInline(admin.TabularInline):
 
 
 @admin.register(Lesson)
-class LessonAdmin(admin.ModelAdmin):
+class LessonAdmin(MoodleLessonAdmin):  # + "Import Moodle XML" / "Export as Moodle XML" (quizzes.admin.moodle)
     form = LessonForm
+    actions = (export_lessons_as_moodle,)
     list_display = ("order", "key", "title", "published", "question_count", "updated_at")
     list_display_links = ("key", "title")
     list_filter = ("published",)
@@ -369,7 +371,7 @@ class QuestionAdmin(admin.ModelAdmin):
     ordering = ("lesson__order", "order", "key")
     readonly_fields = ("created_at", "updated_at", "preview_link", "fixed_seed", "generated_from")
     save_on_top = True
-    actions = ("generate_standalone_questions",)
+    actions = ("generate_standalone_questions", export_questions_as_moodle)
     fieldsets = (
         (None, {"fields": ("lesson", "key", "kind", "order", "published", "prompt", "explanation")}),
         (

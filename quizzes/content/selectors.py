@@ -206,6 +206,12 @@ def questions_with_options(*, ids: Iterable[int]) -> list[Question]:
     return list(questions.order_by("lesson__order", "lesson__key", "order", "key"))
 
 
+def lessons_questions_with_options(*, lesson_ids: Iterable[int]) -> list[Question]:
+    """Every question of these lessons, published or not, in lesson order, with their lessons and options loaded."""
+    questions = Question.objects.filter(lesson_id__in=list(lesson_ids)).select_related("lesson")
+    return list(questions.prefetch_related("options").order_by("lesson__order", "lesson__key", "order", "key"))
+
+
 def published_choice_bank() -> dict[str, list[Option]]:
     """Every published choice question learners can see → its live options (the answer-cue rule b's bank)."""
     questions = Question.objects.published().filter(kind=Question.Kind.CHOICE).prefetch_related("options")

@@ -35,7 +35,12 @@ from quizzes.content.models import Lesson, Question
 from quizzes.content.moodle.html import join_rubric, to_html
 from quizzes.content.moodle.keys import moodle_name
 from quizzes.content.moodle.xmlfile import MoodleError, MoodleProblem
-from quizzes.content.selectors import lesson_questions_with_options, live_options, questions_with_options
+from quizzes.content.selectors import (
+    lesson_questions_with_options,
+    lessons_questions_with_options,
+    live_options,
+    questions_with_options,
+)
 from quizzes.core.rendering import value_to_latex
 
 #: The seed a generated numeric question is exported with when it has no fixed seed of its own.
@@ -234,3 +239,9 @@ def lesson_moodle_export(*, lesson: Lesson, skip_unsupported: bool = False) -> M
 def selected_questions_moodle_export(*, ids: Iterable[int], skip_unsupported: bool = False) -> MoodleExport:
     """The questions with these ids (the admin's selection), lesson by lesson, as a Moodle XML file."""
     return questions_moodle_export(questions=questions_with_options(ids=ids), skip_unsupported=skip_unsupported)
+
+
+def lessons_moodle_export(*, lesson_ids: Iterable[int], skip_unsupported: bool = False) -> MoodleExport:
+    """Every question of these lessons (the admin's selection), lesson by lesson, as a Moodle XML file."""
+    questions = lessons_questions_with_options(lesson_ids=lesson_ids)
+    return questions_moodle_export(questions=questions, skip_unsupported=skip_unsupported)
