@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from quizzes.content import cues
 from quizzes.content.models import Lesson
@@ -216,15 +216,19 @@ def lesson_moodle_import(
 ) -> MoodleImportReport:
     """Import a Moodle XML file's questions into ``lesson`` (module docstring); MoodleError lists every problem."""
     questions = read_questions(data, file=file)
-    with transaction.atomic():
-        state = _Import(lesson=lesson, file=file, skip_unsupported=skip_unsupported)
-        for source in questions:
-            state.add(map_question(source))
-        state.reader_problems()
-        if not state.problems:
-            state.bank_rule()
-        if state.problems:
-            raise MoodleError(sorted(state.problems, key=lambda p: p.index or 0))  # in the file's order
-        state.tally()
-        content_plan_write(plan=state.plan, report=state.report.load)
+    try:
+        with transaction.atomic():
+            state = _Import(lesson=lesson, file=file, skip_unsupported=skip_unsupported)
+            for source in questions:
+                state.add(map_question(source))
+            state.reader_problems()
+            if not state.problems:
+                state.bank_rule()
+            if state.problems:
+                raise MoodleError(sorted(state.problems, key=lambda p: p.index or 0))  # in the file's order
+            state.tally()
+            content_plan_write(plan=state.plan, report=state.report.load)
+    except IntegrityError as exc:  # a concurrent import or edit saved one of these keys first: all rolled back
+        message = "another change to these questions was saved meanwhile; nothing was written: import again"
+        raise MoodleError([MoodleProblem(file, message)]) from exc
     return state.report

@@ -185,9 +185,11 @@ def _multichoice(mapped: Mapped, question: Element, text_format: str, common: di
     if right != 1:
         mapped.refused = f"multichoice: {right} answers at 100 %; a choice question here has exactly one correct option"
         return
-    options = []
+    options: list[dict[str, Any]] = []
+    texts: list[str] = []
     for answer, fraction in zip(answers, fractions, strict=True):
         text = html.to_markdown(*_text_of(answer, text_format))
+        texts.append(text)
         options.append(
             {
                 "key": option_key(text),
@@ -196,6 +198,10 @@ def _multichoice(mapped: Mapped, question: Element, text_format: str, common: di
                 "feedback": _markdown(_child(answer, "feedback"), text_format),
             }
         )
+    for index, text in enumerate(texts):
+        if text in texts[:index]:
+            mapped.problems.append(f"answers #{texts.index(text) + 1} and #{index + 1} say the same; keep one")
+            return
     if any(_non_empty(question, tag) for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback")):
         mapped.notes.append("combined feedback not kept (the page says right or wrong itself)")
     if _plain(question, "shuffleanswers", "true").lower() in ("false", "0"):

@@ -93,10 +93,11 @@ def test_every_broken_rule_is_reported_with_its_place_and_nothing_is_written(tar
         + '<question type="numerical"><name><text>Not a number</text></name><questiontext><text>How many?</text>'
         '</questiontext><answer fraction="100"><text>many</text><tolerance>0</tolerance></answer></question>\n'
         + _choice("Lengths", (100, "b"), (0, "c"))  # the same name: the same key
+        + _choice("Twice", (100, "yes"), (0, "no"), (0, "no"))
         + "</quiz>\n"
     ).encode()
     problems = _problems(target, data)
-    assert len(problems) == 5, problems
+    assert len(problems) == 6, problems
     assert problems[0].startswith(
         "bank.xml, line 3, question #1 'Lengths', key moodle-demo-moodle-lengths, option 'answer #2': "
         "option lengths give the answer away"
@@ -137,3 +138,20 @@ def test_a_reimport_with_an_edited_answer_retires_the_option_learners_saw(target
         ("minus two thousand", False),
     ]
     assert Attempt.objects.count() == 1
+
+
+def test_a_key_saved_meanwhile_by_someone_else_rolls_everything_back(target, monkeypatch):
+    """Two imports at once: the unique key (a database constraint) stops the second, which writes nothing."""
+    from quizzes.content.moodle import importer
+
+    real = importer.content_plan_write
+
+    def racing(*, plan, report):
+        factories.ChoiceQuestionFactory(lesson=target, key="moodle-demo-moodle-head-dimension", options=2)
+        real(plan=plan, report=report)
+
+    monkeypatch.setattr(importer, "content_plan_write", racing)
+    with pytest.raises(MoodleError) as caught:
+        lesson_moodle_import(lesson=target, data=sample("multichoice.xml"), file="multichoice.xml")
+    assert "saved meanwhile; nothing was written: import again" in str(caught.value)
+    assert not Question.objects.exists()
