@@ -94,6 +94,17 @@ class NumericQuestionFactory(QuestionFactory):
     answer_form = Question.AnswerForm.INPUT
 
 
+class NumberQuestionFactory(QuestionFactory):
+    """A number question (one literal answer, its tolerance and unit)."""
+
+    kind = Question.Kind.NUMBER
+    prompt = "$d_{model} = 512$，$n_{head} = 8$，每个头的维度 $d_k$ 是多少？"
+    explanation = "$d_k = d_{model} / n_{head} = 64$。"
+    number_answer = 64.0
+    number_tolerance = 0.0
+    number_unit = ""
+
+
 class PromptQuestionFactory(QuestionFactory):
     kind = Question.Kind.PROMPT
     reference_answer = "防止 softmax 饱和。"

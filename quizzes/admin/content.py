@@ -30,6 +30,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.admin.moodle import MoodleLessonAdmin, export_lessons_as_moodle, export_questions_as_moodle
 from quizzes.content import cues
 from quizzes.content.generation import generation_job_create, generation_source_check
 from quizzes.content.models import Lesson, Option, Question
@@ -315,8 +316,9 @@ class QuestionInline(admin.TabularInline):
 
 
 @admin.register(Lesson)
-class LessonAdmin(admin.ModelAdmin):
+class LessonAdmin(MoodleLessonAdmin):  # + "Import Moodle XML" / "Export as Moodle XML" (quizzes.admin.moodle)
     form = LessonForm
+    actions = (export_lessons_as_moodle,)
     list_display = ("order", "key", "title", "published", "question_count", "updated_at")
     list_display_links = ("key", "title")
     list_filter = ("published",)
@@ -369,7 +371,7 @@ class QuestionAdmin(admin.ModelAdmin):
     ordering = ("lesson__order", "order", "key")
     readonly_fields = ("created_at", "updated_at", "preview_link", "fixed_seed", "generated_from")
     save_on_top = True
-    actions = ("generate_standalone_questions",)
+    actions = ("generate_standalone_questions", export_questions_as_moodle)
     fieldsets = (
         (None, {"fields": ("lesson", "key", "kind", "order", "published", "prompt", "explanation")}),
         (
@@ -386,6 +388,7 @@ class QuestionAdmin(admin.ModelAdmin):
                 )
             },
         ),
+        (_("Number (one fixed answer)"), {"fields": ("number_answer", "number_tolerance", "number_unit")}),
         (_("Interview prompt"), {"fields": ("reference_answer", "rubric")}),
         (_("Recall card"), {"fields": ("expected_lines",)}),
         (_("Code question"), {"fields": ("code_spec", "replaces_key")}),
@@ -447,6 +450,8 @@ class QuestionAdmin(admin.ModelAdmin):
             context["rubric_html"] = [render_markdown(point) for point in question.rubric]
         elif question.kind == Question.Kind.NUMERIC:
             context.update(_numeric_preview(question, seed))
+        elif question.kind == Question.Kind.NUMBER:
+            context["number_answer_html"] = render_value(question.number_answer, digits=12)
         elif question.kind == Question.Kind.CODE:
             context.update(_code_preview(question))
         return TemplateResponse(request, "admin/quizzes/question/preview.html", context)

@@ -206,6 +206,10 @@ class NumericPromptSerializer(serializers.Serializer):
             '"" for answer_form=choice and for variants whose prompt already says it.'
         ),
     )
+    unit = serializers.CharField(
+        allow_blank=True,
+        help_text='Number questions (kind=number): the unit to show after the answer box, e.g. "MiB"; "" otherwise.',
+    )
     choices = NumericChoiceSerializer(many=True, help_text="answer_form=choice: the values to choose from.")
 
 
@@ -375,6 +379,10 @@ class ItemResultSerializer(serializers.Serializer):
     misconception = MisconceptionSerializer(required=False, allow_null=True)
     correct_value = serializers.JSONField(required=False)
     correct_value_latex = serializers.CharField(required=False)
+    tolerance = serializers.FloatField(
+        required=False, help_text="Number questions: an answer within ± this of correct_value is right."
+    )
+    unit = serializers.CharField(required=False, allow_blank=True, help_text='Number questions: the unit, or "".')
     answer_shape = serializers.ListField(child=serializers.IntegerField(), required=False)
     solution = SolutionStepSerializer(many=True, required=False)
     suggested_rating = serializers.IntegerField(
@@ -462,7 +470,11 @@ class AnswerSerializer(serializers.Serializer):
         min_value=0, max_value=100, required=False, help_text="Numeric, answer_form=choice."
     )
     value = serializers.JSONField(
-        required=False, help_text='Numeric, answer_form=input: a number, list, nested list or text like "0.54, 0.46".'
+        required=False,
+        help_text=(
+            'Numeric, answer_form=input: a number, list, nested list or text like "0.54, 0.46". '
+            'Number questions (kind=number): one number, or text like "512" or "512 MiB" (its unit after it).'
+        ),
     )
     code = StrictCharField(
         max_length=20_000,

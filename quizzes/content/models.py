@@ -66,13 +66,14 @@ class Question(models.Model):
         PROMPT = "prompt", _("Interview prompt")
         RECALL = "recall", _("Recall from memory")
         CODE = "code", _("Code (checked by running it)")
+        NUMBER = "number", _("Number (one fixed answer)")
 
     class AnswerForm(models.TextChoices):
         INPUT = "input", _("Type the value")
         CHOICE = "choice", _("Choose among distractors")
 
     #: Kinds graded by the server inside an attempt; the others are self-rated.
-    QUIZ_KINDS = (Kind.CHOICE, Kind.NUMERIC, Kind.CODE)
+    QUIZ_KINDS = (Kind.CHOICE, Kind.NUMERIC, Kind.CODE, Kind.NUMBER)
     SELF_RATED_KINDS = (Kind.PROMPT, Kind.RECALL)
 
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="questions", verbose_name=_("lesson"))
@@ -110,6 +111,22 @@ class Question(models.Model):
         verbose_name=_("generated from"),
         help_text=_("The numeric question whose template produced this standalone question."),
     )
+    # number only (a literal numeric question: one number, no template; quizzes.content.number)
+    number_answer = models.FloatField(
+        _("answer"), null=True, blank=True, help_text=_("Number only: the correct value, typed by the learner.")
+    )
+    number_tolerance = models.FloatField(
+        _("tolerance"),
+        null=True,
+        blank=True,
+        help_text=_("Number only: an answer within ± this of the correct value is right (0: exactly it)."),
+    )
+    number_unit = models.CharField(
+        _("unit"),
+        max_length=32,
+        blank=True,
+        help_text=_("Number only: shown after the answer box, e.g. MiB; a learner may type it after the number."),
+    )
     # prompt only
     reference_answer = models.TextField(_("reference answer"), blank=True)
     rubric = models.JSONField(_("rubric points"), default=list, blank=True)
@@ -144,7 +161,8 @@ class Question(models.Model):
         verbose_name_plural = _("questions")
         constraints = (
             models.CheckConstraint(
-                condition=Q(kind__in=["choice", "numeric", "prompt", "recall", "code"]), name="question_kind_known"
+                condition=Q(kind__in=["choice", "numeric", "prompt", "recall", "code", "number"]),
+                name="question_kind_known",
             ),
             models.CheckConstraint(
                 condition=(Q(kind="numeric") & ~Q(template="") & Q(answer_form__in=["input", "choice"]))
@@ -165,6 +183,14 @@ class Question(models.Model):
             models.CheckConstraint(
                 condition=(Q(kind="code") & Q(code_spec__isnull=False)) | (~Q(kind="code") & Q(code_spec__isnull=True)),
                 name="question_code_spec_iff_code",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(kind="number", number_answer__isnull=False)
+                    & Q(number_tolerance__isnull=False, number_tolerance__gte=0)
+                    | (~Q(kind="number") & Q(number_answer__isnull=True, number_tolerance__isnull=True, number_unit=""))
+                ),
+                name="question_number_fields_iff_number",
             ),
         )
 

@@ -44,6 +44,9 @@ QUESTION_KEYS = {
     "expected_lines",
     "code_spec",
     "replaces",
+    "answer",
+    "tolerance",
+    "unit",
 }
 KIND_KEYS = {
     "choice": {"options"},
@@ -51,6 +54,7 @@ KIND_KEYS = {
     "prompt": {"reference_answer", "rubric"},
     "recall": {"expected_lines"},
     "code": {"code_spec", "replaces"},
+    "number": {"answer", "tolerance", "unit"},
 }
 OPTION_KEYS = {"key", "text", "correct", "feedback", "retired"}
 
@@ -70,6 +74,9 @@ QUESTION_FIELDS = (
     "expected_lines",
     "code_spec",
     "replaces_key",
+    "number_answer",
+    "number_tolerance",
+    "number_unit",
 )
 OPTION_FIELDS = ("text", "is_correct", "feedback", "order", "retired")
 
@@ -348,6 +355,7 @@ class LessonReader:
             self.problem(file, f"'params' must be a mapping, got {params!r}", **where)
             params = {}
         numeric, prompt, recall, code = kind == "numeric", kind == "prompt", kind == "recall", kind == "code"
+        number = kind == "number"
         template = self.text(data, "template", file, **where) if numeric else ""
         return {
             "kind": kind,
@@ -364,7 +372,26 @@ class LessonReader:
             "expected_lines": self.text_list(data, "expected_lines", file, **where) if recall else [],
             "code_spec": self.code_spec(data, file, **where) if code else None,
             "replaces_key": self.text(data, "replaces", file, required=False, **where) if code else "",
+            "number_answer": self.number(data, "answer", file, **where) if number else None,
+            "number_tolerance": self.number(data, "tolerance", file, default=0.0, **where) if number else None,
+            "number_unit": self.text(data, "unit", file, required=False, **where) if number else "",
         }
+
+    def number(self, data: dict, name: str, file: str, *, default: float | None = None, **where: str | None) -> Any:
+        """A YAML number (int or float; true/false and quoted text are refused), or ``default`` when absent."""
+        value = data.get(name)
+        if value is None:
+            if default is None:
+                self.problem(file, f"'{name}' is required", **where)
+            return default
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.problem(file, f"'{name}' must be a number, got {value!r}", **where)
+            return None
+        try:
+            return float(value)
+        except OverflowError:
+            self.problem(file, f"'{name}' is too large for a number", **where)
+            return None
 
     def code_spec(self, data: dict, file: str, **where: str | None) -> Any:
         """A built-in key (text) or a whole spec (a mapping); anything else is reported here (the model

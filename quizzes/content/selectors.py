@@ -180,3 +180,39 @@ def option_ids_shown_to_learners(*, question_ids: Iterable[int] | None = None) -
 def question_options(*, question: Question) -> list[Option]:
     """Every option of a question, retired ones too, in authoring order (the admin's answer key)."""
     return sorted(question.options.all(), key=lambda o: (o.order, o.key))
+
+
+# --- Moodle XML import and export (quizzes.content.moodle) ------------------------------------------
+
+
+def lesson_by_key(*, key: str) -> Lesson | None:
+    """Any lesson by its key, published or not (the authoring tools': import, export)."""
+    return Lesson.objects.filter(key=key).first()
+
+
+def lesson_questions_with_options(*, lesson: Lesson) -> list[Question]:
+    """Every question of a lesson, published or not, in lesson order, with its lesson and options loaded."""
+    return list(
+        Question.objects.filter(lesson=lesson)
+        .select_related("lesson")
+        .prefetch_related("options")
+        .order_by("order", "key")
+    )
+
+
+def questions_with_options(*, ids: Iterable[int]) -> list[Question]:
+    """The questions with these ids (published or not), in lesson order, with their lessons and options loaded."""
+    questions = Question.objects.filter(pk__in=list(ids)).select_related("lesson").prefetch_related("options")
+    return list(questions.order_by("lesson__order", "lesson__key", "order", "key"))
+
+
+def lessons_questions_with_options(*, lesson_ids: Iterable[int]) -> list[Question]:
+    """Every question of these lessons, published or not, in lesson order, with their lessons and options loaded."""
+    questions = Question.objects.filter(lesson_id__in=list(lesson_ids)).select_related("lesson")
+    return list(questions.prefetch_related("options").order_by("lesson__order", "lesson__key", "order", "key"))
+
+
+def published_choice_bank() -> dict[str, list[Option]]:
+    """Every published choice question learners can see → its live options (the answer-cue rule b's bank)."""
+    questions = Question.objects.published().filter(kind=Question.Kind.CHOICE).prefetch_related("options")
+    return {question.key: live_options(question=question) for question in questions}

@@ -17,6 +17,7 @@ question through the :class:`QuestionFields` protocol and options as objects or 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -43,6 +44,9 @@ class QuestionFields(Protocol):
     rubric: Any
     expected_lines: Any
     code_spec: Any
+    number_answer: float | None
+    number_tolerance: float | None
+    number_unit: str
 
 
 def _is_finite(value: Any) -> bool:
@@ -224,6 +228,34 @@ def _recall_field_errors(question: QuestionFields) -> dict[str, str]:
     return {}
 
 
+#: The longest unit a number question may show after its answer box (the column's length).
+MAX_UNIT_CHARS = 32
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _number_field_errors(question: QuestionFields) -> dict[str, str]:
+    """A number question's answer, tolerance and unit (quizzes.content.number); no other kind has them."""
+    if question.kind != "number":
+        if question.number_answer is not None or question.number_tolerance is not None or question.number_unit:
+            return {"number_answer": _("Only number questions have an answer, a tolerance and a unit.")}
+        return {}
+    errors: dict[str, str] = {}
+    if not _finite_number(question.number_answer):
+        errors["number_answer"] = _("A number question needs its answer: a finite number.")
+    tolerance = question.number_tolerance
+    if not _finite_number(tolerance) or tolerance is None or tolerance < 0:
+        errors["number_tolerance"] = _("The tolerance must be a finite number ≥ 0 (0: exactly the answer).")
+    unit = question.number_unit or ""
+    if unit != unit.strip() or "\n" in unit or "$" in unit or len(unit) > MAX_UNIT_CHARS:
+        errors["number_unit"] = _(
+            "The unit is plain text on one line, without surrounding spaces or $, at most %(n)d characters."
+        ) % {"n": MAX_UNIT_CHARS}
+    return errors
+
+
 def _code_field_errors(question: QuestionFields) -> dict[str, str]:
     """A code question's spec (quizzes.content.code): readable, and its reference, equivalent spellings and
     misconceptions check out; no other kind has one."""
@@ -246,6 +278,7 @@ def validate_question_fields(question: QuestionFields) -> None:
         **_prompt_field_errors(question),
         **_recall_field_errors(question),
         **_code_field_errors(question),
+        **_number_field_errors(question),
     }
     if errors:
         raise ValidationError(errors)

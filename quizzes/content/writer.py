@@ -119,6 +119,12 @@ def _write(plan: Plan, report: LoadReport) -> None:
             _save(planned_option, report.options)
 
 
+def content_plan_write(*, plan: Plan, report: LoadReport) -> None:
+    """Phase 2 for a plan another reader made and validated (the Moodle XML import, quizzes.content.moodle):
+    save what changed, delete or retire the options it drops. The caller holds the transaction."""
+    _write(plan, report)
+
+
 def _count_only(plan: Plan, report: LoadReport) -> None:
     def count(items: Iterable[Planned], counts: Counts) -> None:
         for p in items:

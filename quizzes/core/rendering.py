@@ -33,7 +33,14 @@ from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert_to_element
 from markdown.treeprocessors import Treeprocessor
 
-__all__ = ["math_to_mathml", "prime_markdown", "render_markdown", "render_value", "value_to_latex"]
+__all__ = [
+    "math_to_mathml",
+    "prime_markdown",
+    "render_markdown",
+    "render_markdown_tex",
+    "render_value",
+    "value_to_latex",
+]
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 
@@ -391,6 +398,28 @@ def _render(text: str) -> str:
     # A paragraph holding only display math becomes the math block itself.
     body = re.sub(r"<p>\s*(<math [^>]*display=\"block\".*?</math>)\s*</p>", r"\1", body, flags=re.DOTALL)
     return body  # escaped Markdown output + allow-listed MathML
+
+
+def render_markdown_tex(text: str | None) -> str:
+    r"""Markdown with $…$ / $$…$$ math → the same safe HTML as :func:`render_markdown`, the math kept as TeX in
+    ``\(…\)`` / ``\[…\]`` (HTML-escaped) for a MathJax filter to typeset: what an LMS such as Moodle shows.
+
+    Not memoised: an export renders each text once.
+    """
+    if not text:
+        return ""
+    source, formulas = _extract_math(text)
+    body = _markdown().convert(source)
+
+    def restore(match: re.Match[str]) -> str:
+        latex, display = formulas[int(match.group(1))]
+        return (
+            ("\\[" + html.escape(latex, quote=False) + "\\]")
+            if display
+            else ("\\(" + html.escape(latex, quote=False) + "\\)")
+        )
+
+    return _PLACEHOLDER_RE.sub(restore, body)
 
 
 # --------------------------------------------------------------------------- numbers, vectors, matrices

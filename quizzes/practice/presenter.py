@@ -32,6 +32,7 @@ from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
 
 from quizzes.content.models import Question
+from quizzes.content.number import number_variant
 from quizzes.core.figures import solution_heatmap
 from quizzes.core.rendering import math_to_mathml, render_markdown, render_value, value_to_latex
 from quizzes.practice.code_messages import misconception_title, word_message, word_verdict
@@ -59,6 +60,7 @@ BEFORE_LOCK: dict[str, Any] = {
         "shape_text": None,
         "answer_format": None,
         "answer_format_html": None,
+        "unit": None,  # a number question's unit, shown after the answer box ("" otherwise)
         "choices": [{"index": None, "number": None, "label": None, "label_zh": None, "label_en": None}],
     },
     # a code question: the given code and the names, never the spec's reference or misconception code
@@ -143,6 +145,17 @@ def solution_steps(solution: Sequence[Mapping[str, Any]], *, display: bool = Fal
     ]
 
 
+#: Kinds whose answer is a number typed (or chosen) against a variant: generated numeric and literal number.
+NUMERIC_KINDS = (Question.Kind.NUMERIC, Question.Kind.NUMBER)
+
+
+def item_variant(*, question: Question, variant: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The variant an item shows: the stored one (numeric), a number question's own (quizzes.content.number)."""
+    if question.kind == Question.Kind.NUMBER:
+        return number_variant(question).to_dict()
+    return variant
+
+
 def _chinese() -> bool:
     return (translation.get_language() or "").lower().startswith("zh")
 
@@ -155,7 +168,7 @@ def question_view(question: Question) -> dict[str, Any]:
         "id": question.pk,
         "key": question.key,
         "kind": question.kind,
-        "numeric": question.kind == Question.Kind.NUMERIC,
+        "numeric": question.kind in NUMERIC_KINDS,
         "prompt": question.prompt,
         "prompt_html": render_markdown(question.prompt),
         "answer_form": question.answer_form or None,
@@ -164,7 +177,9 @@ def question_view(question: Question) -> dict[str, Any]:
 
 def numeric_view(*, question: Question, variant: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A numeric item's prompt before the lock: the variant's prompt and given numbers, the expected shape,
-    how to type the answer (typed answers only) and, for ``answer_form=choice``, the choice labels."""
+    how to type the answer (typed answers only) and, for ``answer_form=choice``, the choice labels. A number
+    question shows only its unit: its prompt is the question's own, its answer one number."""
+    variant = item_variant(question=question, variant=variant)
     if not variant:
         return None
     choices = []
@@ -192,6 +207,7 @@ def numeric_view(*, question: Question, variant: Mapping[str, Any] | None) -> di
         "shape_text": shape_text(variant["answer_shape"]),
         "answer_format": typed,
         "answer_format_html": render_markdown(typed),
+        "unit": question.number_unit,
         "choices": choices,
     }
     return whitelisted(view, BEFORE_LOCK["numeric"])
@@ -339,9 +355,10 @@ def _reveal(item: AttemptItem) -> dict[str, Any]:
         "feedback_html": render_markdown(stored.get("feedback")),
         "explanation_html": render_markdown(stored.get("explanation")),
     }
-    if item.question.kind == Question.Kind.NUMERIC:
-        shape = list((item.variant or {}).get("answer_shape", []))
-        typed = item.question.answer_form == Question.AnswerForm.INPUT
+    if item.question.kind in NUMERIC_KINDS:
+        variant = item_variant(question=item.question, variant=item.variant) or {}
+        shape = list(variant.get("answer_shape", []))
+        typed = item.question.answer_form != Question.AnswerForm.CHOICE
         reveal["cells"] = _response_cells(item.response, stored.get("elements"), shape) if typed else None
         reveal["correct_value_html"] = render_value(stored.get("correct_value"))
         reveal["misconception"] = _misconception_text(stored.get("misconception"))
@@ -526,15 +543,16 @@ def present_missed(*, item: AttemptItem) -> dict[str, Any]:
     question = item.question
     numeric = numeric_view(question=question, variant=item.variant)
     revealed = key_shown(item=item)
+    shows_variant = bool(numeric and numeric["prompt"])  # a number question's prompt is its own
     entry: dict[str, Any] = {
         "position": item.position,
         "number": item.position + 1,
         "answered": item.is_answered,
         "key_shown": revealed,
         "kind": question.kind,
-        "numeric": question.kind == Question.Kind.NUMERIC,
-        "prompt": numeric["prompt"] if numeric else question.prompt,
-        "prompt_html": numeric["prompt_html"] if numeric else render_markdown(question.prompt),
+        "numeric": question.kind in NUMERIC_KINDS,
+        "prompt": numeric["prompt"] if numeric and shows_variant else question.prompt,
+        "prompt_html": numeric["prompt_html"] if numeric and shows_variant else render_markdown(question.prompt),
         "yours_html": "",
         "correct_html": "",
         "misconception": None,  # {"title", "explanation"} (numeric) or the chosen option's feedback (choice)
@@ -554,7 +572,7 @@ def present_missed(*, item: AttemptItem) -> dict[str, Any]:
         entry["yours_html"] = render_markdown(chosen.text) if chosen else ""
         entry["feedback_html"] = render_markdown(stored.get("feedback"))
         return entry
-    variant = item.variant or {}
+    variant = item_variant(question=question, variant=item.variant) or {}
     if question.answer_form == Question.AnswerForm.CHOICE:
         label = "label_zh" if _chinese() else "label_en"
         choices = variant.get("choices", [])

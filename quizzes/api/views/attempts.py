@@ -242,7 +242,8 @@ class ItemAnswerView(APIView):
         summary="Answer an item: the first answer locks it",
         description=(
             "Choice questions: `option_id`; numeric questions: `value` (answer_form=input) or `choice_index` "
-            "(answer_form=choice); code questions: `code` (run in a sandbox on seeded inputs). The first answer is "
+            "(answer_form=choice); number questions: `value`; code questions: `code` (run in a sandbox on seeded "
+            "inputs). The first answer is "
             "graded and locks the item; the response reveals the result. The same answer again returns the same "
             "result (`replayed: true`); a different answer after the lock is refused with 409 and the locked item. "
             "Code the checker refuses before running (a syntax error, a disallowed construct, a missing name) is a "

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
 from quizzes.content.models import Option, Question
+from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import quote, row_update
 from quizzes.practice.models import Attempt, AttemptItem
@@ -240,6 +241,23 @@ def _grade_code(item: AttemptItem, code: Any) -> tuple[dict[str, Any], Any]:
     }, code
 
 
+def _grade_number(item: AttemptItem, value: Any) -> dict[str, Any]:
+    """A number question (quizzes.content.number): its one number graded as a typed numeric answer, by the same
+    grader and number grammar; a unit typed after the number is read as the number."""
+    question = item.question
+    graded, _response = _grade_numeric_input(item, number_variant(question), without_unit(value, question.number_unit))
+    return {
+        "kind": Question.Kind.NUMBER,
+        **graded,
+        "correct_value": question.number_answer,
+        "answer_shape": [],
+        "tolerance": question.number_tolerance,
+        "unit": question.number_unit,
+        "solution": [],
+        "explanation": question.explanation,
+    }
+
+
 def _grade(
     item: AttemptItem, *, option_id: Any, value: Any, choice_index: Any, code: Any = None
 ) -> tuple[dict, Any, Option | None]:
@@ -250,6 +268,8 @@ def _grade(
     if question.kind == Question.Kind.CODE:
         graded, response = _grade_code(item, code)
         return graded, response, None
+    if question.kind == Question.Kind.NUMBER:
+        return _grade_number(item, value), without_unit(value, question.number_unit), None
     if question.kind != Question.Kind.NUMERIC or not item.variant:
         raise DomainError(ErrorCode.NOT_ANSWERABLE, _("This item cannot be answered in an attempt."))
     from attention_engine.generators import Variant

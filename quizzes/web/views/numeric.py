@@ -31,7 +31,8 @@ class NumericAnswer:
 
 
 def numeric_answer(request: HttpRequest, item: AttemptItem) -> NumericAnswer:
-    """A numeric item's answer from the POST: ``choice_index`` (answer_form=choice) or the typed grid's ``value``."""
+    """A numeric item's answer from the POST: ``choice_index`` (answer_form=choice) or the typed grid's ``value``
+    (a number question: one cell, its variant has no stored copy and its answer is a scalar)."""
     if item.question.answer_form == Question.AnswerForm.CHOICE:
         try:
             return NumericAnswer(kwargs={"choice_index": int(request.POST.get("choice_index", ""))})
@@ -45,9 +46,9 @@ def numeric_answer(request: HttpRequest, item: AttemptItem) -> NumericAnswer:
 
 def answer_grid(item: AttemptItem, form: NumericAnswerForm | None) -> NumericAnswerForm | None:
     """The empty grid of an unanswered typed item (or the learner's bound form to show again)."""
-    if item.is_answered or item.question.kind != Question.Kind.NUMERIC:
+    if item.is_answered or item.question.kind not in (Question.Kind.NUMERIC, Question.Kind.NUMBER):
         return None
-    if item.question.answer_form != Question.AnswerForm.INPUT:
+    if item.question.kind == Question.Kind.NUMERIC and item.question.answer_form != Question.AnswerForm.INPUT:
         return None
     return form or NumericAnswerForm(shape=(item.variant or {}).get("answer_shape", []))
 
