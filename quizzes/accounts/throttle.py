@@ -17,6 +17,8 @@ scope              keys                    what counts
                                            counter, never the IP's; it does not count itself)
 ``password_reset`` e-mail, client IP       every request
 ``signup``         username, client IP     every submitted form
+``password_confirm`` account, client IP    every password asked again (account deletion)
+``export``         learner id, client IP   every data export asked for (quizzes.privacy)
 =================  ======================  ===============================================
 
 The (count+1)-th attempt within the period — and every attempt after it until the period has passed
@@ -63,7 +65,7 @@ from quizzes.accounts.selectors import user_by_id
 
 logger = logging.getLogger(__name__)
 
-SCOPES = ("login", "password_reset", "signup")
+SCOPES = ("login", "password_reset", "signup", "password_confirm", "export")
 KINDS = ("username", "ip")
 #: After a Redis error, use the per-process fallback for this long before trying Redis again.
 FALLBACK_SECONDS = 5

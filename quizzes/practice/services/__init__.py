@@ -1,5 +1,6 @@
 """Practice writes: starting and finishing attempts, answering items (the lock), the review session's attempts."""
 
+from quizzes.practice.services.anonymise import attempts_anonymise
 from quizzes.practice.services.answers import AnswerOutcome, CodeNotRunnable, item_answer, item_rate
 from quizzes.practice.services.attempts import (
     attempt_finish,
@@ -15,6 +16,7 @@ __all__ = [
     "attempt_finish",
     "attempt_start",
     "attempt_start_missed",
+    "attempts_anonymise",
     "attempts_expire_abandoned",
     "item_answer",
     "item_rate",
