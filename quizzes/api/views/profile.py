@@ -1,4 +1,5 @@
-"""The learner's settings: read and update (validated by the model through learner_profile_update)."""
+"""The learner's settings: read and update (validated by the model through learner_profile_update); the account's
+deletion (``DELETE``) is views.account_deletion's."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from quizzes.accounts.services import PROFILE_FIELDS, learner_profile_update
 from quizzes.api import serializers as s
 from quizzes.api.schema import errors
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.account_deletion import AccountDeleteMixin
 
 TAG = ["profile"]
 
@@ -21,7 +23,7 @@ def _profile_data(user: User) -> dict:
     return {"username": user.get_username(), **{name: getattr(profile, name) for name in PROFILE_FIELDS}}
 
 
-class ProfileView(APIView):
+class ProfileView(AccountDeleteMixin, APIView):
     @extend_schema(
         tags=TAG,
         operation_id="profile_read",

@@ -1,4 +1,5 @@
-"""The learner's settings page: study preferences (saved through the profile service) and the UI language."""
+"""The learner's settings page: study preferences (saved through the profile service), the UI language, and "Your
+data" (export and account deletion: views.your_data)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,16 @@ from django.views.decorators.http import require_http_methods
 
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
+from quizzes.privacy.selectors import export_latest
 from quizzes.web.forms import LearnerSettingsForm
 from quizzes.web.types import LearnerRequest
+from quizzes.web.views.your_data import export_context
+
+
+def _page(request: LearnerRequest, form: LearnerSettingsForm, *, status: int = 200) -> HttpResponse:
+    """The settings page: the preferences form, then the account and "Your data" (export, deletion)."""
+    context = {"form": form, **export_context(export_latest(user=request.user))}
+    return render(request, "web/core/settings.html", context, status=status)
 
 
 def _set_language_cookie(response: HttpResponse, language: str) -> None:
@@ -46,7 +55,7 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         "reminder_opt_in": profile.reminder_opt_in,
     }
     if request.method != "POST":
-        return render(request, "web/core/settings.html", {"form": LearnerSettingsForm(initial=current)})
+        return _page(request, LearnerSettingsForm(initial=current))
     form = LearnerSettingsForm(request.POST, initial=current)
     if form.is_valid():
         changes = {k: v for k, v in form.cleaned_data.items() if k != "language"}
@@ -56,7 +65,7 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)
     if not form.is_valid():
-        return render(request, "web/core/settings.html", {"form": form}, status=400)
+        return _page(request, form, status=400)
     language = form.cleaned_data["language"]
     translation.activate(language)
     messages.success(request, _("Settings saved."))
