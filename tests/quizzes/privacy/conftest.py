@@ -53,14 +53,19 @@ def build_learner(*, lesson: Lesson, username: str | None = None, password: str 
     return Learner(user=user, lesson=lesson, first_attempt=attempts[0], token=issued.token, browser=browser)
 
 
-@pytest.fixture
-def study_lesson(lesson):
+def fill_study_lesson(lesson: Lesson) -> Lesson:
+    """Two choice questions, a numeric one, a prompt and a recall card."""
     factories.ChoiceQuestionFactory(lesson=lesson, order=1, options=4)
     factories.ChoiceQuestionFactory(lesson=lesson, order=2, options=3)
     factories.NumericQuestionFactory(lesson=lesson, order=3)
     factories.PromptQuestionFactory(lesson=lesson, order=4)
     factories.RecallQuestionFactory(lesson=lesson, order=5)
     return lesson
+
+
+@pytest.fixture
+def study_lesson(lesson):
+    return fill_study_lesson(lesson)
 
 
 @pytest.fixture
