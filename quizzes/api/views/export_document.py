@@ -74,7 +74,8 @@ class ExportReviewLogSerializer(serializers.Serializer):
     rating = serializers.IntegerField(help_text="1 Again, 2 Hard, 3 Good, 4 Easy.")
     reviewed_at = serializers.CharField()
     duration_ms = serializers.IntegerField(allow_null=True)
-    source = serializers.ChoiceField(choices=["web", "api", "offline"])
+    # a declared field named like DRF's Field.source attribute: the serializer's metaclass takes it as a field
+    source = serializers.ChoiceField(choices=["web", "api", "offline"])  # type: ignore[assignment]
     role = serializers.ChoiceField(choices=["first", "review", "repeat"])
     client_uuid = serializers.CharField(allow_null=True)
     client_graded = serializers.BooleanField()

@@ -63,7 +63,7 @@ def export_status(request: LearnerRequest, export_id: int) -> HttpResponse:
 
 
 @require_safe
-def export_download_view(request: HttpRequest, token: str) -> HttpResponse:
+def export_download_view(request: HttpRequest, token: str) -> FileResponse:
     """A signed download link (no sign-in needed: the link is the key, until the export expires)."""
     download = export_download(token=token)
     if download is None:
