@@ -182,6 +182,16 @@ THROTTLE_RATES = {
         "username": env.str("THROTTLE_SIGNUP_PER_USERNAME", default="5/1h"),
         "ip": env.str("THROTTLE_SIGNUP_PER_IP", default="10/1h"),
     },
+    # the password asked again before an account is deleted (web and API): per account and per client IP
+    "password_confirm": {
+        "username": env.str("THROTTLE_PASSWORD_CONFIRM_PER_ACCOUNT", default="5/15m"),
+        "ip": env.str("THROTTLE_PASSWORD_CONFIRM_PER_IP", default="20/15m"),
+    },
+    # data exports asked for (inline or as a job; polling a job and downloading its files do not count)
+    "export": {
+        "username": env.str("THROTTLE_EXPORT_PER_LEARNER", default="6/1h"),
+        "ip": env.str("THROTTLE_EXPORT_PER_IP", default="30/1h"),
+    },
 }
 #: Trusted reverse proxies in front of the app (each appends to X-Forwarded-For). 0: use REMOTE_ADDR.
 #: One rule for pages and the API (quizzes.accounts.throttle.client_ip, DRF's NUM_PROXIES).
@@ -336,6 +346,7 @@ CELERY_TASK_ROUTES = {
     # Fitting learners' FSRS parameters (issue 30): CPU-bound, so in its own queue behind nothing else.
     "quizzes.tasks.fit_learner_parameters_pass": {"queue": "fitting"},
     "quizzes.tasks.fit_learner_parameters": {"queue": "fitting"},
+    "quizzes.tasks.run_data_export": {"queue": "exports"},
 }
 #: Every queue, the default first, derived from the routes (declared, a worker without -Q consumes them all;
 #: undeclared, it would consume the default queue only).
@@ -376,13 +387,26 @@ EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(BASE_DIR / "sent_emails
 REMINDER_UNSUBSCRIBE_MAX_AGE_DAYS = env.int("REMINDER_UNSUBSCRIBE_MAX_AGE_DAYS", default=90)
 ATTEMPT_ABANDON_AFTER_HOURS = env.int("ATTEMPT_ABANDON_AFTER_HOURS", default=24)
 
+# Data export (quizzes/privacy, README "Your data"). At most EXPORT_INLINE_MAX_ROWS rows (cards + review logs +
+# attempt items + pack items) are answered inline by GET /api/v1/profile/export/; more become a job (202).
+EXPORT_INLINE_MAX_ROWS = env.int("EXPORT_INLINE_MAX_ROWS", default=2000)
+#: How long a finished export's download links work; then housekeeping deletes its files.
+EXPORT_LINK_TTL = timedelta(hours=env.int("EXPORT_LINK_TTL_HOURS", default=24))
+#: A job still pending or running this long after it was asked for is given up (the learner may ask again).
+EXPORT_STALE_AFTER = timedelta(hours=env.int("EXPORT_STALE_AFTER_HOURS", default=2))
+
 # Static files: whitenoise serves them from gunicorn; hashed + compressed names outside DEBUG.
 # The test runner keeps plain storage so tests need no collectstatic (same test-runner check as SECRET_KEY).
 STATIC_MANIFEST = env.bool("STATIC_MANIFEST", default=not DEBUG and "pytest" not in sys.modules)
 # Without collected files (development, tests) whitenoise serves from the apps' static dirs instead.
 WHITENOISE_USE_FINDERS = WHITENOISE_AUTOREFRESH = not STATIC_MANIFEST
+# Uploaded and generated files (data exports, quizzes/privacy): Django's storage API, local files by default.
+# MEDIA_ROOT is never served as static files; an export is downloaded only through its signed link. A deployment
+# on more than one host sets FILE_STORAGE_BACKEND to a shared store, e.g. "storages.backends.s3.S3Storage"
+# (django-storages, with its AWS_* settings from the environment), so a worker's file is seen by every web host.
+MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "media")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": env.str("FILE_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage")},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if STATIC_MANIFEST

@@ -3,7 +3,8 @@
 The models live with their domain (quizzes/README.md): content (lessons, questions, options,
 generation jobs), practice (attempts and their items), reviews (cards and logs), accounts (learner
 profiles, token devices, idempotency keys), notifications (reminder deliveries),
-packs (offline review packs and their items). Code inside
+packs (offline review packs and their items), privacy (data exports; practice keeps the anonymous answers
+of deleted accounts). Code inside
 quizzes/ imports them from their domain module; this module is for Django, migrations and tests.
 """
 
@@ -11,13 +12,16 @@ from quizzes.accounts.models import IdempotencyKey, LearnerProfile, TokenDevice,
 from quizzes.content.models import GenerationJob, Lesson, Option, Question
 from quizzes.notifications.models import ReminderDelivery
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
-from quizzes.practice.models import Attempt, AttemptItem, CheckpointAnswer
+from quizzes.practice.models import AnonymousAnswer, Attempt, AttemptItem, CheckpointAnswer
+from quizzes.privacy.models import DataExport
 from quizzes.reviews.models import ParameterFit, ReviewCard, ReviewLog
 
 __all__ = [
+    "AnonymousAnswer",
     "Attempt",
     "AttemptItem",
     "CheckpointAnswer",
+    "DataExport",
     "GenerationJob",
     "IdempotencyKey",
     "LearnerProfile",

@@ -23,6 +23,7 @@ from django.db import OperationalError, close_old_connections
 from quizzes.content import generation
 from quizzes.notifications import services as reminders
 from quizzes.operations import housekeeping
+from quizzes.privacy import services as exports
 from quizzes.reviews import fitting, parameters
 
 logger = logging.getLogger(__name__)
@@ -81,9 +82,31 @@ def run_generation_job(job_id: int) -> dict[str, Any] | None:
     return {"status": job.status, "done": job.done, "created": job.created, "errors": len(job.errors)}
 
 
+@shared_task(name="quizzes.tasks.run_data_export", **RELIABLE)
+def run_data_export(export_id: int) -> dict[str, Any] | None:
+    """Write a learner's data export (JSON + Anki deck) to storage; a second copy of the message does nothing."""
+    _fresh_connection()
+    try:
+        export = exports.data_export_run(export_id=export_id)
+    except SoftTimeLimitExceeded:
+        logger.warning("data export %s hit the soft time limit", export_id)
+        exports.data_export_fail(export_id=export_id, reason="The export took too long. Ask for it again.")
+        return None
+    except TRANSIENT_ERRORS:
+        raise  # retried with backoff (RELIABLE); the export is pending again
+    except Exception:
+        logger.exception("data export %s failed", export_id)
+        exports.data_export_fail(export_id=export_id, reason="The export failed. Ask for it again.")
+        return None
+    if export is None:
+        return None
+    return {"status": export.status, "rows": export.total}
+
+
 @shared_task(name="quizzes.tasks.housekeeping", **RELIABLE)
 def housekeeping_task() -> dict[str, int]:
-    """Beat, hourly: finish abandoned attempts, prune expired tokens, old idempotency keys and ended review packs."""
+    """Beat, hourly: finish abandoned attempts, prune expired tokens, old idempotency keys, ended review packs and
+    expired data exports (with their files)."""
     _fresh_connection()
     result = housekeeping.housekeeping_run()
     logger.info("housekeeping: %s", result)
@@ -92,6 +115,7 @@ def housekeeping_task() -> dict[str, int]:
         "tokens_deleted": result.tokens_deleted,
         "idempotency_keys_deleted": result.idempotency_keys_deleted,
         "packs_deleted": result.packs_deleted,
+        "exports_deleted": result.exports_deleted,
     }
 
 

@@ -6,8 +6,9 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from knox.models import AuthToken
@@ -82,3 +83,26 @@ def device_tokens(*, user: User, current_digest: str | None = None) -> list[Devi
         )
         for token in tokens
     ]
+
+
+#: Sessions are read this many rows at a time when looking for a learner's (each row is decoded in Python).
+SESSION_SCAN_CHUNK = 2000
+
+
+def session_keys_of(*, user_id: int) -> list[str]:
+    """Every stored browser session signed in as this account, expired ones too (their data still names it).
+
+    Django's database sessions have no user column: the user id is inside the signed session data, so every
+    row is decoded (chunked; account deletion is the only caller, and it is rare). A session whose data does
+    not decode is not anyone's.
+    """
+    from quizzes.accounts.sessions import SessionStore
+
+    store = SessionStore()
+    wanted = str(user_id)
+    keys = []
+    rows = Session.objects.values_list("session_key", "session_data").iterator(chunk_size=SESSION_SCAN_CHUNK)
+    for key, data in rows:
+        if str(store.decode(data).get(SESSION_KEY, "")) == wanted:  # decode: {} for data that does not verify
+            keys.append(key)
+    return keys

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -22,7 +23,7 @@ from knox.models import AuthToken
 from knox.settings import knox_settings
 
 from quizzes.accounts.models import CHECK_SOON, LearnerProfile, TokenDevice
-from quizzes.accounts.selectors import email_taken
+from quizzes.accounts.selectors import email_taken, session_keys_of
 from quizzes.core.errors import DomainError, ErrorCode
 
 PROFILE_FIELDS = (
@@ -130,6 +131,16 @@ def api_tokens_delete_all(*, user: User) -> int:
 def api_tokens_prune_expired(*, now: dt.datetime | None = None) -> int:
     """Delete knox tokens past their expiry (tokens without expiry are kept)."""
     deleted, _rows = AuthToken.objects.filter(expiry__lt=now or timezone.now()).delete()
+    return deleted
+
+
+# --- browser sessions ----------------------------------------------------------------------------
+
+
+def user_sessions_end(*, user_id: int) -> int:
+    """Sign the account out of every browser: its stored sessions are deleted. Returns how many."""
+    keys = session_keys_of(user_id=user_id)
+    deleted, _rows = Session.objects.filter(session_key__in=keys).delete()
     return deleted
 
 

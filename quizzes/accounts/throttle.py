@@ -10,14 +10,16 @@ admin's log-in page, the API), by the sign-up view and by the password-reset vie
 
 Policy (``THROTTLE_RATES`` in settings, each ``"<count>/<period>"``, e.g. ``5/15m``):
 
-=================  ======================  ===============================================
-scope              keys                    what counts
-=================  ======================  ===============================================
-``login``          username, client IP     failed log-ins (a success clears the username's
-                                           counter, never the IP's; it does not count itself)
-``password_reset`` e-mail, client IP       every request
-``signup``         username, client IP     every submitted form
-=================  ======================  ===============================================
+====================  ======================  ===============================================
+scope                 keys                    what counts
+====================  ======================  ===============================================
+``login``             username, client IP     failed log-ins (a success clears the username's
+                                              counter, never the IP's; it does not count itself)
+``password_reset``    e-mail, client IP       every request
+``signup``            username, client IP     every submitted form
+``password_confirm``  username, client IP     every password asked again (account deletion)
+``export``            learner id, client IP   every data export asked for (quizzes.privacy)
+====================  ======================  ===============================================
 
 The (count+1)-th attempt within the period — and every attempt after it until the period has passed
 — is refused: the browser gets a page "Too many attempts; try again in N minutes" (429), the API
@@ -63,7 +65,7 @@ from quizzes.accounts.selectors import user_by_id
 
 logger = logging.getLogger(__name__)
 
-SCOPES = ("login", "password_reset", "signup")
+SCOPES = ("login", "password_reset", "signup", "password_confirm", "export")
 KINDS = ("username", "ip")
 #: After a Redis error, use the per-process fallback for this long before trying Redis again.
 FALLBACK_SECONDS = 5

@@ -5,7 +5,19 @@ from drf_spectacular.views import SpectacularAPIView
 
 from quizzes.api.docs import NoncedSwaggerView, OfflineRedocView
 from quizzes.api.errors import api_not_found
-from quizzes.api.views import attempts, auth, engine, lessons, next_step, offline, packs, ping, profile, reviews
+from quizzes.api.views import (
+    attempts,
+    auth,
+    engine,
+    exports,
+    lessons,
+    next_step,
+    offline,
+    packs,
+    ping,
+    profile,
+    reviews,
+)
 
 v1 = [
     path("auth/login/", auth.LoginView.as_view(), name="login"),
@@ -15,6 +27,9 @@ v1 = [
     path("ping/", ping.PingView.as_view(), name="ping"),
     path("profile/", profile.ProfileView.as_view(), name="profile"),
     path("profile/workload/", profile.WorkloadView.as_view(), name="profile-workload"),
+    path("profile/export/", exports.ExportView.as_view(), name="profile-export"),
+    path("profile/exports/", exports.ExportListView.as_view(), name="exports"),
+    path("profile/exports/<int:export_id>/", exports.ExportDetailView.as_view(), name="export"),
     path("lessons/", lessons.LessonListView.as_view(), name="lessons"),
     path("lessons/<int:lesson_id>/", lessons.LessonDetailView.as_view(), name="lesson"),
     path("attempts/", attempts.AttemptListView.as_view(), name="attempts"),

@@ -34,6 +34,11 @@ class ErrorCode(StrEnum):
     USERNAME_TAKEN = "username_taken"
     EMAIL_TAKEN = "email_taken"
     TIME_ZONE = "time_zone"
+    WRONG_PASSWORD = "wrong_password"  # the password asked again (account deletion) is not the account's
+    STAFF_ACCOUNT = "staff_account"  # a staff account cannot delete itself (an administrator removes it)
+
+    # --- your data (quizzes.privacy) --------------------------------------------------------------
+    EXPORT_GONE = "export_gone"  # the export's download link expired, or its files were deleted
 
     # --- content --------------------------------------------------------------------------------
     LESSON_UNPUBLISHED = "lesson_unpublished"

@@ -1,5 +1,6 @@
 """Periodic clean-up (the hourly task): abandoned attempts, expired API tokens, old idempotency keys, review packs
-ended long ago and the shared question versions no pack uses (``packs_prune``: its docstring says what stays).
+ended long ago and the shared question versions no pack uses (``packs_prune``: its docstring says what stays), data
+exports whose links have expired, with their files (``data_exports_prune``).
 
 Each part is its domain's service; this module only runs them together and reports the counts.
 Abandoned attempts: an unfinished attempt started more than ATTEMPT_ABANDON_AFTER_HOURS ago is
@@ -18,6 +19,7 @@ from quizzes.accounts.idempotency import idempotency_keys_prune
 from quizzes.accounts.services import api_tokens_prune_expired
 from quizzes.packs.pruning import packs_prune
 from quizzes.practice.services import attempts_expire_abandoned
+from quizzes.privacy.services import data_exports_prune
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class HousekeepingResult:
     tokens_deleted: int
     idempotency_keys_deleted: int
     packs_deleted: int
+    exports_deleted: int = 0
 
 
 def housekeeping_run(*, now: dt.datetime | None = None) -> HousekeepingResult:
@@ -35,4 +38,5 @@ def housekeeping_run(*, now: dt.datetime | None = None) -> HousekeepingResult:
         tokens_deleted=api_tokens_prune_expired(now=now),
         idempotency_keys_deleted=idempotency_keys_prune(now=now),
         packs_deleted=packs_prune(now=now).packs,
+        exports_deleted=data_exports_prune(now=now).deleted,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -169,3 +171,44 @@ class CheckpointAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.lesson.key}:{self.section_key} → {self.option_key}"
+
+
+class AnonymousAnswer(models.Model):
+    """One item of a deleted learner's first study-mode attempt at a lesson, kept for item statistics only.
+
+    Written by ``attempts_anonymise`` when an account is deleted (quizzes/README.md, README "Your data"), and
+    holding only what per-question statistics need (facility, discrimination, option pick rates, time to
+    answer): no user, no attempt, no timestamps, no seeds, no option order and no typed response (free text
+    or code). ``sitting`` is a random UUID drawn at deletion, shared by the items of one attempt and by
+    nothing else, so a statistic can correlate an item with the rest of its attempt; it is derived from
+    nothing and links to nothing. A skipped item has ``answered`` false (statistics count it as wrong).
+    """
+
+    # A random key, not a sequence: an id in insertion order would tell which rows one deletion wrote, and when.
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    sitting = models.UUIDField(_("sitting"), help_text=_("Random; groups the items of one anonymised attempt."))
+    # CASCADE: a question is deleted only when nobody's history holds it (content pruning); its statistics go too.
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="anonymous_answers")
+    template_version = models.PositiveSmallIntegerField(_("template version"), null=True, blank=True)
+    answered = models.BooleanField(_("answered"))
+    chosen_option = models.ForeignKey(
+        Option, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("chosen option")
+    )
+    is_correct = models.BooleanField(_("correct"), null=True, blank=True)
+    score = models.FloatField(_("score"), null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(_("time to answer (ms)"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("anonymous answer")
+        verbose_name_plural = _("anonymous answers")
+        constraints = (
+            models.UniqueConstraint(fields=["sitting", "question"], name="anonymous_answer_one_per_sitting_question"),
+            models.CheckConstraint(
+                condition=Q(answered=False, is_correct__isnull=True, score__isnull=True, chosen_option__isnull=True)
+                | Q(answered=True, is_correct__isnull=False, score__isnull=False),
+                name="anonymous_answer_all_or_nothing",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.question_id} · {self.sitting}"

@@ -146,3 +146,17 @@ class DemoForm(forms.Form):
         if "demo" in query or "d_k" in query:
             return cls(query)
         return cls(cls.DEFAULTS)
+
+
+class AccountDeleteForm(forms.Form):
+    """The password asked again, and a box that says what deleting means (``account_delete`` checks the password)."""
+
+    password = forms.CharField(
+        label=_("Your password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    confirm = forms.BooleanField(
+        label=_("I understand: my account, progress and review history are deleted for good, now."),
+        error_messages={"required": _("Tick the box to confirm.")},
+    )

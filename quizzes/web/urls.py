@@ -8,7 +8,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from quizzes.web.forms import LoginForm
-from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell
+from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell, your_data
 
 app_name = "web"
 
@@ -20,6 +20,11 @@ urlpatterns = [
     path("demo/attention/", shell.attention_demo, name="attention_demo"),
     path("settings/", settings.settings_view, name="settings"),
     path("settings/workload/", settings.settings_workload, name="settings_workload"),
+    path("settings/export/", your_data.export_start, name="export_start"),
+    path("settings/export/<int:export_id>/", your_data.export_status, name="export_status"),
+    path("settings/delete-account/", your_data.account_delete_view, name="account_delete"),
+    path("account-deleted/", your_data.account_deleted, name="account_deleted"),
+    path("exports/<str:token>/", your_data.export_download_view, name="export_download"),
     # accounts
     path("accounts/signup/", accounts.signup, name="signup"),
     path(

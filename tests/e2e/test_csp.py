@@ -41,6 +41,7 @@ def test_learner_pages_satisfy_the_policy(page: Page, live_server, lessons, debu
         ("web:review_session", []),
         ("web:interview_index", []),
         ("web:settings", []),
+        ("web:account_delete", []),
         ("web:password_change", []),
     ]:
         _visit(page, base + reverse(name, args=args))

@@ -50,6 +50,7 @@ def test_every_learner_page_fits_and_passes_axe(browser, live_server, lessons, s
             ("web:interview_index", []),
             ("web:interview_mock", []),
             ("web:settings", []),
+            ("web:account_delete", []),
             ("web:password_change", []),
         ]
         pages += [("web:lesson_detail", [key]) for key in ("sdpa", "six-questions", "nanogpt-attention")]

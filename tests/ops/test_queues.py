@@ -1,4 +1,4 @@
-"""Separate Celery queues (settings ``CELERY_TASK_ROUTES``): reminders, generation, housekeeping, the rest.
+"""Separate Celery queues (settings ``CELERY_TASK_ROUTES``): reminders, generation, housekeeping, exports, the rest.
 
 Through the real Redis broker: every way a task leaves a process — a service's ``enqueue`` by name, the
 reminder pass's ``group`` of chunks, beat's scheduler — lands on the routed queue (a Redis list named after
@@ -31,6 +31,7 @@ ROUTED = {
     "quizzes.tasks.housekeeping": "housekeeping",
     "quizzes.tasks.fit_learner_parameters_pass": "fitting",
     "quizzes.tasks.fit_learner_parameters": "fitting",
+    "quizzes.tasks.run_data_export": "exports",
 }
 
 
@@ -55,7 +56,7 @@ def lengths(client: redis.Redis) -> dict[str, int]:
 def test_every_task_of_ours_is_routed_and_a_worker_without_q_consumes_every_queue():
     ours = {name for name in current_app.tasks if name.startswith("quizzes.")}
     assert ours == set(ROUTED)  # a new task must pick a queue here (or be sent to the default on purpose)
-    assert settings.BACKGROUND_QUEUES == ["celery", "reminders", "generation", "housekeeping", "fitting"]
+    assert settings.BACKGROUND_QUEUES == ["celery", "reminders", "generation", "housekeeping", "fitting", "exports"]
     assert list(current_app.amqp.queues) == settings.BACKGROUND_QUEUES
 
 
@@ -66,6 +67,7 @@ def test_a_task_sent_by_name_lands_on_its_queue(broker, name, queue):
         "quizzes.tasks.send_review_reminders_chunk": ([1],),
         "quizzes.tasks.run_generation_job": (1,),
         "quizzes.tasks.fit_learner_parameters": (1,),
+        "quizzes.tasks.run_data_export": (1,),
     }
     assert enqueue(name, *args.get(name, ()))
     assert lengths(broker) == {q: int(q == queue) for q in settings.BACKGROUND_QUEUES}
@@ -82,7 +84,14 @@ def test_beat_sends_each_periodic_task_to_its_queue(broker):
     scheduler = Scheduler(current_app, lazy=True)
     for key, entry in settings.CELERY_BEAT_SCHEDULE.items():
         scheduler.apply_async(ScheduleEntry(name=key, task=entry["task"], app=current_app))
-    assert lengths(broker) == {"celery": 0, "reminders": 1, "generation": 0, "housekeeping": 1, "fitting": 1}
+    assert lengths(broker) == {
+        "celery": 0,
+        "reminders": 1,
+        "generation": 0,
+        "housekeeping": 1,
+        "fitting": 1,
+        "exports": 0,
+    }
 
 
 @pytest.mark.postgres

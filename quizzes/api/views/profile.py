@@ -1,5 +1,6 @@
 """The learner's settings: read and update (validated by the model through learner_profile_update); the workload a
-desired retention would bring, and the FSRS parameters they are scheduled with (issue 30)."""
+desired retention would bring, and the FSRS parameters they are scheduled with (issue 30); the account's deletion
+(``DELETE``) is views.account_deletion's."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from quizzes.api import scheduling_serializers as ss
 from quizzes.api import serializers as s
 from quizzes.api.schema import errors
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.account_deletion import AccountDeleteMixin
 from quizzes.api.views.common import query
 from quizzes.reviews import workload
 from quizzes.reviews.parameters import parameters_status, retention_preview
@@ -52,7 +54,7 @@ def _profile_data(user: User) -> dict:
     }
 
 
-class ProfileView(APIView):
+class ProfileView(AccountDeleteMixin, APIView):
     @extend_schema(
         tags=TAG,
         operation_id="profile_read",

@@ -1,5 +1,6 @@
 """The learner's settings page: study preferences (saved through the profile service) and the UI language; the FSRS
-parameters that schedule them, and what a desired retention would cost before it is saved (issue 30)."""
+parameters that schedule them, and what a desired retention would cost before it is saved (issue 30); "Your data"
+(export and account deletion: views.your_data)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from django.views.decorators.http import require_http_methods
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
+from quizzes.privacy.selectors import export_latest
 from quizzes.reviews.parameters import parameters_status, retention_preview
 from quizzes.web.forms import LearnerSettingsForm, RetentionPreviewForm
 from quizzes.web.types import LearnerRequest
+from quizzes.web.views.your_data import export_context
 
 
 def _set_language_cookie(response: HttpResponse, language: str) -> None:
@@ -81,6 +84,7 @@ def _page(request: LearnerRequest, profile: LearnerProfile, form: LearnerSetting
         "preview": retention_preview(
             user=request.user, profile=profile, desired_retention=retention, now=timezone.now()
         ),
+        **export_context(export_latest(user=request.user)),
     }
 
 

@@ -35,6 +35,7 @@ from rest_framework.test import APIClient
 from quizzes.models import AttemptItem, Lesson, Question, ReviewCard
 from quizzes.packs.services import pack_issue
 from quizzes.practice.services import attempt_start
+from quizzes.privacy.services import data_export_request
 from quizzes.reviews.services import card_rate
 from tests import factories
 from tests.quizzes.api.helpers import assert_error
@@ -289,6 +290,7 @@ def world(db):
         "card_id": ReviewCard.objects.get(user=user, question=prompt).pk,
         "question_id": prompt.pk,
         "pack_id": pack_issue(user=user).pk,
+        "export_id": data_export_request(user=user).export.pk,
     }
     return {"user": user, "token": token, "ids": ids, "prompt": prompt, "lesson": lesson, "attempt": attempt}
 
@@ -415,6 +417,7 @@ def _web_urls(world) -> list[str]:
         "position": 2,
         "question_key": prompt.key,
         "section": "check",
+        "export_id": world["ids"]["export_id"],
     }
     urls = []
     from quizzes.web import urls as web_urls
