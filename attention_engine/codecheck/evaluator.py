@@ -301,7 +301,7 @@ def _check_node(
         elif isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_LITERAL_INT:
             raise _refuse("literal_not_allowed", {"kind": "large_int"}, node, where, shift)
     elif isinstance(node, ast.Name):
-        if node.id.startswith("_"):
+        if node.id.startswith("_") and node.id != "_":  # the throwaway name `_` is fine: no dunder
             raise _refuse("private_name", {"name": clean(node.id)}, node, where, shift)
         if isinstance(node.ctx, ast.Store):
             if node.id in names.base or node.id in F.FORBIDDEN:
