@@ -133,12 +133,14 @@ def _as_weights(x: Array) -> Array:
         return x
     top = x.max(axis=-1, keepdims=True)
     e = np.exp(x - np.where(np.isfinite(top), top, 0.0))
-    return e / e.sum(axis=-1, keepdims=True)
+    weights: Array = e / e.sum(axis=-1, keepdims=True)
+    return weights
 
 
 def _as_compared(x: Array, how: str) -> Array:
     if how == "truth":
-        return x != 0
+        nonzero: Array = x != 0
+        return nonzero
     if how == "logits":
         return _as_weights(x)
     return x
