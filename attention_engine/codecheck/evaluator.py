@@ -26,7 +26,9 @@ place a node runs many times, so it carries its own bound instead of that argume
 iteration, at any nesting level, is counted against the run's ``max_iterations`` (4,096 by
 default, all comprehensions together, so nesting multiplies into the same count rather than past
 it) and charged ``ops.ITERATION_COST`` work per syntax node of the comprehension, on the same
-``max_work`` budget numpy's element operations draw from; the operations inside are charged as
+``max_work`` budget numpy's element operations draw from (with the default limits the charge binds
+first: a comprehension has at least four nodes, so 4,096 iterations already cost the whole 2²⁰ budget;
+``max_iterations`` bounds specs that raise ``max_work``); the operations inside are charged as
 anywhere else, and the list it builds is held to ``max_sequence_items`` as it grows. So the work of
 a run — the interpreter's own steps as well as numpy's — is bounded by ``max_work`` whatever the
 code does, and each numpy call is still sized before it is made. ``*x`` takes its length first and
