@@ -25,7 +25,8 @@ operations, and each operation is bounded by ``ops`` before numpy runs. A compre
 place a node runs many times, so it carries its own bound instead of that argument: every
 iteration, at any nesting level, is counted against the run's ``max_iterations`` (4,096 by
 default, all comprehensions together, so nesting multiplies into the same count rather than past
-it) and charged ``ops.ITERATION_COST`` work per syntax node of the comprehension, on the same
+it) and charged ``ops.ITERATION_COST`` work per syntax node of the comprehension (a call or a
+subscript counts ``ops.DEAR_NODE`` nodes: their checks cost µs, not tenths of one), on the same
 ``max_work`` budget numpy's element operations draw from (with the default limits the charge binds
 first: a comprehension has at least four nodes, so 4,096 iterations already cost the whole 2²⁰ budget;
 ``max_iterations`` bounds specs that raise ``max_work``); the operations inside are charged as
@@ -591,7 +592,11 @@ class _Compiler:
         ``max_iterations`` and costs ``ITERATION_COST`` per syntax node of the whole comprehension."""
         line, col = self.pos(node)
         where = self.where
-        cost = ops.ITERATION_COST * sum(1 for n in ast.walk(node) if isinstance(n, ast.expr))
+        cost = ops.ITERATION_COST * sum(
+            ops.DEAR_NODE if isinstance(n, ast.Call | ast.Subscript) else 1
+            for n in ast.walk(node)
+            if isinstance(n, ast.expr)
+        )
         levels = [(self.expr(g.iter), self.store(g.target), [self.expr(c) for c in g.ifs]) for g in node.generators]
         element = self.expr(node.elt)
         bound = sorted({n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
