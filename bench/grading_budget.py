@@ -15,8 +15,9 @@ CPU the per-request budget bounds), the web process's own CPU, and how many entr
 ``grading_budget_exceeded``. Target: the request answers within the budget (2 s of grading, the Procfile's
 gunicorn ``--timeout 30`` far away), every entry with a reason, none ``internal_error``/``timeout``.
 
-Database: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/h3, migrated on start), Redis
-BENCH_REDIS_URL (default db 3).
+Database: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/h3; it must exist, it is migrated on
+start), Redis BENCH_REDIS_URL (default db 3). The script runs unchanged over an export of older code (it
+uses only the API, the factories and the sandbox), which is how bench/README.md compares before and after.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -72,8 +74,8 @@ def _learner_with_due_code_cards(n: int):
     from tests import factories
 
     with time_machine.travel(timezone.now() - dt.timedelta(days=7), tick=False):
-        user = factories.UserFactory()
-        lesson = factories.LessonFactory()
+        user = factories.UserFactory(username=f"bench-budget-{uuid.uuid4().hex[:12]}")
+        lesson = factories.LessonFactory(key=f"bench-budget-{uuid.uuid4().hex[:12]}")
         for i in range(n):
             factories.CodeQuestionFactory(lesson=lesson, order=i, key=f"bench-budget-{uuid.uuid4().hex[:12]}")
         attempt = attempt_start(user=user, lesson=lesson)
@@ -87,6 +89,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--entries", type=int, default=30)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument(
+        "--value-only", action="store_true", help="every entry the issue's list of arrays (its 55 s upload)"
+    )
     args = parser.parse_args()
 
     import django
@@ -105,6 +110,7 @@ def main() -> int:
     box.grade_code(specs.get("sdpa_three_lines"), "x = 1")  # started and warm before the first run
     restarts = box.restarts
     rows = []
+    heavy = HEAVY[:1] if args.value_only else HEAVY
     for run in range(args.runs):
         user = _learner_with_due_code_cards(args.entries)
         client = APIClient()
@@ -118,48 +124,48 @@ def main() -> int:
                 "client_uuid": str(uuid.uuid4()),
                 "pack_item_id": it["id"],
                 "reviewed_at": at,
-                "code": HEAVY[k % len(HEAVY)],
+                "code": heavy[k % len(heavy)],
             }
             for k, it in enumerate(items)
         ]
         body_bytes = len(str(entries).encode())
-        worker_before, web_before = _cpu_seconds(box.pid), time.process_time()
+        pid = box.pid
+        worker_before, web_before = _cpu_seconds(pid), time.process_time()
         start = time.perf_counter()
         response = client.post("/api/v1/reviews/offline/", {"entries": entries}, format="json")
         wall = time.perf_counter() - start
-        worker_cpu, web_cpu = _cpu_seconds(box.pid) - worker_before, time.process_time() - web_before
+        web_cpu = time.process_time() - web_before
+        worker_cpu = _cpu_seconds(pid) - worker_before if box.pid == pid else float("nan")  # nan: it was replaced
         assert response.status_code == 200, response.content[:300]
         outcomes = response.json()["entries"]
         graded = [o for o in outcomes if o["status"] == "applied"]
         refused = [o for o in outcomes if o["reason"] == "grading_budget_exceeded"]
-        broken = [
-            o
-            for o in graded
-            if o["graded"]["check"]["code"] in ("internal_error", "timeout", "worker_crashed")
-            or not o["graded"]["check"]["runnable"]
-        ]
-        assert len(graded) + len(refused) == len(outcomes) and not broken, "an entry without a grade or a reason"
-        rows.append((wall, worker_cpu, web_cpu, len(graded), len(refused), body_bytes))
+        kinds = Counter(o["graded"]["check"]["code"] if o["graded"] else o["reason"] for o in outcomes)
+        broken = sum(n for kind, n in kinds.items() if kind in ("internal_error", "timeout", "worker_crashed"))
+        unexplained = len(outcomes) - len(graded) - len(refused)
+        rows.append((wall, worker_cpu, web_cpu, len(graded), len(refused), broken, unexplained))
         print(
             f"run {run + 1}: {len(outcomes)} entries ({body_bytes / 1024:.1f} kB): {wall * 1e3:.0f} ms wall, "
             f"worker CPU {worker_cpu * 1e3:.0f} ms, web CPU {web_cpu * 1e3:.0f} ms; graded {len(graded)}, "
-            f"refused grading_budget_exceeded {len(refused)}",
+            f"refused grading_budget_exceeded {len(refused)}; outcomes {dict(kinds)}",
             flush=True,
         )
-    assert box.restarts == restarts, "the worker died or timed out during the benchmark"
-    budget = settings.CODECHECK_REQUEST_GRADING_SECONDS
+    met = all(r[5] == 0 and r[6] == 0 for r in rows) and box.restarts == restarts
+    budget = getattr(settings, "CODECHECK_REQUEST_GRADING_SECONDS", float("inf"))
     med = [statistics.median(r[i] for r in rows) for i in range(5)]
     print(
         f"\nmedian of {args.runs}: {med[0] * 1e3:.0f} ms wall, worker CPU {med[1] * 1e3:.0f} ms (budget "
         f"{budget * 1e3:.0f} ms of grading per request), web CPU {med[2] * 1e3:.0f} ms, graded {med[3]:.0f} / "
-        f"refused {med[4]:.0f}; worst wall {max(r[0] for r in rows) * 1e3:.0f} ms; worker restarts 0"
+        f"refused {med[4]:.0f}; worst wall {max(r[0] for r in rows) * 1e3:.0f} ms; worker restarts "
+        f"{box.restarts - restarts}; every entry graded or refused for the budget, none internal_error/timeout/"
+        f"crashed: {'yes' if met else 'NO'}"
     )
     if args.markdown:
         print("| run | wall (ms) | worker CPU (ms) | web CPU (ms) | graded | refused (budget) |")
         print("|---:|---:|---:|---:|---:|---:|")
         for i, r in enumerate(rows, 1):
             print(f"| {i} | {r[0] * 1e3:.0f} | {r[1] * 1e3:.0f} | {r[2] * 1e3:.0f} | {r[3]} | {r[4]} |")
-    return 0
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
