@@ -25,8 +25,8 @@ operations, and each operation is bounded by ``ops`` before numpy runs. A compre
 place a node runs many times, so it carries its own bound instead of that argument: every
 iteration, at any nesting level, is counted against the run's ``max_iterations`` (4,096 by
 default, all comprehensions together, so nesting multiplies into the same count rather than past
-it) and charged ``ops.ITERATION_COST`` work per syntax node of the comprehension (a call or a
-subscript counts ``ops.DEAR_NODE`` nodes: their checks cost µs, not tenths of one), on the same
+it) and charged ``ops.ITERATION_COST`` work per syntax node of the comprehension (a call, a
+subscript or an attribute counts ``ops.DEAR_NODE`` nodes: their checks cost µs), on the same
 ``max_work`` budget numpy's element operations draw from (with the default limits the charge binds
 first: a comprehension has at least four nodes, so 4,096 iterations already cost the whole 2²⁰ budget;
 ``max_iterations`` bounds specs that raise ``max_work``); the operations inside are charged as
@@ -589,11 +589,12 @@ class _Compiler:
     def listcomp(self, node: ast.ListComp) -> Expr:
         """``[elt for target in iter if cond ...]``: the loop names bound while it runs, restored after
         (they do not leak, as in Python 3). Each iteration at any level is one of the run's
-        ``max_iterations`` and costs ``ITERATION_COST`` per syntax node of the whole comprehension."""
+        ``max_iterations`` and costs ``ITERATION_COST`` per syntax node of the whole comprehension (a call,
+        a subscript or an attribute counts ``DEAR_NODE`` nodes: each costs microseconds of checks)."""
         line, col = self.pos(node)
         where = self.where
         cost = ops.ITERATION_COST * sum(
-            ops.DEAR_NODE if isinstance(n, ast.Call | ast.Subscript) else 1
+            ops.DEAR_NODE if isinstance(n, ast.Call | ast.Subscript | ast.Attribute) else 1
             for n in ast.walk(node)
             if isinstance(n, ast.expr)
         )

@@ -19,7 +19,7 @@ Values a run can hold (anything else is refused where it would appear):
 
 List comprehensions and ``*``-unpacking go through ``iterate`` / ``expand`` / ``unpack_starred``:
 each iteration is counted against ``max_iterations`` and charged ``ITERATION_COST`` per syntax node
-of the comprehension (``DEAR_NODE`` for a call or a subscript); an unpacked value's length is checked
+of the comprehension (``DEAR_NODE`` for a call, a subscript or an attribute); an unpacked value's length is checked
 before any item is taken from it.
 
 Every numpy failure is turned into a ``Refusal`` with one of the codes of ``messages.py``.
@@ -43,12 +43,12 @@ MISSING: Final = object()  # a name with no value yet
 POW_COST: Final = 16  # an element of array ** array costs ~50 ns, 16x an add or exp: charged so
 # Work charged per syntax node of a list comprehension, per iteration. Running a node through its closure
 # and the checks here costs 0.1-2 µs of Python (a call of an allowlisted function on a number is the dearest),
-# about what numpy spends on a few hundred elements: at 64 per node (16 nodes for a call or a subscript) a
+# about what numpy spends on a few hundred elements: at 64 per node (16 nodes for a call, subscript or attribute) a
 # run's work budget allows ~16,000 plain node evaluations or ~1,000 calls, so the interpreter's own time stays
 # bounded by the same budget as numpy's: the worst comprehension costs about what the worst numpy work does
 # (bench/README.md).
 ITERATION_COST: Final = 64
-DEAR_NODE: Final = 16  # a call or a subscript in a comprehension counts as 16 nodes (5-20 µs of checks, not 0.3)
+DEAR_NODE: Final = 16  # a call, subscript or attribute in a comprehension counts as 16 nodes (µs of checks, not 0.3)
 
 
 class Context:
