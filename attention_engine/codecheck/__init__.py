@@ -65,13 +65,13 @@ the interpreter instead, for three reasons:
   call; in a jail the only bound is an rlimit that kills the process after the fact (``RLIMIT_CPU`` has
   one-second granularity), so every hostile submission costs the full CPU limit and a new process, and
   the verdict is "killed", not "line 3 would make a 10⁹-element array". Here every operation is sized
-  from its arguments first (``ops``, ``functions``), so the worst submission the limits allow costs tens
-  of milliseconds (bench/README.md) and gets a message with its line — which is what makes a per-request
+  from its arguments first (``ops``, ``functions``), so the worst submission the limits allow costs
+  under 50 ms on an idle core (bench/README.md) and gets a message with its line — which is what makes a per-request
   grading budget of 2 s meaningful (``quizzes.practice.grading_budget``).
 - **It is cheap per run.** Measured on this machine (2 cores, load ≈ 8 from other sessions, bubblewrap
   0.8.0, median of 15): a fresh ``bwrap --unshare-all`` around ``/bin/true`` 5.8 ms; around
-  ``python -I -c "import numpy"`` 164 ms (132 ms without bwrap) — against a median grading of about
-  1.5 ms in the pre-started worker. A fresh sandbox per submission is ~100× the cost; reusing one
+  ``python -I -c "import numpy"`` 164 ms (132 ms without bwrap) — against a median grading of
+  1.3–2.5 ms in the pre-started worker (bench/README.md). A fresh sandbox per submission is ~100× the cost; reusing one
   sandboxed interpreter across learners would need a fork server and seccomp policy of its own to keep
   one submission from leaving state (monkeypatched numpy, cached modules) for the next.
 
