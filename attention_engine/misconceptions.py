@@ -925,6 +925,47 @@ _ALL = (
         "np.triu(ones((1, S)), k=1) is top-left aligned and lets it see only the first position (as PyTorch's "
         "is_causal=True does when L ≠ S).",
     ),
+    Misconception(
+        "shift_not_max",
+        "减的不是每行的最大值",
+        "Shifted by something other than the row max",
+        "softmax(x − c) 对每行任意的 c 都等于 softmax(x)，但只有 c 取该行最大值时，所有指数都 ≤ 0（不会上溢）"
+        "且最大的那个等于 0（不会全部下溢）。减最小值、平均值或第一个元素，e^(x − c) 仍可大到 e^(max − c)："
+        "一行的跨度超过约 709（float64）就溢出，例如 [−800, 800, 0] 减去最小值后是 e^1600 = inf，inf/inf = nan。",
+        "softmax(x − c) equals softmax(x) for any c per row, but only c = the row's max keeps every exponent "
+        "≤ 0 (no overflow) with the largest one equal to 0 (no total underflow). Subtracting the min, the mean "
+        "or the first element leaves e^(x − c) as large as e^(max − c), which overflows once a row spans more "
+        "than about 709 (float64): [−800, 800, 0] minus its min gives e^1600 = inf, and inf/inf = nan.",
+    ),
+    Misconception(
+        "axis_from_front",
+        "从前面数轴",
+        "Counted an axis from the front",
+        "axis=1、shape[1]、len(x)（即 shape[0]）只在二维数组里碰巧指向最后的轴；"
+        "前面多了批量维（(B, nh, T, d)）时，它们指向的是批量维。要从末尾数：axis=-1、shape[-1]、shape[-2]。",
+        "axis=1, shape[1] and len(x) (shape[0]) name the last axes only in a 2-D array; with batch axes in "
+        "front ((B, nh, T, d)) they name a batch axis instead. Count from the end: axis=-1, shape[-1], shape[-2].",
+    ),
+    Misconception(
+        "scale_by_dv",
+        "用 √d_v 而不是 √d_k 缩放",
+        "Scaled by √d_v instead of √d_k",
+        "分数 q·k 是 d_k 项之和，方差随 d_k 增长，所以除以 √d_k（Q.shape[-1] 或 K.shape[-1]）；"
+        "V 的宽度 d_v 与分数无关，d_k ≠ d_v 时两者就不同了。",
+        "The score q·k sums d_k terms, so its variance grows with d_k: divide by √d_k (Q.shape[-1] or "
+        "K.shape[-1]). d_v, the width of V, plays no part in the scores, and differs from d_k whenever d_k ≠ d_v.",
+    ),
+    Misconception(
+        "mask_fill_not_low_enough",
+        "掩码填的数不够小",
+        "Masked with a number that is not low enough",
+        "有限的填充值只有在 e^(填充值 − 行最大值) 与可见位置的权重相比可以忽略时才等于 −∞："
+        "−1e9、−1e30 或 np.finfo(dtype).min 都可以；填 −10 时每个被遮住的位置仍分到约 e^(−10) ≈ 4.5e−5 的权重，"
+        "未来的信息漏了进来。",
+        "A finite fill acts as −∞ only when e^(fill − row max) is negligible next to the visible weights: −1e9, "
+        "−1e30 or np.finfo(dtype).min are; with −10 every hidden position still gets about e^(−10) ≈ 4.5e−5 "
+        "of the weight, so the future leaks in.",
+    ),
 )
 
 MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in _ALL}

@@ -17,7 +17,11 @@ Target: median <= 5 ms per submission on one core for hand-sized inputs.
 
 Then the worst cases the limits allow: submissions to stable_softmax that spend a run's whole work
 budget on the slowest operations we know (float power, tanh, exp, fancy indexing, np.where,
-np.triu, @), graded in the worker; the slowest is what one hostile submission can cost.
+np.triu, @, einsum's index space), and — since issue 25 — on the interpreter's own steps in list
+comprehensions (a long filter, nested loops, a call per element, a tuple per element) and on a value
+too big to compare (a list repeating one 65,536-element array a thousand times), graded in the
+worker; the slowest is what one hostile submission can cost, and so how many of them the per-request
+grading budget (2 s, quizzes.practice.grading_budget) lets through before it refuses the rest.
 """
 
 from __future__ import annotations
@@ -53,6 +57,17 @@ HEAVY = [
     "b = np.where(a > 3, a, -a)",
     "b = a.sum(0) + a",
 ]
+# Whole submissions (issue 25): comprehensions spending the budget on interpreter steps, einsum's loop, a huge value.
+HEAVY_PROGRAMS = {
+    "a comprehension with a 150-name filter": "c = 1\nb = [0 for i in range(4096) if "
+    + " and ".join(["c"] * 150)
+    + " and 0]\np = x",
+    "nested comprehensions, 10^6 iterations asked": "b = [0 for i in range(1000) for j in range(1000) if 0]\np = x",
+    "a call per element, 4,096 elements": "c = 1.0\nb = [np.exp(c) + abs(c) for i in range(4096)]\np = x",
+    "a 120-item tuple per element": "c = 1.0\nb = [(" + ", ".join(["x.sum()"] * 120) + ") for i in range(4096)]\np = x",
+    "einsum over 200^4 indices": "c = np.ones((200, 200))\nb = np.einsum('ij,jk,kl->il', c, c, c)\np = x",
+    "a list repeating a 65,536-element array 1,000 times": "c = np.ones((256, 256))\np = [c] * 1000",
+}
 
 
 def submissions(spec: QuestionSpec) -> list[str]:
@@ -105,10 +120,14 @@ def main() -> None:
                 everything[k] += v
             rows.append((key, len(codes), {k: summary(v) for k, v in measured.items()}))
         heavy = []
+        softmax = specs.get("stable_softmax")
         for body in HEAVY:
             code = "a = np.arange(65536) * 1.1\n" + (body + "\n") * 20 + "p = x"
-            ms = timings(lambda c, s: box.grade_code(specs.get("stable_softmax"), c, seed=s), [code], 5, False)
-            heavy.append((max(ms), body))
+            ms = timings(lambda c, s: box.grade_code(softmax, c, seed=s), [code], 5, False)
+            heavy.append((max(ms), f"20 x `{body}` on 65,536 elements"))
+        for name, code in HEAVY_PROGRAMS.items():
+            ms = timings(lambda c, s: box.grade_code(softmax, c, seed=s), [code], 5, False)
+            heavy.append((max(ms), name))
         assert box.restarts == 0, "the worker died during the benchmark"
     rows.append(("all specs", sum(r[1] for r in rows), {k: summary(v) for k, v in everything.items()}))
 
@@ -132,8 +151,11 @@ def main() -> None:
                 f"{key:18s} n={n:3d}  worker {cells[0]:>13s}  in process {cells[1]:>13s}  "
                 f"new seed {cells[2]:>13s}  target {ok}"
             )
-    worst, body = max(heavy)
-    print(f"\nWorst case within the limits (worker, 5 inputs): {worst:.1f} ms, for 20 x `{body}` on 65,536 elements.")
+    print(f"\nWorst cases within the limits (worker, {len(softmax.cases)} inputs, slowest of 5 gradings):")
+    for ms, name in sorted(heavy, reverse=True):
+        print(f"  {ms:7.1f} ms  {name}")
+    worst, name = max(heavy)
+    print(f"Worst: {worst:.1f} ms ({name}): a 2 s request budget grades at least {int(2000 // worst) + 1} of them.")
 
 
 if __name__ == "__main__":

@@ -152,6 +152,11 @@ LEARNER_CACHE_SECONDS = env.int("LEARNER_CACHE_SECONDS", default=300 if REDIS_UR
 #: Start each web process's code-grading sandbox when the process starts (quizsite/wsgi.py), not on the
 #: first code answer it grades (≈ 2 s of waiting for that learner). Off: one process fewer per worker.
 CODECHECK_PRESTART = env.bool("CODECHECK_PRESTART", default=True)
+#: Code grading one request may do (seconds of sandbox calls, quizzes.practice.grading_budget): the rest of an
+#: upload's code answers are refused grading_budget_exceeded, to send again. Well under gunicorn's --timeout 30.
+CODECHECK_REQUEST_GRADING_SECONDS = env.float("CODECHECK_REQUEST_GRADING_SECONDS", default=2.0)
+#: Code grading one learner may cause per minute, over all their requests (counted in the throttle cache).
+CODECHECK_LEARNER_GRADING_SECONDS = env.float("CODECHECK_LEARNER_GRADING_SECONDS", default=10.0)
 CELERY_TIMEZONE = "UTC"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
@@ -275,7 +280,9 @@ SPECTACULAR_SETTINGS = {
         "Limits: a JSON body is at most 512 KiB (413 `payload_too_large`) and nested at most 32 levels (400 "
         "`too_deep`); numbers must be finite and fit in a signed 64-bit integer, strings may not contain NUL "
         "or unpaired surrogates (400 naming the field). Log-in is limited per username and per client IP "
-        "(429 `throttled` with `Retry-After`)."
+        "(429 `throttled` with `Retry-After`). Code answers are graded within a budget of sandbox time per "
+        "request and per learner per minute (`grading_budget_exceeded`: 429 for an answer, a per-entry reason "
+        "in an offline upload; nothing is locked, send it again later)."
     ),
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": r"/api/v1",

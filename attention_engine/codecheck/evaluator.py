@@ -5,27 +5,45 @@ Learner text is never given to ``exec``, ``eval`` or ``compile``-to-bytecode. It
 kilobytes), checked node by node against an allowlist, and turned into a tree of small Python
 closures that do exactly what each node means — and no more:
 
-- statements: assignment (to names, tuple/list unpacking, array items), augmented assignment,
-  ``if``/``elif``/``else``, bare expressions, ``pass``;
+- statements: assignment (to names, tuple/list unpacking with one ``*rest``, array items),
+  augmented assignment, ``if``/``elif``/``else``, bare expressions, ``pass``;
 - expressions: numbers, True/False/None, ``...``, arithmetic and ``@``, comparisons, ``and``/``or``/
   ``not``, unary ``-``/``+``/``~``, ``x if c else y``, subscripts and slices (``None``/``...``
-  included), tuples and lists, calls and attributes from ``functions.py``; strings only as short
-  call arguments (``dtype="bool"``).
+  included), tuples and lists, ``*x`` in calls, displays and subscripts, list comprehensions
+  (nested ``for``, ``if`` filters), calls and attributes from ``functions.py``; strings only as
+  short call arguments (``dtype="bool"``, ``float('-inf')``, einsum's subscripts).
 
-Everything else is refused before anything runs, with its line and column: imports, loops,
-comprehensions, ``lambda``, ``def``, ``class``, ``with``, ``try``, ``global``, ``del``, f-strings,
-``*``/``**`` unpacking, names starting with ``_`` (so no dunders), Python builtins other than a
-handful, attributes other than the allowlisted ones. With no loops and no function definitions,
-each node runs at most once, so the AST node limit bounds the number of operations, and each
-operation is bounded by ``ops`` before numpy runs: the work of a run is bounded before it starts.
+Everything else is refused before anything runs, with its line and column: imports, loops
+(``for``/``while`` statements), set/dict comprehensions and generator expressions, ``lambda``,
+``def``, ``class``, ``with``, ``try``, ``global``, ``del``, f-strings, ``**`` unpacking, ``:=``,
+names starting with ``_`` (so no dunders), Python builtins other than a handful, attributes other
+than the allowlisted ones.
+
+Why every run is bounded before numpy sees a job. Outside a list comprehension each node runs at
+most once (no loops, no function definitions), so the AST node limit bounds the number of
+operations, and each operation is bounded by ``ops`` before numpy runs. A comprehension is the one
+place a node runs many times, so it carries its own bound instead of that argument: every
+iteration, at any nesting level, is counted against the run's ``max_iterations`` (4,096 by
+default, all comprehensions together, so nesting multiplies into the same count rather than past
+it) and charged ``ops.ITERATION_COST`` work per syntax node of the comprehension (a call, a
+subscript or an attribute counts ``ops.DEAR_NODE`` nodes: their checks cost µs), on the same
+``max_work`` budget numpy's element operations draw from (with the default limits the charge binds
+first: a comprehension has at least four nodes, so 4,096 iterations already cost the whole 2²⁰ budget;
+``max_iterations`` bounds specs that raise ``max_work``); the operations inside are charged as
+anywhere else, and the list it builds is held to ``max_sequence_items`` as it grows. So the work of
+a run — the interpreter's own steps as well as numpy's — is bounded by ``max_work`` whatever the
+code does, and each numpy call is still sized before it is made. ``*x`` takes its length first and
+refuses more than ``max_sequence_items`` items before taking any. Loop names are bound while the
+comprehension runs and restored after (they do not leak, as in Python 3).
 
 Why not a library: ``asteval`` (the candidate the issue names) interprets a much larger language
 (loops, comprehensions, ``def``, try/except, its own symbol table holding most of numpy) and
 blocks danger by denylisting attribute names; its history includes escapes through exactly
 such reachable objects (format-string and frame-walking tricks). Configuring it down to this
 allowlist would leave most of its code unused but still reachable, and it does not bound the size
-of numpy results before calling numpy, which is the half of the job that matters here. The
-interpreter below is about 400 lines that only know what they allow.
+of numpy results before calling numpy, which is the half of the job that matters here. This module
+is about 700 lines of code (``functions.py`` holds the allowlist, ``ops.py`` the bounds) that only
+know what they allow. Why not CPython itself in an OS sandbox: see the package docstring.
 """
 
 from __future__ import annotations
@@ -37,7 +55,7 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from . import functions as F
 from . import ops
@@ -55,7 +73,6 @@ _NOT_ALLOWED: Final[dict[type[ast.AST], str]] = {
     ast.For: "loop",
     ast.AsyncFor: "loop",
     ast.While: "loop",
-    ast.ListComp: "comprehension",
     ast.SetComp: "comprehension",
     ast.DictComp: "comprehension",
     ast.GeneratorExp: "comprehension",
@@ -73,7 +90,6 @@ _NOT_ALLOWED: Final[dict[type[ast.AST], str]] = {
     ast.JoinedStr: "f-string",
     ast.FormattedValue: "f-string",
     ast.NamedExpr: "walrus",
-    ast.Starred: "star",
     ast.Dict: "dict",
     ast.Set: "set",
     ast.Await: "yield",
@@ -106,6 +122,9 @@ _ALLOWED: Final = (
     ast.Tuple,
     ast.List,
     ast.IfExp,
+    ast.ListComp,
+    ast.comprehension,
+    ast.Starred,
     ast.expr_context,
     ast.operator,
     ast.unaryop,
@@ -285,7 +304,7 @@ def _check_node(
         elif isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_LITERAL_INT:
             raise _refuse("literal_not_allowed", {"kind": "large_int"}, node, where, shift)
     elif isinstance(node, ast.Name):
-        if node.id.startswith("_"):
+        if node.id.startswith("_") and node.id != "_":  # the throwaway name `_` is fine: no dunder
             raise _refuse("private_name", {"name": clean(node.id)}, node, where, shift)
         if isinstance(node.ctx, ast.Store):
             if node.id in names.base or node.id in F.FORBIDDEN:
@@ -309,10 +328,12 @@ def _check_node(
                 raise _refuse(
                     "attribute_not_allowed", {"owner": base, "attribute": clean(node.attr)}, node, where, shift
                 )
-        elif node.attr not in F.ARRAY_ATTRIBUTES and node.attr not in F.ARRAY_METHODS:
+        elif node.attr not in F.ARRAY_ATTRIBUTES | F.OTHER_ATTRIBUTES and node.attr not in F.ARRAY_METHODS:
             raise _refuse(
                 "attribute_not_allowed", {"owner": "array", "attribute": clean(node.attr)}, node, where, shift
             )
+    elif isinstance(node, ast.comprehension) and node.is_async:
+        raise _refuse("not_allowed", {"construct": "yield"}, node.iter, where, shift)
     elif isinstance(node, ast.Call):
         callee = _callee(node.func)
         allowed = F.keywords_of(callee) if callee is not None else None
@@ -415,12 +436,12 @@ class _Compiler:
 
         if isinstance(node, ast.Call):
             fn = self.expr(node.func)
-            args = [self.expr(a) for a in node.args]
+            args = self.items(node.args)
             kws = [(str(k.arg), self.expr(k.value)) for k in node.keywords]
 
             def call(ctx: Context) -> object:
                 f = fn(ctx)
-                a = [x(ctx) for x in args]
+                a = args(ctx)
                 kw = {k: v(ctx) for k, v in kws}
                 try:
                     return F.call(ctx, f, a, kw)
@@ -521,11 +542,11 @@ class _Compiler:
             return subscript
 
         if isinstance(node, ast.Tuple | ast.List):
-            items = [self.expr(e) for e in node.elts]
+            items = self.items(node.elts)
             make: Callable[[Iterable[object]], object] = tuple if isinstance(node, ast.Tuple) else list
 
             def sequence(ctx: Context) -> object:
-                value = make(x(ctx) for x in items)
+                value = make(items(ctx))
                 try:
                     ops.seq_items(ctx, value)
                 except Refusal as e:
@@ -534,7 +555,87 @@ class _Compiler:
 
             return sequence
 
+        if isinstance(node, ast.ListComp):
+            return self.listcomp(node)
+
         raise Refusal("not_allowed", {"construct": clean(type(node).__name__)}, runnable=False).locate(line, col, where)
+
+    def items(self, nodes: list[ast.expr]) -> Callable[[Context], list[object]]:
+        """The values of call arguments or display items, ``*x`` expanded in place (bounded by ``ops.expand``)."""
+        parts: list[tuple[bool, Expr, int | None, int | None]] = []
+        for e in nodes:
+            starred = isinstance(e, ast.Starred)
+            parts.append((starred, self.expr(e.value if isinstance(e, ast.Starred) else e), *self.pos(e)))
+        where = self.where
+        if not any(p[0] for p in parts):
+            plain = [p[1] for p in parts]
+            return lambda ctx: [x(ctx) for x in plain]
+
+        def values(ctx: Context) -> list[object]:
+            out: list[object] = []
+            for starred, x, line, col in parts:
+                v = x(ctx)
+                if not starred:
+                    out.append(v)
+                    continue
+                try:
+                    out.extend(ops.expand(ctx, v))
+                except Refusal as e:
+                    raise e.locate(line, col, where) from None
+            return out
+
+        return values
+
+    def listcomp(self, node: ast.ListComp) -> Expr:
+        """``[elt for target in iter if cond ...]``: the loop names bound while it runs, restored after
+        (they do not leak, as in Python 3). Each iteration at any level is one of the run's
+        ``max_iterations`` and costs ``ITERATION_COST`` per syntax node of the whole comprehension (a call,
+        a subscript or an attribute counts ``DEAR_NODE`` nodes: each costs microseconds of checks)."""
+        line, col = self.pos(node)
+        where = self.where
+        cost = ops.ITERATION_COST * sum(
+            ops.DEAR_NODE if isinstance(n, ast.Call | ast.Subscript | ast.Attribute) else 1
+            for n in ast.walk(node)
+            if isinstance(n, ast.expr)
+        )
+        levels = [(self.expr(g.iter), self.store(g.target), [self.expr(c) for c in g.ifs]) for g in node.generators]
+        element = self.expr(node.elt)
+        bound = sorted({n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
+
+        def listcomp(ctx: Context) -> object:
+            out: list[object] = []
+            room = [ctx.limits.max_sequence_items - 1]  # items left for the list (the list itself is one)
+
+            def level(k: int) -> None:
+                source, target, conditions = levels[k]
+                iterable = source(ctx)
+                try:
+                    steps = ops.iterate(ctx, iterable, cost)
+                    for item in steps:
+                        target(ctx, item)
+                        if not all(ops.truth(c(ctx)) for c in conditions):
+                            continue
+                        if k + 1 < len(levels):
+                            level(k + 1)
+                            continue
+                        value = element(ctx)
+                        room[0] -= _items_within(ctx, value, room[0])
+                        out.append(value)
+                except Refusal as e:
+                    raise e.locate(line, col, where) from None
+
+            saved = {name: ctx.env.get(name, MISSING) for name in bound}
+            try:
+                level(0)
+            finally:
+                for name, old in saved.items():
+                    if old is MISSING:
+                        ctx.env.pop(name, None)
+                    else:
+                        ctx.env[name] = old
+            return out
+
+        return listcomp
 
     def index(self, node: ast.expr) -> Expr:
         if isinstance(node, ast.Slice):
@@ -542,6 +643,9 @@ class _Compiler:
             lo, hi, st = parts
             return lambda ctx: slice(lo(ctx) if lo else None, hi(ctx) if hi else None, st(ctx) if st else None)
         if isinstance(node, ast.Tuple):
+            if any(isinstance(e, ast.Starred) for e in node.elts):  # x[*idx] (Python 3.11)
+                values = self.items(node.elts)
+                return lambda ctx: tuple(values(ctx))
             items = [self.index(e) for e in node.elts]
             return lambda ctx: tuple(x(ctx) for x in items)
         return self.expr(node)
@@ -557,6 +661,20 @@ class _Compiler:
                 ctx.env[name] = v
 
             return bind
+        if isinstance(node, ast.Tuple | ast.List) and any(isinstance(e, ast.Starred) for e in node.elts):
+            star = next(i for i, e in enumerate(node.elts) if isinstance(e, ast.Starred))
+            targets = [self.store(e.value if isinstance(e, ast.Starred) else e) for e in node.elts]
+            before, after = star, len(node.elts) - star - 1
+
+            def unpack_starred(ctx: Context, v: object) -> None:
+                try:
+                    items = ops.unpack_starred(ctx, v, before, after)
+                except Refusal as e:
+                    raise e.locate(line, col, where) from None
+                for sub, item in zip(targets, items, strict=True):
+                    sub(ctx, item)
+
+            return unpack_starred
         if isinstance(node, ast.Tuple | ast.List):
             subs = [self.store(e) for e in node.elts]
             n = len(subs)
@@ -682,6 +800,24 @@ class _Compiler:
         if isinstance(node, ast.Pass):
             return lambda ctx: None
         raise Refusal("not_allowed", {"construct": clean(type(node).__name__)}, runnable=False).locate(line, col, where)
+
+
+def _items_within(ctx: Context, value: object, room: int) -> int:
+    """The list items ``value`` adds to a comprehension's list (itself and, for a list/tuple, what it
+    holds), refused as soon as they pass the ``room`` left under ``max_sequence_items``."""
+    if not ops.is_seq(value):
+        if room < 1:
+            _too_many_items(ctx)
+        return 1
+    try:
+        return ops.seq_items(ctx, value, room)
+    except Refusal:
+        _too_many_items(ctx)
+
+
+def _too_many_items(ctx: Context) -> NoReturn:
+    allowed = ctx.limits.max_sequence_items
+    raise Refusal("limit_exceeded", {"limit": "sequence_items", "requested": allowed + 1, "allowed": allowed})
 
 
 def _assignments(stmt: ast.stmt) -> tuple[tuple[str, ...], dict[str, int]]:

@@ -13,10 +13,19 @@ an (n, n) matrix) are sized from their arguments the same way.
 dtypes are limited to bool, int32/int64 and float32/float64, given as ``bool``/``int``/``float``,
 ``np.float64``-style names or the strings "bool", "int64", "float32", "float64".
 
+Functions whose result size is a product of their arguments are sized before numpy runs, from the
+arguments alone: ``np.einsum`` parses its subscripts here (letters, one ``...`` per operand, ``->``)
+and is charged its whole index space (numpy's loop without ``optimize``, which is never passed: the
+keyword and the interleaved operand/sublist form are refused), ``np.repeat``/``np.tile`` multiply
+the shape by counts checked first, ``np.triu_indices`` is charged the (n, m) mask numpy builds.
+``np.finfo(dtype)`` gives a namespace of plain numbers (``.min``, ``.max``, ``.eps``, ``.tiny`` …) for
+float32/float64 only. ``range``, ``enumerate`` and ``zip`` exist for list comprehensions; the last two
+make small lists (bounded by ``max_sequence_items``).
+
 Functions deliberately left out, although numpy has them: anything touching files, memory or
 buffers (``np.load``/``save``/``fromfile``/``frombuffer``, ``np.lib``, ``np.ctypeslib``,
-``as_strided``), and functions whose output size is a product of their inputs' sizes that the
-exercises never need (``np.einsum``, ``np.kron``, ``np.tile``, ``np.repeat``, ``np.outer``).
+``as_strided``), ``np.einsum_path`` and ufunc methods (``np.logaddexp.reduce``: attributes of a
+function are never reachable), and products the exercises never need (``np.kron``, ``np.outer``).
 """
 
 from __future__ import annotations
@@ -186,6 +195,8 @@ def _dtype(v: object, fn: str) -> np.dtype[Any] | None:
         return v.dtype
     if isinstance(v, str) and v in DTYPES:
         return DTYPES[v]
+    if isinstance(v, np.dtype) and v in DTYPES.values():
+        return v
     shown = v if isinstance(v, str) else (v.name if isinstance(v, SafeFunction) else type_name(v))
     fail("dtype_not_allowed", {"dtype": clean(str(shown))})
 
@@ -439,6 +450,8 @@ def _clip(ctx: Context, b: Bound) -> object:
 def _convert(dtype: np.dtype[Any], name: str) -> Impl:
     def impl(ctx: Context, b: Bound) -> object:
         x = b["x"]
+        if isinstance(x, str) and dtype.kind == "f":  # np.float32('-inf')
+            return dtype.type(_from_text(x, name))
         if is_number(x):
             return dtype.type(x)
         a = as_array(ctx, x)
@@ -484,7 +497,7 @@ def _len(ctx: Context, b: Bound) -> object:
         if x.ndim == 0:
             fail("type_error", {"operation": "len", "types": ["0-d array"]})
         return len(x)
-    if is_seq(x) or isinstance(x, str):
+    if is_seq(x) or isinstance(x, str | range):
         return len(x)  # type: ignore[arg-type]
     fail("type_error", {"operation": "len", "types": [type_name(x)]})
 
@@ -508,8 +521,20 @@ def _scalar_of(x: object, name: str) -> object:
     return x
 
 
+def _from_text(text: str, name: str) -> float:
+    """``float('-inf')``, ``float('1e-9')``: Python's own parse of a literal of at most ``max_string_chars``
+    characters (so its cost is bounded); anything it cannot read is a bad argument, never an exception."""
+    try:
+        return float(text)
+    except ValueError:
+        fail("bad_argument", {"function": name, "detail": f"cannot read {clean(text)!r} as a number"})
+
+
 def _float(ctx: Context, b: Bound) -> object:
-    return float(_scalar_of(b["x"], "float"))  # type: ignore[arg-type]
+    x = b["x"]
+    if isinstance(x, str):
+        return _from_text(x, "float")
+    return float(_scalar_of(x, "float"))  # type: ignore[arg-type]
 
 
 def _intfn(ctx: Context, b: Bound) -> object:
@@ -544,6 +569,229 @@ def _np_round(ctx: Context, b: Bound) -> object:
     a = as_array(ctx, b["a"])
     _sized(ctx, a.size)
     return np.round(a, _int(b.get("decimals", 0), "decimals", "round", -32, 32))
+
+
+# --- sized from their arguments: einsum, repeat, tile, the triangle indices ---------------------
+
+_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _einsum_term(term: str) -> tuple[list[str], int | None]:
+    """One operand's subscripts: its letters and where its ``...`` stands (None if it has none)."""
+    ellipsis = None
+    if "..." in term:
+        ellipsis = term.index("...")
+        term = term[:ellipsis] + term[ellipsis + 3 :]
+        if "." in term:
+            fail("bad_argument", {"function": "np.einsum", "detail": "at most one '...' per operand"})
+    if not set(term) <= _LETTERS:
+        fail("bad_argument", {"function": "np.einsum", "detail": "subscripts are letters, ',', '...' and '->'"})
+    return list(term), ellipsis
+
+
+def _einsum(ctx: Context, b: Bound) -> object:
+    subscripts = b["subscripts"]
+    if not isinstance(subscripts, str):
+        detail = "the first argument is the subscripts, like 'ij,jk->ik'"
+        fail("bad_argument", {"function": "np.einsum", "detail": detail})
+    operands = [as_array(ctx, x) for x in b.get("*", ())]  # type: ignore[attr-defined]
+    if not 1 <= len(operands) <= 4:
+        fail("bad_argument", {"function": "np.einsum", "detail": "takes 1 to 4 arrays after the subscripts"})
+    text = subscripts.replace(" ", "")
+    left, arrow, right = text.partition("->")
+    terms = left.split(",")
+    if len(terms) != len(operands) or "->" in right:
+        fail("bad_argument", {"function": "np.einsum", "detail": f"the subscripts name {len(terms)} operands"})
+    dims: dict[str, int] = {}
+    batch: list[tuple[int, ...]] = []
+    counts: dict[str, int] = {}
+    for i, (term, x) in enumerate(zip(terms, operands, strict=True)):
+        letters, at = _einsum_term(term)
+        extra = x.ndim - len(letters)
+        if extra < 0 or (at is None and extra):
+            detail = f"operand {i} has {x.ndim} dimensions but its subscripts {clean(term)!r} name {len(letters)}"
+            fail("bad_argument", {"function": "np.einsum", "detail": detail})
+        shape = x.shape if at is None else x.shape[:at] + x.shape[at + extra :]
+        if at is not None:
+            batch.append(x.shape[at : at + extra])
+        for letter, d in zip(letters, shape, strict=True):
+            counts[letter] = counts.get(letter, 0) + 1
+            if dims.get(letter, 1) not in (1, d) and d != 1:
+                fail("shape_mismatch", {"operation": "np.einsum", "shapes": [list(o.shape) for o in operands]})
+            dims[letter] = max(dims.get(letter, 1), d) if d else 0
+    broadcast = ops.broadcast(*batch, operation="np.einsum") if batch else ()
+    if arrow:
+        out, _ = _einsum_term(right)
+        if len(set(out)) != len(out) or not set(out) <= set(dims):
+            fail("bad_argument", {"function": "np.einsum", "detail": "each output letter once, and only input letters"})
+    else:  # numpy's implicit output: the letters used once, in alphabetical order
+        out = sorted(letter for letter, n in counts.items() if n == 1)
+    out_shape = (*broadcast, *(dims[letter] for letter in out))
+    ctx.check_ndim(len(out_shape))
+    ctx.check_axes(out_shape)
+    size = math.prod(out_shape)
+    ctx.check_elements(size)
+    loop = math.prod(broadcast) * math.prod(dims.values())  # numpy's whole index space, without optimize
+    ctx.charge(loop * len(operands) + size)
+    return np.einsum(text, *operands)
+
+
+def _append(ctx: Context, b: Bound) -> object:
+    a, v = as_array(ctx, b["arr"]), as_array(ctx, b["values"])
+    raw = b.get("axis")
+    axis = None if raw is None else _int(raw, "axis", "np.append", -64, 64)
+    _sized(ctx, a.size + v.size)
+    return np.append(a, v, axis=axis)
+
+
+def _tri_indices(lower: bool) -> Impl:
+    name = "np.tril_indices" if lower else "np.triu_indices"
+
+    def impl(ctx: Context, b: Bound) -> object:
+        n = _int(b["n"], "n", name, 0)
+        k = _int(b.get("k", 0), "k", name)
+        m = n if b.get("m") is None else _int(b["m"], "m", name, 0)
+        ctx.check_axes((n, m))
+        ctx.check_elements(n * m)
+        _sized(ctx, 3 * n * m)  # numpy builds the (n, m) triangle, then the two index arrays
+        return (np.tril_indices if lower else np.triu_indices)(n, k, m)
+
+    return impl
+
+
+def _repeat(ctx: Context, b: Bound) -> object:
+    x = as_array(ctx, b["a"])
+    raw = b.get("axis")
+    axis = None if raw is None else _int(raw, "axis", "np.repeat", -64, 64)
+    if axis is not None and not -x.ndim <= axis < x.ndim:
+        fail("axis_error", {"axis": axis, "ndim": x.ndim})
+    length = x.size if axis is None else x.shape[axis]
+    rest = 1 if axis is None else math.prod(d for i, d in enumerate(x.shape) if i != axis % x.ndim)
+    raw_repeats = b["repeats"]
+    repeats: int | Array
+    if not (is_seq(raw_repeats) or type(raw_repeats) is np.ndarray):
+        repeats = _int(raw_repeats, "repeats", "np.repeat", 0, ctx.max_elements)
+        total = length * repeats
+    else:
+        counts = as_array(ctx, raw_repeats)
+        if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, length):
+            fail("bad_argument", {"function": "np.repeat", "detail": "repeats: an integer, or one per item"})
+        if counts.size and (counts.min() < 0 or counts.max() > ctx.max_elements):
+            fail("bad_argument", {"function": "np.repeat", "detail": f"repeats must be 0 to {ctx.max_elements}"})
+        total = int(counts.sum()) * (length if counts.size == 1 else 1)
+        repeats = counts
+    ctx.check_axes((total,))
+    _sized(ctx, total * rest)
+    return np.repeat(x, repeats, axis=axis)
+
+
+def _tile(ctx: Context, b: Bound) -> object:
+    x = as_array(ctx, b["A"])
+    raw = b["reps"]
+    reps = list(_tuple(raw)) if is_seq(raw) else [raw]
+    if len(reps) > ctx.limits.max_ndim:
+        ctx.check_ndim(len(reps))
+    counts = [_int(r, "reps", "np.tile", 0, ctx.max_elements) for r in reps]
+    ndim = max(x.ndim, len(counts))
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    counts = [1] * (ndim - len(counts)) + counts
+    out = tuple(d * r for d, r in zip(shape, counts, strict=True))
+    ctx.check_ndim(ndim)
+    ctx.check_axes(out)
+    _sized(ctx, math.prod(out))
+    return np.tile(x, counts)
+
+
+def _moment(kind: str, name: str) -> Impl:
+    """``np.var`` / ``np.std`` (and the methods), with ``ddof``."""
+
+    def impl(ctx: Context, b: Bound) -> object:
+        x = as_array(ctx, b["a"])
+        axis = _axis(b.get("axis"), name)
+        keepdims = _bool(b.get("keepdims", False), "keepdims", name)
+        ddof = _int(b.get("ddof", 0), "ddof", name, 0)
+        out = reduced_size(x.shape, axis)
+        ctx.check_elements(out)
+        _sized(ctx, 4 * max(1, x.size, out))  # the mean, the deviations, their squares, the sum
+        axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+        if x.size == 0 or any(-x.ndim <= a < x.ndim and x.shape[a] == 0 for a in axes):
+            fail("bad_argument", {"function": name, "detail": "the variance of an empty selection is undefined"})
+        return (np.var if kind == "var" else np.std)(x, axis=axis, keepdims=keepdims, ddof=ddof)
+
+    return impl
+
+
+_FINFO_NAMES: Final = ("min", "max", "eps", "tiny", "smallest_normal", "resolution", "bits", "dtype")
+
+
+def _finfo_namespace(dtype: np.dtype[Any]) -> Namespace:
+    info = np.finfo(dtype)
+    values = {
+        "min": info.min,
+        "max": info.max,
+        "eps": info.eps,
+        "tiny": info.tiny,
+        "smallest_normal": info.smallest_normal,
+        "resolution": info.resolution,
+        "bits": int(info.bits),
+        "dtype": np.dtype(dtype),
+    }
+    assert set(values) == set(_FINFO_NAMES)
+    return Namespace(f"np.finfo({dtype.name})", values)
+
+
+FINFO: Final[dict[str, Namespace]] = {n: _finfo_namespace(np.dtype(n)) for n in ("float32", "float64")}
+
+
+def _finfo(ctx: Context, b: Bound) -> object:
+    """``np.finfo(scores.dtype).min``: float32 and float64 only (an int or bool dtype is a bad argument)."""
+    v = b["dtype"]
+    if type(v) is np.ndarray or isinstance(v, np.generic):
+        dtype: np.dtype[Any] | None = v.dtype
+    elif type(v) is float:
+        dtype = np.dtype(np.float64)
+    else:
+        dtype = _dtype(v, "np.finfo")
+    found = FINFO.get(dtype.name if dtype is not None else "")
+    if found is None:
+        fail("bad_argument", {"function": "np.finfo", "detail": "needs a float dtype: float32 or float64"})
+    return found
+
+
+# --- for list comprehensions ------------------------------------------------------------------
+
+
+def _range(ctx: Context, b: Bound) -> object:
+    start = _int(b["start"], "start", "range")
+    stop = None if b.get("stop") is None else _int(b["stop"], "stop", "range")
+    step = 1 if b.get("step") is None else _int(b["step"], "step", "range")
+    if step == 0:
+        fail("bad_argument", {"function": "range", "detail": "step must not be 0"})
+    return range(start) if stop is None else range(start, stop, step)
+
+
+def _pairs(ctx: Context, n: int, width: int) -> None:
+    """A list of ``n`` tuples of ``width`` items: refused before it is made if it would pass the item limit."""
+    items, allowed = n * (1 + width), ctx.limits.max_sequence_items
+    if items > allowed:
+        fail("limit_exceeded", {"limit": "sequence_items", "requested": items, "allowed": allowed})
+    ctx.charge(max(1, items))
+
+
+def _enumerate(ctx: Context, b: Bound) -> object:
+    x = b["iterable"]
+    start = _int(b.get("start", 0), "start", "enumerate")
+    _pairs(ctx, ops.length_of(ctx, x, "enumerate"), 2)
+    return [(start + i, item) for i, item in enumerate(ops.expand(ctx, x))]
+
+
+def _zip(ctx: Context, b: Bound) -> object:
+    parts = [b["a"], *b.get("*", ())]  # type: ignore[misc]
+    if len(parts) > 16:
+        fail("bad_argument", {"function": "zip", "detail": "at most 16 sequences"})
+    n = min(ops.length_of(ctx, p, "zip") for p in parts)
+    _pairs(ctx, n, len(parts))
+    return list(zip(*(ops.expand(ctx, p[:n]) for p in parts), strict=True))
 
 
 # --- helpers a question can hand to the learner ---------------------------------------------
@@ -608,6 +856,8 @@ def _np_functions() -> dict[str, object]:
         ("absolute", np.abs),
         ("square", np.square),
         ("tanh", np.tanh),
+        ("sin", np.sin),
+        ("cos", np.cos),
         ("sign", np.sign),
         ("isinf", np.isinf),
         ("isnan", np.isnan),
@@ -622,6 +872,7 @@ def _np_functions() -> dict[str, object]:
     for n, fn in [
         ("maximum", np.maximum),
         ("minimum", np.minimum),
+        ("logaddexp", np.logaddexp),
         ("logical_and", np.logical_and),
         ("logical_or", np.logical_or),
         ("logical_xor", np.logical_xor),
@@ -667,6 +918,15 @@ def _np_functions() -> dict[str, object]:
             "split": _f("np.split", ("ary", "indices_or_sections", "axis"), _split, 2, ("axis",)),
             "clip": _f("np.clip", ("a", "a_min", "a_max"), _clip, 3),
             "round": _f("np.round", ("a", "decimals"), _np_round, 1, ("decimals",)),
+            "einsum": _f("np.einsum", ("subscripts",), _einsum, 1, varargs=True),
+            "append": _f("np.append", ("arr", "values", "axis"), _append, 2, ("axis",)),
+            "triu_indices": _f("np.triu_indices", ("n", "k", "m"), _tri_indices(False), 1, ("k", "m")),
+            "tril_indices": _f("np.tril_indices", ("n", "k", "m"), _tri_indices(True), 1, ("k", "m")),
+            "repeat": _f("np.repeat", ("a", "repeats", "axis"), _repeat, 2, ("axis",)),
+            "tile": _f("np.tile", ("A", "reps"), _tile, 2),
+            "var": _f("np.var", ("a", "axis"), _moment("var", "np.var"), 1, ("axis", "keepdims", "ddof")),
+            "std": _f("np.std", ("a", "axis"), _moment("std", "np.std"), 1, ("axis", "keepdims", "ddof")),
+            "finfo": _f("np.finfo", ("dtype",), _finfo),
             "inf": math.inf,
             "nan": math.nan,
             "pi": math.pi,
@@ -694,7 +954,9 @@ MATH: Final = Namespace(
     },
 )
 
-ARRAY_ATTRIBUTES: Final = frozenset({"T", "shape", "ndim", "size"})
+ARRAY_ATTRIBUTES: Final = frozenset({"T", "shape", "ndim", "size", "dtype"})
+# Attributes of the namespaces functions return (np.finfo(...).eps); np.x and math.x are checked in their own tables.
+OTHER_ATTRIBUTES: Final = frozenset(_FINFO_NAMES)
 ARRAY_METHODS: Final[dict[str, SafeFunction]] = {
     **{
         n: _f(f".{n}", ("a", "axis"), _reduction(n, f".{n}"), 1, ("axis", "keepdims"))
@@ -709,6 +971,9 @@ ARRAY_METHODS: Final[dict[str, SafeFunction]] = {
     "flatten": _f(".flatten", ("a",), _flatten),
     "ravel": _f(".ravel", ("a",), _flatten),
     "round": _f(".round", ("a", "decimals"), _np_round, 1, ("decimals",)),
+    "repeat": _f(".repeat", ("a", "repeats", "axis"), _repeat, 2, ("axis",)),
+    "var": _f(".var", ("a", "axis"), _moment("var", ".var"), 1, ("axis", "keepdims", "ddof")),
+    "std": _f(".std", ("a", "axis"), _moment("std", ".std"), 1, ("axis", "keepdims", "ddof")),
 }
 
 BUILTINS: Final[dict[str, SafeFunction]] = {
@@ -721,6 +986,9 @@ BUILTINS: Final[dict[str, SafeFunction]] = {
     "max": _f("max", ("a", "b"), _minmax(max, "max"), 2, varargs=True),
     "round": _f("round", ("number", "ndigits"), _round, 1, ("ndigits",)),
     "print": _f("print", (), _print, 0, ("sep", "end"), varargs=True),
+    "range": _f("range", ("start", "stop", "step"), _range),
+    "enumerate": _f("enumerate", ("iterable", "start"), _enumerate, 1, ("start",)),
+    "zip": _f("zip", ("a",), _zip, 1, varargs=True),
 }
 
 HELPERS: Final[dict[str, SafeFunction]] = {
@@ -774,9 +1042,6 @@ FORBIDDEN: Final = frozenset(
         "dict",
         "list",
         "tuple",
-        "range",
-        "enumerate",
-        "zip",
         "map",
         "filter",
         "sorted",
@@ -853,6 +1118,8 @@ def get_attribute(ctx: Context, base: object, attr: str) -> object:
             return arr.ndim
         if attr == "size":
             return arr.size
+        if attr == "dtype":
+            return arr.dtype
         method = ARRAY_METHODS.get(attr)
         if method is not None:
             return BoundMethod(method, arr)
@@ -886,6 +1153,7 @@ def describe_allowlist() -> dict[str, JSON]:
         "np": sorted(NP.entries),
         "math": sorted(MATH.entries),
         "array_attributes": sorted(ARRAY_ATTRIBUTES),
+        "finfo_attributes": sorted(OTHER_ATTRIBUTES),
         "array_methods": sorted(ARRAY_METHODS),
         "builtins": sorted(BUILTINS),
         "helpers": sorted(HELPERS),

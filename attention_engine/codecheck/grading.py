@@ -44,6 +44,7 @@ import numpy as np
 
 from .. import misconceptions as _misconceptions
 from . import functions as F
+from . import ops
 from .evaluator import Code, Names, Statement, compile_code, run_statements, slot_lines
 from .limits import HARD_LIMITS
 from .messages import JSON, Message, Refusal
@@ -122,8 +123,32 @@ def _close(got: Array, exp: Array, rtol: float, atol: float) -> Array | bool:
     return True if ok.all() else ok
 
 
+def _as_weights(x: Array) -> Array:
+    """The softmax over the last axis that logits ``x`` give (the grader's own, stable; a row that is −∞
+    throughout, or holds NaN or +∞, gives NaN): how ``compare="logits"`` reads a value."""
+    x = x.astype(np.float64, copy=False)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    if x.shape[-1] == 0:
+        return x
+    top = x.max(axis=-1, keepdims=True)
+    e = np.exp(x - np.where(np.isfinite(top), top, 0.0))
+    weights: Array = e / e.sum(axis=-1, keepdims=True)
+    return weights
+
+
+def _as_compared(x: Array, how: str) -> Array:
+    if how == "truth":
+        nonzero: Array = x != 0
+        return nonzero
+    if how == "logits":
+        return _as_weights(x)
+    return x
+
+
 def compare(got: Outcome, exp: Outcome, check: NameCheck, rtol: float, atol: float) -> Status:
-    """The learner's outcome for one name against the reference's: shape first, then values."""
+    """The learner's outcome for one name against the reference's: shape first, then values (read as
+    ``check.compare`` says: values, truth or the softmax they give)."""
     name = check.name
     if exp.kind != "value":
         return OK  # the reference did not run this line on this input
@@ -145,6 +170,7 @@ def compare(got: Outcome, exp: Outcome, check: NameCheck, rtol: float, atol: flo
             return Status("wrong_shape", {"name": name, "expected": list(e.shape), "got": list(g.shape)})
         g, e = np.broadcast_to(g, common), np.broadcast_to(e, common)
     with np.errstate(all="ignore"):  # inf - inf in a wrong answer is just "wrong"
+        g, e = _as_compared(g, check.compare), _as_compared(e, check.compare)
         ok = _close(g, e, rtol, atol)
         if ok is True:
             return OK
@@ -170,15 +196,32 @@ def _broadcast_or_none(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...
         return None
 
 
-def agree(a: Outcome, b: Outcome, check: NameCheck, rtol: float, atol: float) -> bool:
-    """Whether two runs did the same thing for a name: equal values, or the same error."""
+def agree(
+    a: Outcome, b: Outcome, check: NameCheck, rtol: float, atol: float, match: str = "values", ref: Outcome = ABSENT
+) -> bool:
+    """Whether two runs did the same thing for a name: equal values, or the same error. With
+    ``match="visible"`` (see ``MisconceptionCase``) values need agree only where ``ref``'s are finite,
+    and be finite in the same places elsewhere."""
     if a.kind == "error" or b.kind == "error":
         return a.kind == b.kind and a.error is not None and b.error is not None and a.error.code == b.error.code
     if a.kind != "value" or b.kind != "value":
         return a.kind == b.kind
     if _as_numeric(b.value) is None:
         return False
+    if match == "visible" and ref.kind == "value":
+        return _agree_where_visible(a, b, ref, rtol, atol)
     return compare(a, b, check, rtol, atol).ok
+
+
+def _agree_where_visible(a: Outcome, b: Outcome, ref: Outcome, rtol: float, atol: float) -> bool:
+    g, m, e = _as_numeric(a.value), _as_numeric(b.value), _as_numeric(ref.value)
+    if g is None or m is None or e is None or not g.shape == m.shape == e.shape:
+        return False
+    with np.errstate(all="ignore"):
+        g, m = g.astype(np.float64, copy=False), m.astype(np.float64, copy=False)
+        visible = np.isfinite(e)
+        same = np.isclose(g[visible], m[visible], rtol=rtol, atol=atol, equal_nan=True).all()
+        return bool(same and np.array_equal(np.isfinite(g[~visible]), np.isfinite(m[~visible])))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,8 +379,7 @@ class Prepared:
                 if error is not None:
                     outcome = Outcome("error", error=error.with_traceback(None))  # keep no frames alive
                 else:
-                    v = env.get(name, MISSING)
-                    outcome = UNDEFINED if v is MISSING else Outcome("value", _snapshot(v))
+                    outcome = bounded(env.get(name, MISSING), sub.defining.get(name, (0, None))[1], "code")
                 outcomes[name] = outcome
                 if repair is not None:
                     expected = repair.outcomes.get(name, ABSENT)
@@ -354,6 +396,16 @@ class Prepared:
                 return
             checkpoint(sub.checkpoints[k], None)
 
+        def bounded(v: object, line: int | None, where: str) -> Outcome:
+            """The value as an outcome, unless it is too big to convert and compare (``ops.value_bound``)."""
+            if v is MISSING:
+                return UNDEFINED
+            try:
+                ops.value_bound(ctx, v)
+            except Refusal as e:
+                return Outcome("error", error=e.locate(line, None, where).with_traceback(None))
+            return Outcome("value", _snapshot(v))
+
         ctx = Context(env, spec.limits, run_group)
         scaffold_error: Refusal | None = None
         with np.errstate(all="ignore"):
@@ -368,8 +420,7 @@ class Prepared:
         ctx.slot_runner = None  # no reference cycle left behind
         for check in spec.outputs:
             if scaffold_error is None:
-                v = env.get(check.name, MISSING)
-                outcomes[check.name] = UNDEFINED if v is MISSING else Outcome("value", _snapshot(v))
+                outcomes[check.name] = bounded(env.get(check.name, MISSING), None, "scaffold")
             else:
                 outcomes[check.name] = Outcome("error", error=scaffold_error)
         for name in spec.required_names:
@@ -616,6 +667,8 @@ def _named(prepared: Prepared, runs: Sequence[CaseRun], name: str, decisive: lis
                 check,
                 spec.rtol,
                 spec.atol,
+                m.match,
+                prepared.reference[i].outcomes.get(name, ABSENT),
             )
             for i in decisive
         ):
@@ -710,6 +763,8 @@ def diagnose(prepared: Prepared, sub: Submission, runs: Sequence[CaseRun]) -> Ch
         if main_misconception is not None:
             m = _misconceptions.get(main_misconception)
             code, params = "misconception", {**base, "id": m.id, "title": m.title_en}
+        elif status.error is not None and status.error.code == "limit_exceeded":
+            code, params = "too_much_work", {**base, "case": cases[first].name, **status.error.params}
         elif plain_ok:
             names = [cases[i].name for i in failed_cases if cases[i].required]
             code, params = "fails_adversarial", {**base, "cases": names}

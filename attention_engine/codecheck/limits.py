@@ -8,7 +8,13 @@ figures are far above what the hand-sized exercises need (the largest input, a b
 what would hurt a server: the largest array a learner can make is 512 KiB of float64, and a whole
 run does at most about a million element operations, a few milliseconds of numpy. Every new array
 is charged to the work budget when it is made (views such as ``.T`` or ``reshape`` are free), so
-one run also allocates at most ``max_work`` elements in total: 8 MiB of float64. No axis may be
+one run also allocates at most ``max_work`` elements in total: 8 MiB of float64. List comprehensions
+are the one construct that runs a node more than once: every iteration counts against
+``max_iterations`` and is charged to the same work budget (``ops.ITERATION_COST`` per syntax node of
+the comprehension), so the interpreter's own time per run is bounded as numpy's is. What a run leaves
+behind is bounded too before the grader converts or compares it: a learner's value (a list repeating
+one big array a thousand times holds 65 million numbers while counting as 1,001 list items) may hold
+at most ``max_array_elements`` numbers, nested at most ``max_ndim`` deep. No axis may be
 longer than ``max_array_elements`` either, even in an empty array: numpy does work per axis length
 in places (a reduction over the empty axis of a (0, 10**9) array returns 10**9 zeros; ``np.triu``
 builds an index range as long as each of the last two axes).
@@ -33,7 +39,8 @@ class Limits:
     max_int_bits: int = 256  # Python integers: 9**9**9 is refused before it is computed
     max_sequence_items: int = 1_024  # nested items of a Python list/tuple the learner builds
     max_ndim: int = 16
-    max_string_chars: int = 16  # tiny literals only, and only as call arguments (dtype="bool")
+    max_string_chars: int = 32  # short literals only, and only as call arguments (dtype="bool", einsum's subscripts)
+    max_iterations: int = 4_096  # per run: iterations of every list comprehension together, nested ones included
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -68,6 +75,7 @@ HARD_LIMITS = Limits(
     max_int_bits=1_024,
     max_sequence_items=8_192,
     max_ndim=32,
-    max_string_chars=32,
+    max_string_chars=64,
+    max_iterations=65_536,
 )
 DEFAULT_LIMITS = Limits()

@@ -39,7 +39,10 @@ code                              params                                        
 *errors while running (per input; the submission is graded and locks)*
 ``name_error``                    {"name": "mask"}                                        yes
 ``limit_exceeded``                {"limit": "array_elements" | "work" | "integer_bits"    yes
-                                  | "sequence_items" | "ndim" | "axis_length",
+                                  | "sequence_items" | "ndim" | "axis_length"
+                                  | "iterations" (list comprehensions)
+                                  | "value_elements" | "value_depth" (a value left for
+                                  the grader to compare: checked before it is converted),
                                   "requested": n, "allowed": n}
 ``shape_mismatch``                {"operation": "+", "shapes": [[4, 5], [4]]}             yes
 ``matmul_mismatch``               {"left": [4, 8], "right": [4, 8]}                       yes
@@ -72,11 +75,15 @@ code                              params                                        
                                   "line": 2, "title": "The mask also hid the diagonal"}
 ``incorrect``                     {"name": "weights", "line": 3, "case": "causal"}        yes
 ``run_error``                     {"name": …, "line": …, "case": …, "error": <code>}      yes
+``too_much_work``                 {"name": "p", "line": 2, "case": "plain", "limit":      yes
+                                  "value_elements", "requested": n, "allowed": n}
+                                  (a run_error whose error is ``limit_exceeded``)
 ================================  ======================================================  =========
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,146 +134,137 @@ _CONSTRUCTS = {
 }
 
 
-def _english(code: str, p: dict[str, JSON]) -> str:
+P = dict[str, JSON]
+
+_LITERALS = {
+    "bytes": "bytes literals are not allowed",
+    "complex": "complex numbers are not allowed",
+    "large_int": "this integer literal is too large",
+    "long_string": "this string is too long",
+}
+# limit_exceeded: what would be too big, and its unit
+_LIMITS = {
+    "array_elements": ("an array of", "elements"),
+    "work": ("a total work of", "operations"),
+    "integer_bits": ("an integer of", "bits"),
+    "sequence_items": ("a list of", "items"),
+    "ndim": ("an array with", "dimensions"),
+    "axis_length": ("an axis of length", ""),
+    "iterations": ("list comprehensions running", "iterations"),
+    "value_elements": ("a value of", "numbers"),
+    "value_depth": ("lists nested", "deep"),
+}
+
+
+def _where(p: P) -> str:
+    """Where a verdict is about: "line 3 (weights)", or the scaffold's name when no line of theirs."""
     name = p.get("name")
-    where = f"line {p['line']} ({name})" if p.get("line") is not None else f"{name} (computed by the given code)"
-    if code == "empty_code":
-        return "write your code first"
-    if code == "source_too_long":
-        return f"the code is {p['chars']} characters long; at most {p['limit']} are accepted"
-    if code == "too_many_lines":
-        return f"the code has {p['lines']} lines; at most {p['limit']} are accepted"
-    if code == "syntax_error":
-        return f"this is not valid Python: {p['detail']}"
-    if code == "too_many_nodes":
-        return f"the code is too long ({p['nodes']} syntax elements, at most {p['limit']})"
-    if code == "too_deeply_nested":
-        return f"the expression is nested too deeply (at most {p['limit']} levels)"
-    if code == "not_allowed":
-        what = _CONSTRUCTS.get(str(p["construct"]), str(p["construct"]))
-        return f"{what} is not allowed here: write plain assignments with numpy expressions"
-    if code == "private_name":
-        return f"names starting with an underscore, like {name}, are not allowed"
-    if code == "forbidden_name":
-        return f"{name} is not available here: only the listed numpy functions can be called"
-    if code == "unknown_name":
-        hint = f"; did you mean {p['suggestion']}?" if p.get("suggestion") else ""
-        return f"{name} is not defined{hint}"
-    if code == "attribute_not_allowed":
-        if p["owner"] == "array":
-            return f"arrays have no allowed attribute .{p['attribute']} here"
-        return f"{p['owner']}.{p['attribute']} is not available here"
-    if code == "keyword_not_allowed":
-        allowed = ", ".join(f"{k}=" for k in p.get("allowed") or []) or "none"
-        return f"{p['function']}() does not accept {p['keyword']}= here (allowed: {allowed})"
-    if code == "string_not_allowed":
-        return 'text (a string) is only allowed as a short argument, such as dtype="bool"'
-    if code == "literal_not_allowed":
-        return {
-            "bytes": "bytes literals are not allowed",
-            "complex": "complex numbers are not allowed",
-            "large_int": "this integer literal is too large",
-            "long_string": "this string is too long",
-        }.get(str(p["kind"]), "this literal is not allowed")
-    if code == "reserved_name":
-        return f"{name} is a given function or module and cannot be assigned"
-    if code == "modifies_input":
-        return f"{name} is an input and read-only: assign the result to a new name instead of changing {name}"
-    if code == "missing_name":
-        return f"your code must define {name}"
-    if code == "placeholder":
-        return f"{name} is still the placeholder ...: replace it with your line"
-    if code == "slot_order":
-        return "define " + ", ".join(p["expected"]) + " in this order, one line each"
-    if code == "timeout":
-        return f"the code could not be checked within {p['seconds']} s"
-    if code == "worker_crashed":
-        return "the code could not be checked: it went over the memory or time limit"
-    if code == "internal_error":
-        return "the code could not be checked because of an error on our side"
-    if code == "name_error":
-        return f"{name} is not defined when this line runs"
-    if code == "limit_exceeded":
-        what = {
-            "array_elements": "an array of",
-            "work": "a total work of",
-            "integer_bits": "an integer of",
-            "sequence_items": "a list of",
-            "ndim": "an array with",
-            "axis_length": "an axis of length",
-        }.get(str(p["limit"]), str(p["limit"]))
-        unit = {
-            "array_elements": "elements",
-            "work": "operations",
-            "integer_bits": "bits",
-            "sequence_items": "items",
-            "ndim": "dimensions",
-            "axis_length": "",
-        }.get(str(p["limit"]), "")
-        amount = f"{p['requested']:,} {unit}".rstrip()
-        return f"this would need {what} {amount}; at most {p['allowed']:,} are allowed"
-    if code == "shape_mismatch":
-        shapes = " and ".join(shape_text(s) for s in p["shapes"])
-        return f"shapes {shapes} cannot be broadcast together for {p['operation']}"
-    if code == "matmul_mismatch":
-        return (
-            f"cannot matrix-multiply {shape_text(p['left'])} by {shape_text(p['right'])}: the left's last axis "
-            f"must match the right's second-to-last, and batch axes must broadcast"
-        )
-    if code == "unpack_error":
-        return f"expected {p['expected']} values to unpack, got {p['got']}"
-    if code == "read_only":
-        return "the inputs are read-only: this would change one of them in place"
-    if code == "axis_error":
-        return f"axis {p['axis']} does not exist in an array with {p['ndim']} dimensions"
-    if code == "index_error":
-        return f"bad index: {p['detail']}"
-    if code == "zero_division":
-        return "division by zero"
-    if code == "overflow":
-        return "a number got too large"
-    if code == "type_error":
-        return f"{p['operation']} does not work on " + " and ".join(str(t) for t in p["types"])
-    if code == "bad_argument":
-        return f"bad argument to {p['function']}: {p['detail']}"
-    if code == "not_callable":
-        return f"a {p['type']} cannot be called"
-    if code == "dtype_not_allowed":
-        return f"dtype {p['dtype']} is not allowed (use bool, int64, float32 or float64)"
-    if code == "unsupported_value":
-        return f"a {p['type']} value is not supported here"
-    if code == "truth_value_ambiguous":
-        return "an array with several elements is neither true nor false: use a single value in if/and/or"
-    if code == "numpy_error":
-        return f"{p['function']} failed: {p['detail']}"
-    if code == "ok":
-        return f"{name} is correct"
-    if code == "wrong_shape":
-        return f"{name} has shape {shape_text(p['got'])}; expected {shape_text(p['expected'])}"
-    if code == "wrong_values":
-        return f"{name} has the right shape but {p['mismatched']} of {p['total']} values differ"
-    if code == "wrong_type":
-        return f"{name} is a {p['got']}; expected an array"
-    if code == "not_defined":
-        return f"{name} is not defined after your lines run"
-    if code == "correct":
-        return f"correct on all {p['cases']} inputs"
-    if code == "works_2d_only":
-        return (
-            f"correct for 2-D inputs, but {where} fails on the batched input: count axes from the end "
-            f"(shape[-1], .swapaxes(-2, -1), axis=-1) so the code works for any batch shape"
-        )
-    if code == "optional_cases_fail":
-        return f"correct, except {where} on the optional input(s) " + ", ".join(p["cases"])
-    if code == "fails_adversarial":
-        return f"correct on the plain inputs, but {where} fails on " + ", ".join(p["cases"])
-    if code == "misconception":
-        return f"{where}: {p['title']}"
-    if code == "incorrect":
-        return f"{where} gives a wrong result on input {p['case']}"
-    if code == "run_error":
-        return f"{where} fails on input {p['case']}"
-    return code
+    return f"line {p['line']} ({name})" if p.get("line") is not None else f"{name} (computed by the given code)"
+
+
+def _needs(p: P) -> str:
+    what, unit = _LIMITS.get(str(p["limit"]), (str(p["limit"]), ""))
+    amount = f"{p['requested']:,} {unit}".rstrip()
+    return f"this would need {what} {amount}; at most {p['allowed']:,} are allowed"
+
+
+def _unknown_name(p: P) -> str:
+    hint = f"; did you mean {p['suggestion']}?" if p.get("suggestion") else ""
+    return f"{p['name']} is not defined{hint}"
+
+
+def _attribute(p: P) -> str:
+    if p["owner"] == "array":
+        return f"arrays have no allowed attribute .{p['attribute']} here"
+    return f"{p['owner']}.{p['attribute']} is not available here"
+
+
+def _keyword(p: P) -> str:
+    allowed = ", ".join(f"{k}=" for k in p.get("allowed") or []) or "none"
+    return f"{p['function']}() does not accept {p['keyword']}= here (allowed: {allowed})"
+
+
+# Each code's English: a format string over the params (and {where}: see _where), or a function of them.
+_TEXT: dict[str, str | Callable[[P], str]] = {
+    # refused before running
+    "empty_code": "write your code first",
+    "source_too_long": "the code is {chars} characters long; at most {limit} are accepted",
+    "too_many_lines": "the code has {lines} lines; at most {limit} are accepted",
+    "syntax_error": "this is not valid Python: {detail}",
+    "too_many_nodes": "the code is too long ({nodes} syntax elements, at most {limit})",
+    "too_deeply_nested": "the expression is nested too deeply (at most {limit} levels)",
+    "not_allowed": lambda p: (
+        f"{_CONSTRUCTS.get(str(p['construct']), str(p['construct']))} is not allowed here: "
+        "write plain assignments with numpy expressions"
+    ),
+    "private_name": "names starting with an underscore, like {name}, are not allowed",
+    "forbidden_name": "{name} is not available here: only the listed numpy functions can be called",
+    "unknown_name": _unknown_name,
+    "attribute_not_allowed": _attribute,
+    "keyword_not_allowed": _keyword,
+    "string_not_allowed": 'text (a string) is only allowed as a short argument, such as dtype="bool"',
+    "literal_not_allowed": lambda p: _LITERALS.get(str(p["kind"]), "this literal is not allowed"),
+    "reserved_name": "{name} is a given function or module and cannot be assigned",
+    "modifies_input": "{name} is an input and read-only: assign the result to a new name instead of changing {name}",
+    "missing_name": "your code must define {name}",
+    "placeholder": "{name} is still the placeholder ...: replace it with your line",
+    "slot_order": lambda p: "define " + ", ".join(p["expected"]) + " in this order, one line each",
+    "timeout": "the code could not be checked within {seconds} s",
+    "worker_crashed": "the code could not be checked: it went over the memory or time limit",
+    "internal_error": "the code could not be checked because of an error on our side",
+    # errors while running
+    "name_error": "{name} is not defined when this line runs",
+    "limit_exceeded": _needs,
+    "shape_mismatch": lambda p: (
+        f"shapes {' and '.join(shape_text(s) for s in p['shapes'])} cannot be broadcast together for {p['operation']}"
+    ),
+    "matmul_mismatch": lambda p: (
+        f"cannot matrix-multiply {shape_text(p['left'])} by {shape_text(p['right'])}: the left's last axis "
+        "must match the right's second-to-last, and batch axes must broadcast"
+    ),
+    "unpack_error": "expected {expected} values to unpack, got {got}",
+    "read_only": "the inputs are read-only: this would change one of them in place",
+    "axis_error": "axis {axis} does not exist in an array with {ndim} dimensions",
+    "index_error": "bad index: {detail}",
+    "zero_division": "division by zero",
+    "overflow": "a number got too large",
+    "type_error": lambda p: f"{p['operation']} does not work on " + " and ".join(str(t) for t in p["types"]),
+    "bad_argument": "bad argument to {function}: {detail}",
+    "not_callable": "a {type} cannot be called",
+    "dtype_not_allowed": "dtype {dtype} is not allowed (use bool, int64, float32 or float64)",
+    "unsupported_value": "a {type} value is not supported here",
+    "truth_value_ambiguous": (
+        "an array with several elements is neither true nor false: use a single value in if/and/or"
+    ),
+    "numpy_error": "{function} failed: {detail}",
+    # one name against the reference
+    "ok": "{name} is correct",
+    "wrong_shape": lambda p: f"{p['name']} has shape {shape_text(p['got'])}; expected {shape_text(p['expected'])}",
+    "wrong_values": "{name} has the right shape but {mismatched} of {total} values differ",
+    "wrong_type": "{name} is a {got}; expected an array",
+    "not_defined": "{name} is not defined after your lines run",
+    # the verdict
+    "correct": "correct on all {cases} inputs",
+    "works_2d_only": (
+        "correct for 2-D inputs, but {where} fails on the batched input: count axes from the end "
+        "(shape[-1], .swapaxes(-2, -1), axis=-1) so the code works for any batch shape"
+    ),
+    "optional_cases_fail": lambda p: f"correct, except {_where(p)} on the optional input(s) " + ", ".join(p["cases"]),
+    "fails_adversarial": lambda p: f"correct on the plain inputs, but {_where(p)} fails on " + ", ".join(p["cases"]),
+    "misconception": "{where}: {title}",
+    "incorrect": "{where} gives a wrong result on input {case}",
+    "run_error": "{where} fails on input {case}",
+    "too_much_work": lambda p: f"{_where(p)} does too much work on input {p['case']}: {_needs(p)}",
+}
+
+
+def _english(code: str, p: P) -> str:
+    text = _TEXT.get(code)
+    if text is None:
+        return code
+    if callable(text):
+        return text(p)
+    return text.format(**p, where=_where(p)) if "{where}" in text else text.format(**p)
 
 
 def english(code: str, params: dict[str, JSON]) -> str:

@@ -11,9 +11,16 @@ Values a run can hold (anything else is refused where it would appear):
 
 - numpy arrays of dtype bool, integer or float (never object, str or complex), at most
   ``max_array_elements`` elements and ``max_ndim`` dimensions, and numpy scalars of those kinds;
-- Python bool, int (at most ``max_int_bits`` bits), float, None, Ellipsis, slices, tiny strings
-  (literal call arguments only), lists and tuples of the above;
-- the callables and namespaces of ``functions.py``.
+- Python bool, int (at most ``max_int_bits`` bits), float, None, Ellipsis, slices, ``range``
+  objects (lazy: iterating one is bounded per step), short strings (literal call arguments only),
+  lists and tuples of the above;
+- numpy dtypes of the allowed kinds (``x.dtype``), for ``np.finfo`` and ``dtype=``;
+- the callables and namespaces of ``functions.py`` (``np.finfo(...)`` is such a namespace).
+
+List comprehensions and ``*``-unpacking go through ``iterate`` / ``expand`` / ``unpack_starred``:
+each iteration is counted against ``max_iterations`` and charged ``ITERATION_COST`` per syntax node
+of the comprehension (``DEAR_NODE`` for a call, a subscript or an attribute); an unpacked value's length is checked
+before any item is taken from it.
 
 Every numpy failure is turned into a ``Refusal`` with one of the codes of ``messages.py``.
 """
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, NoReturn
 
 import numpy as np
@@ -34,6 +41,14 @@ Shape = tuple[int, ...]
 
 MISSING: Final = object()  # a name with no value yet
 POW_COST: Final = 16  # an element of array ** array costs ~50 ns, 16x an add or exp: charged so
+# Work charged per syntax node of a list comprehension, per iteration. Running a node through its closure
+# and the checks here costs 0.1-2 µs of Python (a call of an allowlisted function on a number is the dearest),
+# about what numpy spends on a few hundred elements: at 64 per node (16 nodes for a call, subscript or attribute) a
+# run's work budget allows ~16,000 plain node evaluations or ~1,000 calls, so the interpreter's own time stays
+# bounded by the same budget as numpy's: the worst comprehension costs about what the worst numpy work does
+# (bench/README.md).
+ITERATION_COST: Final = 64
+DEAR_NODE: Final = 16  # a call, subscript or attribute in a comprehension counts as 16 nodes (µs of checks, not 0.3)
 
 
 class Context:
@@ -44,7 +59,7 @@ class Context:
     does at most ``max_work`` of them whatever it tries.
     """
 
-    __slots__ = ("env", "limits", "max_elements", "max_work", "slot_runner", "work")
+    __slots__ = ("env", "iterations", "limits", "max_elements", "max_work", "slot_runner", "work")
 
     def __init__(
         self, env: dict[str, object], limits: Limits, slot_runner: Callable[[int], None] | None = None
@@ -54,6 +69,7 @@ class Context:
         self.max_elements = limits.max_array_elements
         self.max_work = limits.max_work
         self.work = 0
+        self.iterations = 0
         self.slot_runner = slot_runner
 
     def charge(self, n: int) -> None:
@@ -62,6 +78,16 @@ class Context:
         if total > self.max_work:  # refused, so not done: work stays within the budget
             raise Refusal("limit_exceeded", {"limit": "work", "requested": total, "allowed": self.max_work})
         self.work = total
+
+    def iteration(self, cost: int) -> None:
+        """One more iteration of a list comprehension, costing ``cost`` work; refused past the limits."""
+        self.iterations += 1
+        if self.iterations > self.limits.max_iterations:
+            raise Refusal(
+                "limit_exceeded",
+                {"limit": "iterations", "requested": self.iterations, "allowed": self.limits.max_iterations},
+            )
+        self.charge(cost)
 
     def check_elements(self, n: int) -> None:
         if n > self.max_elements:
@@ -109,6 +135,10 @@ def type_name(v: object) -> str:
         return "slice"
     if isinstance(v, complex | np.complexfloating):
         return "complex"
+    if isinstance(v, range):
+        return "range"
+    if isinstance(v, np.dtype):
+        return "dtype"
     if callable(v):
         return "function"
     return "module" if type(v).__name__ == "Namespace" else "object"
@@ -178,7 +208,11 @@ def check_value(ctx: Context, v: object) -> object:
         if v.dtype.kind not in "biuf":
             fail("unsupported_value", {"type": type_name(v)})
         return v
-    if t is tuple or t is list or t is slice or v is Ellipsis:
+    if t is tuple or t is list or t is slice or t is range or v is Ellipsis:
+        return v
+    if isinstance(v, np.dtype):
+        if v.kind not in "biuf":
+            fail("dtype_not_allowed", {"dtype": clean(str(v))})
         return v
     if t is str:
         if len(v) > ctx.limits.max_string_chars:  # type: ignore[arg-type]
@@ -216,6 +250,10 @@ def as_array(ctx: Context, v: object) -> np.ndarray[Any, Any]:
     elif t is int:
         if not -(1 << 63) <= v < (1 << 63):  # type: ignore[operator]
             fail("overflow")
+        out = np.asarray(v)
+    elif t is range:
+        ctx.check_elements(len(v))  # type: ignore[arg-type]
+        ctx.charge(len(v))  # type: ignore[arg-type]
         out = np.asarray(v)
     elif t is tuple or t is list:
         seq_items(ctx, v)
@@ -662,3 +700,81 @@ def unpack(ctx: Context, value: object, n: int) -> Sequence[object]:
     if len(items) != n:
         fail("unpack_error", {"expected": n, "got": len(items)})
     return items
+
+
+# ---------------------------------------------------------------------------------------------
+# Iterating and *-unpacking: lengths are known (and checked) before any item is taken
+
+
+def length_of(ctx: Context, value: object, operation: str) -> int:
+    """How many items iterating ``value`` gives: a list, tuple, range, or an array along its first axis."""
+    if is_seq(value) or type(value) is range:
+        return len(value)  # type: ignore[arg-type]
+    if type(value) is np.ndarray and value.ndim >= 1:
+        return len(value)
+    fail("type_error", {"operation": operation, "types": [type_name(value)]})
+
+
+def iterate(ctx: Context, value: object, cost: int) -> Iterator[object]:
+    """The items of ``value`` for a comprehension; each step is one of the run's ``max_iterations``
+    and costs ``cost`` work, charged before the step runs."""
+    length_of(ctx, value, "iteration")
+    if type(value) is np.ndarray:
+        arr: np.ndarray[Any, Any] = value
+        for i in range(len(arr)):
+            ctx.iteration(cost)
+            yield arr[i]  # a view of the row (or a numpy scalar): no copy
+        return
+    for item in value:  # type: ignore[attr-defined]   # a list, tuple or range: checked above
+        ctx.iteration(cost)
+        yield item
+
+
+def expand(ctx: Context, value: object) -> list[object]:
+    """``*value`` in a call or a list/tuple display: at most ``max_sequence_items`` items."""
+    n = length_of(ctx, value, "*-unpacking")
+    if n > ctx.limits.max_sequence_items:
+        fail("limit_exceeded", {"limit": "sequence_items", "requested": n, "allowed": ctx.limits.max_sequence_items})
+    ctx.charge(max(1, n))
+    if type(value) is np.ndarray:
+        return [value[i] for i in range(n)]
+    items: list[object] = list(value)  # type: ignore[call-overload]
+    return items
+
+
+def unpack_starred(ctx: Context, value: object, before: int, after: int) -> list[object]:
+    """``a, *rest, b = value``: the items, with the starred part as one list in its place."""
+    n = length_of(ctx, value, "unpacking")
+    if n < before + after:
+        fail("unpack_error", {"expected": before + after, "got": n})
+    items = expand(ctx, value)
+    middle: list[object] = items[before : n - after]
+    return [*items[:before], middle, *items[n - after :]]
+
+
+def value_bound(ctx: Context, value: object) -> None:
+    """Refuse a value too big to compare before the grader converts it (``np.asarray`` of a list that
+    repeats one 65,536-element array a thousand times would make 65 million numbers): at most
+    ``max_array_elements`` numbers, lists nested at most ``max_ndim`` deep. Arrays count their size.
+    The walk visits each list item once (they are bounded by ``max_sequence_items`` where they are
+    made) and gives up, refusing, after 8 times that many."""
+    limit, depth_limit = ctx.max_elements, ctx.limits.max_ndim
+    total = visited = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        visited += 1
+        if type(item) is tuple or type(item) is list:
+            if depth >= depth_limit:
+                fail("limit_exceeded", {"limit": "value_depth", "requested": depth + 1, "allowed": depth_limit})
+            cap = 8 * ctx.limits.max_sequence_items
+            if visited + len(stack) + len(item) > cap:
+                items = visited + len(stack) + len(item)
+                fail("limit_exceeded", {"limit": "sequence_items", "requested": items, "allowed": cap})
+            stack.extend((x, depth + 1) for x in item)
+        elif type(item) is np.ndarray:
+            total += item.size
+        else:
+            total += 1
+    if total > limit:
+        fail("limit_exceeded", {"limit": "value_elements", "requested": total, "allowed": limit})

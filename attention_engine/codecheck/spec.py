@@ -152,42 +152,72 @@ class CaseSpec:
         return bool(self.batch)
 
 
+COMPARE_MODES: Final = ("values", "truth", "logits")
+MATCH_MODES: Final = ("values", "visible")
+
+
 @dataclass(frozen=True)
 class NameCheck:
-    """A name compared with the reference. ``broadcast``: equal after broadcasting also counts
-    (a (T, T) mask written as (B, nh, T, T) does the same job)."""
+    """A name compared with the reference, as what it is used for — what the code computes, not how
+    an intermediate is spelled. ``broadcast``: equal after broadcasting also counts (a (T, T) mask
+    written as (B, nh, T, T) does the same job). ``compare``:
+
+    - ``"values"``: the values, within the spec's tolerance;
+    - ``"truth"``: which elements are non-zero (a mask read by ``np.where``: bool, 0/1 and −∞/0 agree);
+    - ``"logits"``: the softmax over the last axis that the values give (scores before a softmax:
+      a fill of −1e9, −1e30 or ``finfo.min`` gives the same weights as −∞ and passes; −10 does not).
+    """
 
     name: str
     broadcast: bool = False
+    compare: str = "values"
+
+    def __post_init__(self) -> None:
+        if self.compare not in COMPARE_MODES:
+            raise ValueError(f"name check {self.name}: compare must be one of {COMPARE_MODES}, got {self.compare!r}")
 
     def to_dict(self) -> dict[str, JSON]:
-        return {"name": self.name, "broadcast": self.broadcast}
+        return {"name": self.name, "broadcast": self.broadcast, "compare": self.compare}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | str) -> NameCheck:
         if isinstance(data, str):
             return cls(_name(data, "a checked name"))
-        _only(data, {"name", "broadcast"}, "name check")
-        return cls(_name(data["name"], "a checked name"), bool(data.get("broadcast", False)))
+        _only(data, {"name", "broadcast", "compare"}, "name check")
+        return cls(
+            _name(data["name"], "a checked name"),
+            bool(data.get("broadcast", False)),
+            str(data.get("compare", "values")),
+        )
 
 
 @dataclass(frozen=True)
 class MisconceptionCase:
-    """A named bug, written as the code a learner with that bug would submit."""
+    """A named bug, written as the code a learner with that bug would submit.
+
+    ``match``: when a learner's wrong value counts as this bug's. ``"values"``: it equals the bug's
+    value (within tolerance; the same error, for a run that fails). ``"visible"``: it equals the
+    bug's value wherever the reference's value is finite, and is finite exactly where the bug's is:
+    a family of bugs that differ only in the number they put in the hidden places (a causal mask
+    filled with −10, −5 or −1 instead of −∞ is one mistake, written once with −10).
+    """
 
     id: str  # an id of attention_engine.misconceptions
     code: str
     note: str = ""
+    match: str = "values"
 
     def to_dict(self) -> dict[str, JSON]:
-        return {"id": self.id, "code": self.code, "note": self.note}
+        return {"id": self.id, "code": self.code, "note": self.note, "match": self.match}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MisconceptionCase:
-        _only(data, {"id", "code", "note"}, "misconception")
-        case = cls(str(data["id"]), str(data["code"]), str(data.get("note", "")))
+        _only(data, {"id", "code", "note", "match"}, "misconception")
+        case = cls(str(data["id"]), str(data["code"]), str(data.get("note", "")), str(data.get("match", "values")))
         if case.id not in misconceptions.MISCONCEPTIONS:
             raise ValueError(f"unknown misconception id {case.id!r}")
+        if case.match not in MATCH_MODES:
+            raise ValueError(f"misconception {case.id}: match must be one of {MATCH_MODES}, got {case.match!r}")
         return case
 
 

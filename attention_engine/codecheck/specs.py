@@ -6,9 +6,22 @@ Each is a ``QuestionSpec`` (pure data: ``SPECS[key].to_dict()`` is what an admin
   given and the learner writes the three TODO lines (scores, mask, weights); run causal and not,
   and on the seed's batched (2, 4, 5, 16) input, where ``K.T`` breaks (accepted, rated Hard);
 - ``stable_softmax`` — softmax over the last axis that survives logits of ±800;
-- ``causal_mask`` — build the mask and apply it, either boolean convention;
+- ``causal_mask`` — build the mask and apply it, either boolean convention, any fill that gives
+  the same weights;
 - ``split_merge_heads`` — nanoGPT's (B, T, C) → (B, nh, T, hs) and back;
 - ``kv_cache_step`` — one decoding step: append to the cache, attend to all of it.
+
+What is compared is what the code computes, not how an intermediate is spelled: lesson 1's mask by
+which positions it hides (``compare="truth"``: a bool, 0/1 or −∞/0 mask all do), the masked scores
+by the weights they give (``compare="logits"``: −∞, −1e9, −1e30 and ``np.finfo(dtype).min`` pass,
+−10 does not and is named), then the weights and the output by value.
+
+Every spec with a softmax has a ``wide_logits`` input whose rows span more than float64's exp
+range with the max not first (≈ [−800, 800, 0]): a shift by the row min, mean or first element
+overflows there (``shift_not_max``), as does no shift at all (``no_max_subtraction``); the max is
+the one shift that is always safe. In ``stable_softmax`` that input is required (stability is the
+question); in the other three it is optional, so a hand-written softmax that is not stable is
+"accepted with a caveat" (rated Hard, the misconception named) rather than wrong.
 
 Inputs are drawn at one decimal (a worked example stays readable) and are small: the checker's
 limits are far away, and grading stays within its millisecond budget.
@@ -19,6 +32,22 @@ from __future__ import annotations
 from typing import Final
 
 from .spec import CaseSpec, InputSpec, MisconceptionCase, NameCheck, QuestionSpec
+
+
+def _softmax_bugs(x: str, result: str, *, then: str = "") -> tuple[MisconceptionCase, ...]:
+    """A hand-written softmax of ``x`` into ``result`` without the max shift, and with the unsafe
+    shifts (``then`` appended: a line that uses ``result``)."""
+
+    def softmax(shift: str) -> str:
+        return f"e = np.exp({x}{shift})\n{result} = e / e.sum(-1, keepdims=True)\n{then}"
+
+    return (  # the shifts first: on an input where both overflow, a mean shift can equal no shift at all
+        MisconceptionCase("shift_not_max", softmax(f" - {x}.min(-1, keepdims=True)")),
+        MisconceptionCase("shift_not_max", softmax(f" - {x}.mean(-1, keepdims=True)")),
+        MisconceptionCase("shift_not_max", softmax(f" - {x}[..., :1]")),
+        MisconceptionCase("no_max_subtraction", softmax("")),
+    )
+
 
 # ---------------------------------------------------------------------------------------------
 # Lesson 1: the three lines
@@ -40,6 +69,12 @@ mask = np.triu(np.ones((T, T), dtype=bool), k=1)
 weights = softmax(scores)
 """
 
+# Every query +20 in each of its 4 coordinates, the keys +20, +60, +40: scores (q·k / √4) ≈ [800, 2400, 1600].
+# The max is not first and a row spans 1,600, so a shift by the min, mean or first element overflows; the
+# whole row is also far above 709, so no shift at all overflows too, differently (all NaN).
+_WIDE_QK = {"Q": [[20.0]], "K": [[20.0], [60.0], [40.0]]}
+_WIDE_NOTE = "scores ≈ [800, 2400, 1600] in every row: the max is not first and e^1600 overflows"
+
 
 def _sdpa(
     scores: str = "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
@@ -51,7 +86,7 @@ def _sdpa(
 
 SDPA_THREE_LINES: Final = QuestionSpec(
     key="sdpa_three_lines",
-    version=1,
+    version=2,
     title="Scaled dot-product attention: the three TODO lines of lesson 1's exercise",
     inputs=(
         InputSpec("Q", shape=("...", "T", "d_k")),
@@ -82,6 +117,14 @@ SDPA_THREE_LINES: Final = QuestionSpec(
             note="d_k = 6, d_v = 3: the scale uses d_k, the output has width d_v",
         ),
         CaseSpec(
+            "wide_logits",
+            {"T": 3, "d_k": 4, "d_v": 4},
+            offsets=_WIDE_QK,
+            adversarial=True,
+            required=False,
+            note=_WIDE_NOTE + " (a hand-written softmax must subtract the row max)",
+        ),
+        CaseSpec(
             "batched",
             {"T": 5, "d_k": 16, "d_v": 16},
             batch=(2, 4),
@@ -91,7 +134,7 @@ SDPA_THREE_LINES: Final = QuestionSpec(
             note="batched (2, 4, 5, 16), as in the PyTorch bonus exercise",
         ),
     ),
-    required=(NameCheck("scores"), NameCheck("mask", broadcast=True), NameCheck("weights")),
+    required=(NameCheck("scores"), NameCheck("mask", broadcast=True, compare="truth"), NameCheck("weights")),
     outputs=(NameCheck("out"),),
     scaffold=_SDPA_SCAFFOLD,
     helpers=("softmax",),
@@ -100,30 +143,44 @@ SDPA_THREE_LINES: Final = QuestionSpec(
         _sdpa(scores="scores = Q @ np.swapaxes(K, -2, -1) * d_k ** -0.5"),
         _sdpa(scores="scores = np.matmul(Q, K.swapaxes(-1, -2)) / math.sqrt(d_k)"),
         _sdpa(scores="scores = (Q / np.sqrt(d_k)) @ np.moveaxis(K, -1, -2)"),
+        _sdpa(scores="scores = np.einsum('...td,...sd->...ts', Q, K) / np.sqrt(K.shape[-1])"),
         _sdpa(mask="mask = np.tril(np.ones((T, T))) == 0"),
         _sdpa(mask="mask = ~np.tril(np.ones((T, T), dtype=bool))"),
         _sdpa(mask="mask = np.arange(T)[None, :] > np.arange(T)[:, None]"),
         _sdpa(mask="mask = np.triu(np.ones((T, T)), k=1).astype(bool)"),
+        _sdpa(mask="mask = np.triu(np.full((T, T), -np.inf), k=1)"),  # read by np.where: -inf is True
+        _sdpa(mask="mask = np.zeros((T, T), dtype=bool)\nmask[np.triu_indices(T, 1)] = True"),
+        _sdpa(mask="mask = np.array([[j > i for j in range(T)] for i in range(T)])"),
         _sdpa(weights="weights = softmax(scores, axis=-1)"),
         _sdpa(weights="e = np.exp(scores - scores.max(-1, keepdims=True))\nweights = e / e.sum(-1, keepdims=True)"),
+        _sdpa(
+            weights="m = np.max(scores, axis=-1, keepdims=True)\n"
+            "weights = np.exp(scores - m - np.log(np.exp(scores - m).sum(axis=-1, keepdims=True)))"
+        ),
     ),
     misconceptions=(
         MisconceptionCase("missing_scale", _sdpa(scores="scores = Q @ K.swapaxes(-2, -1)")),
         MisconceptionCase("divide_by_dk", _sdpa(scores="scores = Q @ K.swapaxes(-2, -1) / d_k")),
+        MisconceptionCase("scale_by_dv", _sdpa(scores="scores = Q @ K.swapaxes(-2, -1) / np.sqrt(V.shape[-1])")),
         MisconceptionCase("scores_transposed", _sdpa(scores="scores = K @ Q.swapaxes(-2, -1) / np.sqrt(d_k)")),
         MisconceptionCase("t_reverses_all_axes", _sdpa(scores="scores = Q @ K.T / np.sqrt(d_k)")),
+        MisconceptionCase("axis_from_front", _sdpa(scores="scores = Q @ K.swapaxes(-2, -1) / np.sqrt(Q.shape[1])")),
         MisconceptionCase("mask_hides_diagonal", _sdpa(mask="mask = np.triu(np.ones((T, T), dtype=bool))")),
         MisconceptionCase("mask_convention_swapped", _sdpa(mask="mask = np.tril(np.ones((T, T), dtype=bool))")),
         MisconceptionCase("mask_transposed", _sdpa(mask="mask = np.tril(np.ones((T, T), dtype=bool), k=-1)")),
         MisconceptionCase("softmax_wrong_axis", _sdpa(weights="weights = softmax(scores, axis=-2)")),
+        MisconceptionCase("axis_from_front", _sdpa(weights="weights = softmax(scores, axis=1)")),
         MisconceptionCase("missing_softmax", _sdpa(weights="weights = scores")),
+        *(MisconceptionCase(m.id, _sdpa(weights=m.code.rstrip("\n"))) for m in _softmax_bugs("scores", "weights")),
     ),
 )
 
 # ---------------------------------------------------------------------------------------------
 # A numerically stable softmax
 
-_LARGE = {"x": [[800.0], [-800.0], [0.0]]}  # rows of +800 and -800 logits, whatever the seed
+# rows of +800 and -800 logits, whatever the seed; then rows spanning 1,600 with the max not first
+_LARGE = {"x": [[800.0], [-800.0], [0.0]]}
+_WIDE = {"x": [[-800.0, 800.0, 0.0, 0.0], [0.0, -800.0, 800.0, 0.0], [0.0, 0.0, -800.0, 800.0]]}
 
 
 def _softmax(shift: str = "x - x.max(axis=-1, keepdims=True)", total: str = "e.sum(axis=-1, keepdims=True)") -> str:
@@ -132,7 +189,7 @@ def _softmax(shift: str = "x - x.max(axis=-1, keepdims=True)", total: str = "e.s
 
 STABLE_SOFTMAX: Final = QuestionSpec(
     key="stable_softmax",
-    version=1,
+    version=2,
     title="A numerically stable softmax over the last axis",
     inputs=(InputSpec("x", shape=("...", "m", "n"), std=2.0),),
     cases=(
@@ -145,6 +202,13 @@ STABLE_SOFTMAX: Final = QuestionSpec(
             adversarial=True,
             note="rows around +800, -800 and 0: e^800 overflows, e^-800 underflows",
         ),
+        CaseSpec(
+            "wide_logits",
+            {"m": 3, "n": 4},
+            offsets=_WIDE,
+            adversarial=True,
+            note="rows like [-800, 800, 0, 0]: the max is not first and a row spans 1,600 (e^1600 overflows)",
+        ),
         CaseSpec("one_key", {"m": 4, "n": 1}, adversarial=True, note="a single logit per row: every weight is 1"),
         CaseSpec("batched", {"m": 3, "n": 4}, batch=(2,), adversarial=True, required=False, note="batched (2, 3, 4)"),
     ),
@@ -155,8 +219,14 @@ STABLE_SOFTMAX: Final = QuestionSpec(
         _softmax(shift="x - x.max(-1, keepdims=True)", total="np.sum(e, -1, keepdims=True)"),
         "p = np.exp(x - x.max(-1)[..., None])\np = p / p.sum(-1)[..., None]\n",
         "p = np.exp(x - np.max(x, axis=-1, keepdims=True))\np /= p.sum(axis=-1, keepdims=True)\n",
+        "m = x.max(-1, keepdims=True)\np = np.exp(x - m - np.log(np.exp(x - m).sum(-1, keepdims=True)))\n",
+        "m = np.max(x, axis=-1, keepdims=True)\n"
+        "p = np.exp(x - (m + np.log(np.sum(np.exp(x - m), -1, keepdims=True))))\n",
     ),
     misconceptions=(
+        MisconceptionCase("shift_not_max", _softmax(shift="x - x.min(axis=-1, keepdims=True)")),
+        MisconceptionCase("shift_not_max", _softmax(shift="x - x.mean(axis=-1, keepdims=True)")),
+        MisconceptionCase("shift_not_max", _softmax(shift="x - x[..., :1]")),
         MisconceptionCase("no_max_subtraction", _softmax(shift="x")),
         MisconceptionCase("softmax_global_max", _softmax(shift="x - x.max()")),
         MisconceptionCase("missing_keepdims", _softmax(shift="x - x.max(axis=-1)")),
@@ -165,6 +235,10 @@ STABLE_SOFTMAX: Final = QuestionSpec(
         MisconceptionCase(
             "softmax_wrong_axis",
             _softmax(shift="x - x.max(axis=0, keepdims=True)", total="e.sum(axis=0, keepdims=True)"),
+        ),
+        MisconceptionCase(
+            "axis_from_front",
+            _softmax(shift="x - x.max(axis=1, keepdims=True)", total="e.sum(axis=1, keepdims=True)"),
         ),
         MisconceptionCase("linear_normalisation", "p = x / x.sum(axis=-1, keepdims=True)\n"),
     ),
@@ -178,13 +252,18 @@ def _mask(
     mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
     masked: str = "masked = np.where(mask, -np.inf, scores)",
     weights: str = "weights = softmax(masked)",
+    t: str = "T = scores.shape[-1]",
 ) -> str:
-    return f"T = scores.shape[-1]\n{mask}\n{masked}\n{weights}\n"
+    return f"{t}\n{mask}\n{masked}\n{weights}\n"
+
+
+def _fill(value: str) -> str:
+    return _mask(masked=f"masked = np.where(mask, {value}, scores)")
 
 
 CAUSAL_MASK: Final = QuestionSpec(
     key="causal_mask",
-    version=1,
+    version=2,
     title="Build the causal mask and apply it to the scores, then the softmax",
     inputs=(InputSpec("scores", shape=("...", "T", "T")),),
     cases=(
@@ -192,16 +271,32 @@ CAUSAL_MASK: Final = QuestionSpec(
         CaseSpec("longer", {"T": 6}, note="T = 6"),
         CaseSpec("two_tokens", {"T": 2}, note="T = 2"),
         CaseSpec("one_token", {"T": 1}, adversarial=True, note="T = 1: the only token sees itself"),
+        CaseSpec(
+            "wide_logits",
+            {"T": 3},
+            offsets={"scores": [[800.0, 0.0, 0.0], [-800.0, 800.0, 0.0], [0.0, -800.0, 800.0]]},
+            adversarial=True,
+            required=False,
+            note="visible scores ≈ [800], [-800, 800], [0, -800, 800]: a hand-written softmax must subtract the max",
+        ),
         CaseSpec("batched", {"T": 4}, batch=(2, 3), adversarial=True, required=False, note="batched (2, 3, 4, 4)"),
     ),
-    required=(NameCheck("masked"), NameCheck("weights")),
+    required=(NameCheck("masked", compare="logits"), NameCheck("weights")),
     helpers=("softmax", "masked_fill"),
     reference=_mask(),
     equivalents=(
         _mask(mask="keep = np.tril(np.ones((T, T), dtype=bool))", masked="masked = np.where(keep, scores, -np.inf)"),
         _mask(masked="masked = masked_fill(scores, mask, -np.inf)"),
+        _mask(masked="masked = masked_fill(scores, mask, float('-inf'))"),
         _mask(mask="mask = np.triu(np.full((T, T), -np.inf), k=1)", masked="masked = scores + mask"),
         _mask(mask="mask = np.tril(np.ones((T, T))) == 0", masked="masked = np.where(mask, -math.inf, scores)"),
+        _fill("-float('inf')"),
+        _fill("float('-inf')"),
+        _fill("-1e9"),
+        _fill("-1e30"),
+        _fill("np.finfo(scores.dtype).min"),
+        _mask(mask="mask = np.zeros((T, T), dtype=bool)\nmask[np.triu_indices(T, k=1)] = True"),
+        _mask(masked="masked = scores.copy()\nmasked[..., mask] = -np.inf"),
         _mask(weights="weights = softmax(masked, axis=-1)"),
     ),
     misconceptions=(
@@ -213,9 +308,14 @@ CAUSAL_MASK: Final = QuestionSpec(
                 mask="keep = np.tril(np.ones((T, T), dtype=bool))", masked="masked = np.where(keep, -np.inf, scores)"
             ),
         ),
-        MisconceptionCase("mask_fill_zero", _mask(masked="masked = np.where(mask, 0.0, scores)")),
+        MisconceptionCase("mask_fill_zero", _fill("0.0")),
+        MisconceptionCase("mask_fill_not_low_enough", _fill("-10.0"), match="visible"),
         MisconceptionCase("mask_after_softmax", _mask(weights="weights = np.where(mask, 0.0, softmax(scores))")),
         MisconceptionCase("missing_causal_mask", _mask(weights="weights = softmax(scores)")),
+        MisconceptionCase("softmax_wrong_axis", _mask(weights="weights = softmax(masked, axis=-2)")),
+        MisconceptionCase("axis_from_front", _mask(weights="weights = softmax(masked, axis=1)")),
+        MisconceptionCase("axis_from_front", _mask(t="T = scores.shape[0]")),
+        *(MisconceptionCase(m.id, _mask(weights=m.code.rstrip("\n"))) for m in _softmax_bugs("masked", "weights")),
     ),
 )
 
@@ -256,8 +356,12 @@ SPLIT_MERGE_HEADS: Final = QuestionSpec(
     equivalents=(
         _heads(split="heads = x.reshape(B, T, n_head, -1).swapaxes(1, 2)"),
         _heads(split="heads = np.transpose(x.reshape(B, T, n_head, C // n_head), (0, 2, 1, 3))"),
+        _heads(split="heads = x.reshape(*x.shape[:-1], n_head, -1).swapaxes(1, 2)"),
+        _heads(split="heads = np.stack([x[..., h * hs : (h + 1) * hs] for h in range(n_head)], axis=1)"),
         _heads(merge="merged = y.swapaxes(1, 2).reshape(B, T, -1)"),
         _heads(merge="merged = np.moveaxis(y, 1, 2).reshape(B, T, C)"),
+        _heads(merge="merged = np.concatenate([y[:, h] for h in range(n_head)], axis=-1)"),
+        _heads(merge="merged = np.einsum('bhtd->bthd', y).reshape(B, T, C)"),
         "B, nh, T, hs = y.shape\nmerged = y.transpose(0, 2, 1, 3).reshape(B, T, nh * hs)\n"
         "heads = x.reshape(x.shape[0], x.shape[1], n_head, x.shape[2] // n_head).transpose(0, 2, 1, 3)\n",
     ),
@@ -276,17 +380,16 @@ SPLIT_MERGE_HEADS: Final = QuestionSpec(
 # One decoding step with a KV cache
 
 _APPEND = "k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concatenate([v_cache, v], axis=-2)\n"
+_SCORES = "q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])"
 
 
-def _kv(
-    attend: str = "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache", append: str = _APPEND
-) -> str:
+def _kv(attend: str = f"y = softmax({_SCORES}) @ v_cache", append: str = _APPEND) -> str:
     return f"{append}{attend}\n"
 
 
 KV_CACHE_STEP: Final = QuestionSpec(
     key="kv_cache_step",
-    version=1,
+    version=2,
     title="One decoding step with a KV cache: append the new k and v, attend the new query to the whole cache",
     inputs=(
         InputSpec("q", shape=("...", 1, "d_k")),
@@ -302,6 +405,25 @@ KV_CACHE_STEP: Final = QuestionSpec(
             "empty_cache", {"t": 0, "d_k": 4, "d_v": 4}, adversarial=True, note="the first step: the cache is empty"
         ),
         CaseSpec("dk_ne_dv", {"t": 4, "d_k": 6, "d_v": 3}, adversarial=True, note="d_k = 6, d_v = 3"),
+        # One query row: its output y mixes every weight, so a NaN anywhere makes all of y NaN. Two inputs
+        # then tell the bugs apart: scores ≈ 800 overflow only without a shift, scores spanning 1,600 with
+        # the max (≈ 0) not first overflow only with a shift other than the max.
+        CaseSpec(
+            "large_logits",
+            {"t": 2, "d_k": 4, "d_v": 4},
+            offsets={"q": [[20.0]], "k_cache": [[20.0], [20.0]], "k": [[20.0]]},
+            adversarial=True,
+            required=False,
+            note="scores ≈ [800, 800, 800]: e^800 overflows (a hand-written softmax must subtract the row max)",
+        ),
+        CaseSpec(
+            "wide_logits",
+            {"t": 2, "d_k": 4, "d_v": 4},
+            offsets={"q": [[20.0]], "k_cache": [[-40.0], [0.0]], "k": [[-20.0]]},
+            adversarial=True,
+            required=False,
+            note="scores ≈ [-1600, 0, -800]: the max is not first and a shift by the min, mean or first overflows",
+        ),
         CaseSpec(
             "batched",
             {"t": 5, "d_k": 16, "d_v": 16},
@@ -321,20 +443,25 @@ KV_CACHE_STEP: Final = QuestionSpec(
             "weights = softmax(scores, axis=-1)\ny = weights @ v_cache"
         ),
         _kv(attend="d_k = k.shape[-1]\ny = softmax((q @ k_cache.swapaxes(-2, -1)) / math.sqrt(d_k)) @ v_cache"),
+        _kv(
+            attend="s = np.einsum('...qd,...kd->...qk', q, k_cache) / np.sqrt(q.shape[-1])\n"
+            "y = np.einsum('...qk,...kd->...qd', softmax(s), v_cache)"
+        ),
+        _kv(
+            attend=f"s = {_SCORES}\ne = np.exp(s - s.max(-1, keepdims=True))\n"
+            "y = e / e.sum(-1, keepdims=True) @ v_cache"
+        ),
     ),
     misconceptions=(
         MisconceptionCase(
             "kv_attend_new_only", _kv(attend="y = softmax(q @ k.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v")
         ),
-        MisconceptionCase(
-            "kv_append_after_attend",
-            "y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_cache\n" + _APPEND,
-        ),
+        MisconceptionCase("kv_append_after_attend", f"y = softmax({_SCORES}) @ v_cache\n" + _APPEND),
         MisconceptionCase(
             "kv_causal_mask_top_left",
             _kv(
                 attend=(
-                    "scores = q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])\n"
+                    f"scores = {_SCORES}\n"
                     "S = k_cache.shape[-2]\n"
                     "mask = np.triu(np.ones((1, S), dtype=bool), k=1)\n"
                     "y = softmax(np.where(mask, -np.inf, scores)) @ v_cache"
@@ -343,7 +470,22 @@ KV_CACHE_STEP: Final = QuestionSpec(
         ),
         MisconceptionCase("missing_scale", _kv(attend="y = softmax(q @ k_cache.swapaxes(-2, -1)) @ v_cache")),
         MisconceptionCase(
+            "scale_by_dv", _kv(attend="y = softmax(q @ k_cache.swapaxes(-2, -1) / np.sqrt(v.shape[-1])) @ v_cache")
+        ),
+        MisconceptionCase(
             "t_reverses_all_axes", _kv(attend="y = softmax(q @ k_cache.T / np.sqrt(q.shape[-1])) @ v_cache")
+        ),
+        MisconceptionCase(
+            "axis_from_front",
+            _kv(
+                append="k_cache = np.concatenate([k_cache, k], axis=0)\n"
+                "v_cache = np.concatenate([v_cache, v], axis=0)\n"
+            ),
+        ),
+        MisconceptionCase("axis_from_front", _kv(attend=f"y = softmax({_SCORES}, axis=1) @ v_cache")),
+        *(
+            MisconceptionCase(m.id, _kv(attend=f"s = {_SCORES}\n" + m.code.rstrip("\n")))
+            for m in _softmax_bugs("s", "w", then="y = w @ v_cache")
         ),
     ),
 )

@@ -186,6 +186,26 @@ def _incr(key: str, timeout: int) -> int:
     return 1
 
 
+def counter_value(key: str) -> int:
+    """A counter in the same store (shared cache, or this process's memory while it is down); 0 if unset.
+    For other per-user limits than log-ins (quizzes.practice.grading_budget)."""
+    try:
+        return int(_call("get", key) or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def counter_add(key: str, amount: int, timeout: int) -> int:
+    """Add ``amount`` to a counter in the same store, created with ``timeout`` seconds to live; the new value."""
+    for _attempt in range(3):
+        _call("add", key, 0, timeout=timeout)
+        try:
+            return int(_call("incr", key, amount))
+        except ValueError:  # expired between add and incr: start again
+            continue
+    return amount
+
+
 # --- the policy --------------------------------------------------------------------------------------
 
 

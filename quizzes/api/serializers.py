@@ -690,7 +690,9 @@ class OfflineEntryResultSerializer(serializers.Serializer):
             "rejected: unknown_question, wrong_outcome, in_future, not_studied (correct for a quiz question you "
             "have no card for), …; pack answers also unknown_pack_item, "
             "before_pack_issued, pack_revoked, pack_expired, answered_twice, foreign_option, unreadable_answer, "
-            "code_not_runnable (the checker's message, with line and column; nothing locked: fix it and upload again)."
+            "code_not_runnable (the checker's message, with line and column; nothing locked: fix it and upload again), "
+            "grading_budget_exceeded (the upload's code grading time, 2 s by default, or the learner's for the minute "
+            "was spent before this code entry: nothing graded or locked, upload it again later)."
         ),
     )
     message = serializers.CharField(allow_blank=True)

@@ -69,6 +69,7 @@ class ErrorCode(StrEnum):
     NOTHING_MISSED = "nothing_missed"
     NOTHING_SKIPPED = "nothing_skipped"
     CODE_NOT_RUNNABLE = "code_not_runnable"
+    GRADING_BUDGET_EXCEEDED = "grading_budget_exceeded"  # code grading spent for this request or minute: retry later
 
     # --- reviews --------------------------------------------------------------------------------
     NOT_SELF_RATED = "not_self_rated"

@@ -22,6 +22,7 @@ from quizzes.content.code import GRADING_SEED, CodeSpecError, spec_from_field
 from quizzes.content.models import Option, Question
 from quizzes.core.rendering import prime_markdown, render_markdown
 from quizzes.packs.models import PackItem
+from quizzes.practice.grading_budget import GradingBudget
 from quizzes.practice.models import AttemptItem
 from quizzes.practice.presenter import option_from_handle, present_item
 from quizzes.practice.services.answers import item_grade
@@ -156,12 +157,19 @@ def as_attempt_item(item: PackItem) -> AttemptItem:
 
 
 def grade_pack_answer(
-    *, item: PackItem, option_id: str | None = None, choice_index: Any = None, value: Any = None, code: Any = None
+    *,
+    item: PackItem,
+    option_id: str | None = None,
+    choice_index: Any = None,
+    value: Any = None,
+    code: Any = None,
+    budget: GradingBudget | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """Grade an uploaded answer against the pack's copy with the online grader: (the reveal, the response).
 
     ``option_id`` is the option's handle as the pack showed it. A handle that is not one of this item's,
-    or an answer the grader cannot read, raises DomainError (FOREIGN_OPTION, UNREADABLE_ANSWER).
+    or an answer the grader cannot read, raises DomainError (FOREIGN_OPTION, UNREADABLE_ANSWER). Code is
+    charged to the upload's grading ``budget`` (GradingBudgetExceeded once it is spent).
     """
     from quizzes.core.errors import DomainError, ErrorCode
 
@@ -175,7 +183,7 @@ def grade_pack_answer(
             )
         return item_grade(item=attempt_item, option_id=chosen)
     if kind == CODE_KIND:
-        return grade_pack_code(item=item, code=code)
+        return grade_pack_code(item=item, code=code, budget=budget)
     if kind == Question.Kind.NUMERIC and attempt_item.question.answer_form == Question.AnswerForm.CHOICE:
         return item_grade(item=attempt_item, choice_index=choice_index)
     return item_grade(item=attempt_item, value=value)
@@ -209,7 +217,7 @@ def code_snapshot(*, spec: Any, seed: int = GRADING_SEED) -> dict[str, Any]:
     }
 
 
-def grade_pack_code(*, item: PackItem, code: Any) -> tuple[dict[str, Any], Any]:
+def grade_pack_code(*, item: PackItem, code: Any, budget: GradingBudget | None = None) -> tuple[dict[str, Any], Any]:
     """Grade uploaded code against the pack's copy of the spec with the online grader: (the reveal, the code).
 
     Graded only here, at upload: a phone cannot run the checker, so the client shows "graded when you are
@@ -220,7 +228,7 @@ def grade_pack_code(*, item: PackItem, code: Any) -> tuple[dict[str, Any], Any]:
 
     if item.snapshot.get("code") is None:
         raise DomainError(ErrorCode.NOT_ANSWERABLE, _("This code item cannot be graded."), field="code")
-    return item_grade(item=as_attempt_item(item), code=code)
+    return item_grade(item=as_attempt_item(item), code=code, budget=budget)
 
 
 # --- what the client gets ----------------------------------------------------------------------------

@@ -8,7 +8,10 @@ judged and turned into an ordinary offline entry (:func:`_pack_entry`):
 2. its review time must fall in the pack's life (quizzes.packs.rules: not before the issue, not at or
    after a revocation, not later than the grace after the expiry) and pass every rating's time checks;
 3. a quiz item is graded against the pack's own copy by the online grader (quizzes.packs.items), whatever
-   the question looks like now (edited or unpublished: the pack's version counts);
+   the question looks like now (edited or unpublished: the pack's version counts); code is graded within
+   the upload's grading budget (quizzes.practice.grading_budget: 2 s of sandbox time per request, and the
+   learner's per minute), past which its entries are rejected ``grading_budget_exceeded`` (nothing locked:
+   send them again later);
 4. the first answer locks the pack item, as the first click locks an attempt item: the same conditional
    ``UPDATE … WHERE answered_at IS NULL``. A second, different answer is rejected ``answered_twice``;
    the same entry again (its client UUID) is ``already_stored``.
@@ -37,6 +40,7 @@ from quizzes.packs.items import answered_view, grade_pack_answer
 from quizzes.packs.models import PackItem
 from quizzes.packs.rules import pack_answer_refusal
 from quizzes.packs.selectors import pack_items_by_id
+from quizzes.practice.grading_budget import GradingBudget
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.offline import EntryOutcome, EntryStatus, OfflineEntry, offline_reviews_merge
 from quizzes.reviews.rules import Refusal, stored_client_uuids
@@ -86,8 +90,11 @@ def _rejected(upload: UploadEntry, refusal: Refusal) -> UploadOutcome:
     return UploadOutcome(outcome=outcome, pack_item_id=upload.answer.pack_item_id if upload.answer else None)
 
 
-def _grade(item: PackItem, upload: UploadEntry) -> Refusal | tuple[dict[str, Any] | None, Any, int]:
-    """(the server's reveal or None, the response to store, the rating) or why the answer cannot be graded."""
+def _grade(
+    item: PackItem, upload: UploadEntry, budget: GradingBudget
+) -> Refusal | tuple[dict[str, Any] | None, Any, int]:
+    """(the server's reveal or None, the response to store, the rating) or why the answer cannot be graded
+    (code past the upload's grading budget: ``grading_budget_exceeded``, nothing locked, send it again)."""
     answer, entry = upload.answer, upload.entry
     assert answer is not None
     if entry.correct is not None:
@@ -106,6 +113,7 @@ def _grade(item: PackItem, upload: UploadEntry) -> Refusal | tuple[dict[str, Any
             choice_index=answer.choice_index,
             value=answer.value,
             code=answer.code,
+            budget=budget,
         )
     except DomainError as exc:  # unreadable, a foreign option, code the checker refused (its message): nothing locks
         return Refusal(exc.error_code, str(exc.messages[0]))
@@ -136,6 +144,7 @@ def _instant(moment: dt.datetime) -> dt.datetime:
 def offline_upload(*, user: User, entries: list[UploadEntry], now: dt.datetime | None = None) -> UploadResult:
     """Grade the pack answers of an offline batch, then merge the whole batch; see the module docstring."""
     now = now or timezone.now()
+    budget = GradingBudget.for_request(user_id=user.pk)  # the judging's, whatever the writes do
     answers = [(u.entry, u.answer) for u in entries if u.answer is not None]  # none from old clients: no queries
     items = pack_items_by_id(user=user, ids=[answer.pack_item_id for _e, answer in answers]) if answers else {}
     stored = stored_client_uuids(user=user, uuids=[entry.client_uuid for entry, _a in answers]) if answers else set()
@@ -149,7 +158,9 @@ def offline_upload(*, user: User, entries: list[UploadEntry], now: dt.datetime |
             key=lambda i: (_instant(entries[i].entry.reviewed_at), str(entries[i].entry.client_uuid)),
         )
         for index in pack_order:
-            results[index] = _pack_entry(entries[index], items, stored, seen, merged, index, user=user, now=now)
+            results[index] = _pack_entry(
+                entries[index], items, stored, seen, merged, index, user=user, now=now, budget=budget
+            )
         for index, upload in enumerate(entries):
             if upload.answer is None:
                 merged[index] = upload.entry
@@ -174,13 +185,14 @@ def offline_upload(*, user: User, entries: list[UploadEntry], now: dt.datetime |
 
 
 def _judge(
-    item: PackItem | None, upload: UploadEntry, *, user: User, now: dt.datetime
+    item: PackItem | None, upload: UploadEntry, *, user: User, now: dt.datetime, budget: GradingBudget
 ) -> Refusal | tuple[dict[str, Any] | None, Any, int]:
-    """Whose item, when reviewed, then the server's grade: (reveal or None, response, rating) or the refusal."""
+    """Whose item, when reviewed, then the server's grade: (reveal or None, response, rating) or the refusal.
+    Code grading is charged to ``budget``, which belongs to this judging step (quizzes.practice.grading_budget)."""
     if item is None:
         return Refusal(ErrorCode.UNKNOWN_PACK_ITEM, _("None of your packs has that item."))
     refused = pack_answer_refusal(item=item, reviewed_at=upload.entry.reviewed_at, now=now, user=user)
-    return refused if refused is not None else _grade(item, upload)
+    return refused if refused is not None else _grade(item, upload, budget)
 
 
 def _pack_entry(
@@ -193,6 +205,7 @@ def _pack_entry(
     *,
     user: User,
     now: dt.datetime,
+    budget: GradingBudget,
 ) -> UploadOutcome:
     """Judge, grade and lock one pack answer; queue it for the merge when it counts."""
     entry, answer = upload.entry, upload.answer
@@ -209,7 +222,7 @@ def _pack_entry(
             done.graded = answered_view(item) if item.client_uuid == entry.client_uuid else None
         return done
     seen.add(entry.client_uuid)
-    judged = _judge(item, upload, user=user, now=now)
+    judged = _judge(item, upload, user=user, now=now, budget=budget)
     if isinstance(judged, Refusal):
         return _rejected(upload, judged)
     assert item is not None

@@ -42,6 +42,28 @@ def _where(p: Mapping[str, Any]) -> str:
     return _("%(name)s (computed by the given code)") % {"name": p["name"]}
 
 
+#: limit_exceeded: what would have been too big (issue 25 added iterations and the size of a value left to compare).
+_LIMITS: dict[str, Callable[[Any], str]] = {
+    "array_elements": lambda n: _("an array of %(n)s elements") % {"n": n},
+    "work": lambda n: _("%(n)s operations in all") % {"n": n},
+    "integer_bits": lambda n: _("an integer of %(n)s bits") % {"n": n},
+    "sequence_items": lambda n: _("a list of %(n)s items") % {"n": n},
+    "ndim": lambda n: _("an array with %(n)s dimensions") % {"n": n},
+    "axis_length": lambda n: _("an axis of length %(n)s") % {"n": n},
+    "iterations": lambda n: _("%(n)s iterations of list comprehensions") % {"n": n},
+    "value_elements": lambda n: _("a value of %(n)s numbers") % {"n": n},
+    "value_depth": lambda n: _("lists nested %(n)s deep") % {"n": n},
+}
+
+
+def _needs(p: Mapping[str, Any]) -> str:
+    what = _LIMITS[str(p["limit"])](f"{p['requested']:,}")
+    return _("this would need %(what)s; at most %(allowed)s are allowed") % {
+        "what": what,
+        "allowed": f"{p['allowed']:,}",
+    }
+
+
 _WORDING: dict[str, Callable[[Mapping[str, Any]], str]] = {
     # refused before running: nothing locks
     "empty_code": lambda p: _("write your code first"),
@@ -94,6 +116,7 @@ _WORDING: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "matmul_mismatch": lambda p: (
         _("cannot matrix-multiply %(left)s by %(right)s") % {"left": _shape(p["left"]), "right": _shape(p["right"])}
     ),
+    "limit_exceeded": _needs,
     # the verdict
     "correct": lambda p: _("correct on all %(cases)s inputs") % {"cases": p["cases"]},
     "works_2d_only": lambda p: (
@@ -116,10 +139,22 @@ _WORDING: dict[str, Callable[[Mapping[str, Any]], str]] = {
         _("%(where)s gives a wrong result on input %(case)s") % {"where": _where(p), "case": p["case"]}
     ),
     "run_error": lambda p: _("%(where)s fails on input %(case)s") % {"where": _where(p), "case": p["case"]},
+    "too_much_work": lambda p: (
+        _("%(where)s does too much work on input %(case)s: %(needs)s")
+        % {"where": _where(p), "case": p["case"], "needs": _needs(p)}
+    ),
 }
 
 #: Codes whose text already says where (the verdicts): no "line N" prefix.
-_PLACED = {"misconception", "incorrect", "run_error", "works_2d_only", "optional_cases_fail", "fails_adversarial"}
+_PLACED = {
+    "misconception",
+    "incorrect",
+    "run_error",
+    "too_much_work",
+    "works_2d_only",
+    "optional_cases_fail",
+    "fails_adversarial",
+}
 
 
 def word(code: str, params: Mapping[str, Any] | None) -> str | None:

@@ -23,6 +23,7 @@ from quizzes.content.models import Question
 from quizzes.content.selectors import lesson_published_by_id
 from quizzes.core.errors import ErrorCode
 from quizzes.practice.code_messages import word_message
+from quizzes.practice.grading_budget import GradingBudgetExceeded
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.presenter import option_from_handle
 from quizzes.practice.selectors import attempt_for, attempts_for, item_for, item_rating
@@ -249,7 +250,9 @@ class ItemAnswerView(APIView):
             "Code the checker refuses before running (a syntax error, a disallowed construct, a missing name) is a "
             "400 with code `code_not_runnable`, the messages with line and column in `check`, and locks nothing: "
             "fix it and send it again. A runnable code answer locks and records the suggested rating "
-            "(`result.suggested_rating`); change it with POST /items/{id}/rate/."
+            "(`result.suggested_rating`); change it with POST /items/{id}/rate/. Code grading is limited per "
+            "learner (by default 10 s of sandbox time per minute, far above what answering uses): past it, 429 "
+            "with code `grading_budget_exceeded` and `Retry-After`; nothing is graded or locked."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=s.AnswerSerializer,
@@ -264,6 +267,11 @@ class ItemAnswerView(APIView):
             ),
             409: OpenApiResponse(
                 s.AnswerConflictSerializer, description="Already answered differently: the locked item."
+            ),
+            429: OpenApiResponse(
+                s.ErrorResponseSerializer,
+                description="Code: grading_budget_exceeded (this learner's grading for the minute is spent; "
+                "nothing was locked). Retry after the Retry-After header's seconds.",
             ),
             **errors(401, 404, 422),
         },
@@ -287,6 +295,13 @@ class ItemAnswerView(APIView):
                 message=exc.messages[0],
                 fields={"code": [word_message(m) for m in exc.check.get("messages", [])]},
                 extra={"check": exc.check},
+            ) from exc
+        except GradingBudgetExceeded as exc:
+            raise ApiError(
+                status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+                code=ErrorCode.GRADING_BUDGET_EXCEEDED,
+                message=exc.messages[0],
+                headers={"Retry-After": str(exc.retry_after)},
             ) from exc
         item_data = _item_data(outcome.item)
         if outcome.conflicting:

@@ -20,6 +20,7 @@ from quizzes.content.models import Option, Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import quote, row_update
+from quizzes.practice.grading_budget import GradingBudget
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
@@ -196,13 +197,14 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
     }, value
 
 
-def _grade_code(item: AttemptItem, code: Any) -> tuple[dict[str, Any], Any]:
+def _grade_code(item: AttemptItem, code: Any, budget: GradingBudget) -> tuple[dict[str, Any], Any]:
     """Run the learner's code in the sandbox (attention_engine.codecheck) on the spec's seeded inputs.
 
     Refused before running → CodeNotRunnable (nothing locks). Runnable → the reveal: the check result
     whole (verdict, misconception, per-line marks, worked example, suggested rating), the reference
     solution and the explanation. ``correct`` is the checker's ``passed`` (correct, or accepted: right on
-    every required input).
+    every required input). The sandbox call is charged to ``budget``; a spent one raises
+    GradingBudgetExceeded before anything runs (quizzes.practice.grading_budget).
     """
     from attention_engine.codecheck import sandbox
     from quizzes.content.code import GRADING_SEED, spec_from_field
@@ -218,7 +220,9 @@ def _grade_code(item: AttemptItem, code: Any) -> tuple[dict[str, Any], Any]:
     code = code.replace("\r\n", "\n").replace("\r", "\n")
     spec = spec_from_field(item.question.code_spec)
     try:
-        check = sandbox().grade_code(spec, code, seed=GRADING_SEED).to_dict()
+        box = sandbox()  # started outside the budget: a process's first worker start is not the learner's doing
+        with budget.grading():  # a restart after a dead worker is on the clock, so is counted
+            check = box.grade_code(spec, code, seed=GRADING_SEED).to_dict()
     except (RuntimeError, OSError) as exc:  # the worker process could not start: our problem, not the learner's
         log.exception("codecheck: the sandbox worker could not start")
         raise DomainError(
@@ -259,14 +263,20 @@ def _grade_number(item: AttemptItem, value: Any) -> dict[str, Any]:
 
 
 def _grade(
-    item: AttemptItem, *, option_id: Any, value: Any, choice_index: Any, code: Any = None
+    item: AttemptItem,
+    *,
+    option_id: Any,
+    value: Any,
+    choice_index: Any,
+    code: Any = None,
+    budget: GradingBudget | None = None,
 ) -> tuple[dict, Any, Option | None]:
     """Grade on the server; returns (the reveal, the normalised response, the chosen option)."""
     question = item.question
     if question.kind == Question.Kind.CHOICE:
         return _grade_choice(item, option_id)
     if question.kind == Question.Kind.CODE:
-        graded, response = _grade_code(item, code)
+        graded, response = _grade_code(item, code, budget or GradingBudget.for_request(user_id=None))
         return graded, response, None
     if question.kind == Question.Kind.NUMBER:
         return _grade_number(item, value), without_unit(value, question.number_unit), None
@@ -292,15 +302,24 @@ def _grade(
 
 
 def item_grade(
-    *, item: AttemptItem, option_id: Any = None, value: Any = None, choice_index: Any = None, code: Any = None
+    *,
+    item: AttemptItem,
+    option_id: Any = None,
+    value: Any = None,
+    choice_index: Any = None,
+    code: Any = None,
+    budget: GradingBudget | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """Grade a response to ``item`` and store nothing: (the reveal, the normalised response).
 
     The one grader, public for the offline review packs (quizzes.packs), which grade an uploaded answer
     against the pack's copy of the item; ``item_answer`` grades with the same ``_grade``. Invalid input
-    raises DomainError as in ``item_answer``.
+    raises DomainError as in ``item_answer``. A code answer is charged to ``budget`` (the request's; a
+    fresh one without a learner when None) and raises GradingBudgetExceeded once it is spent.
     """
-    result, response, _chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index, code=code)
+    result, response, _chosen = _grade(
+        item, option_id=option_id, value=value, choice_index=choice_index, code=code, budget=budget
+    )
     return _jsonable(result), response
 
 
@@ -322,7 +341,9 @@ def item_answer(
     like "0.54, 0.46") for a typed numeric answer, ``choice_index`` for a numeric question
     answered by choosing, ``code`` for a code question (run in the sandbox; code the checker refuses
     before running raises CodeNotRunnable and locks nothing, so the learner can fix a typo). Invalid
-    input raises DomainError (UNREADABLE_ANSWER, FOREIGN_OPTION, CODE_NOT_RUNNABLE) naming the field.
+    input raises DomainError (UNREADABLE_ANSWER, FOREIGN_OPTION, CODE_NOT_RUNNABLE) naming the field;
+    a code answer past the learner's grading budget for the minute raises GradingBudgetExceeded
+    (GRADING_BUDGET_EXCEEDED, nothing locked; quizzes.practice.grading_budget).
 
     The lock is a conditional UPDATE … WHERE answered_at IS NULL on the item (one row per
     (attempt, question), see AttemptItem): of concurrent submits exactly one matches, and
@@ -336,7 +357,10 @@ def item_answer(
         # Locked already: no need to run the code again to answer with the stored result.
         same = isinstance(code, str) and code.replace("\r\n", "\n").replace("\r", "\n") == item.response
         return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=not same)
-    result, response, chosen = _grade(item, option_id=option_id, value=value, choice_index=choice_index, code=code)
+    budget = GradingBudget.for_request(user_id=user.pk)  # this request's, and the learner's per minute
+    result, response, chosen = _grade(
+        item, option_id=option_id, value=value, choice_index=choice_index, code=code, budget=budget
+    )
     result = _jsonable(result)
     if item.is_answered and item.result is not None:  # read locked: a locked item never changes, no query needed
         return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=item.response != response)

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.practice.grading_budget import GradingBudgetExceeded
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.next_step import next_step_for
 from quizzes.practice.presenter import option_at_position, present_item, present_missed
@@ -221,6 +222,11 @@ def _answer_code(request: LearnerRequest, attempt: Attempt, item: AttemptItem, t
             attempt, item, total, code_form=code_form, error=" ".join(exc.messages), error_messages=details
         )
         return _render_item(request, context, status=400)
+    except GradingBudgetExceeded as exc:  # the learner's code grading for this minute is spent: nothing locked
+        context = _item_context(attempt, item, total, code_form=code_form, error=" ".join(exc.messages))
+        response = _render_item(request, context, status=429)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     except ValidationError as exc:
         if isinstance(exc, DomainError) and exc.error_code is ErrorCode.ATTEMPT_FINISHED:
             messages.error(request, _("This attempt is finished; start a retake to answer again."))

@@ -204,6 +204,15 @@ def compound(inner):
                     f"({a}, {b})",
                     f"[{a}, {b}]",
                     f"({a} if {b} else {c})",
+                    # issue 25: comprehensions, *-unpacking, einsum, float of text
+                    f"[{a} for i in {b}]",
+                    f"[{a} for i in range({b}) for j in range({c}) if {a}]",
+                    f"[[i for i in {b}] for j in {c}]",
+                    f"[*{a}]",
+                    f"({a}, *{b})",
+                    f"np.ones(*{a})",
+                    f"np.einsum({draw(st.sampled_from(SUBSCRIPTS))}, {a}, {b})",
+                    f"float({draw(st.sampled_from(TEXTS))})",
                 ]
             )
         )
@@ -211,6 +220,8 @@ def compound(inner):
     return build()
 
 
+SUBSCRIPTS = ["'ij,jk->ik'", "'i,j->ij'", "'...i,...j->...ij'", "'ii'", "'ij'", "'i,i->ii'", "'é,j'", "3"]
+TEXTS = ["'-inf'", "'nan'", "'1e999'", "' 2_0 '", "'0x10'", "'١٢'", "'inf' * 2", "Q"]
 expressions = st.recursive(atoms, compound, max_leaves=12)
 
 
@@ -408,6 +419,10 @@ def shaped_compound(inner):
                     f"({a} {draw(st.sampled_from(['+', '*', '@', '<', '&']))} {b})",
                     f"({a})[{draw(st.sampled_from([':, None', 'None', '0', '[0, 0, 0]', '..., None', ':0']))}]",
                     f"[{a}, {b}]",
+                    f"np.einsum({draw(st.sampled_from(SUBSCRIPTS))}, {a}, {b})",
+                    f"np.stack([{a} for i in range({b})])",
+                    f"np.repeat({a}, {b}{kw})",
+                    f"np.tile({a}, ({b}, {c}))",
                 ]
             )
         )
@@ -460,6 +475,9 @@ ATOMS = [
     "[0, 0]",
     "None",
     "True",
+    "'i,j->ij'",
+    "'-inf'",
+    "range(10**9)",
 ]
 KWARGS = ["", ", axis=0", ", axis=1", ", axis=-1", ", keepdims=True", ", axis=0, keepdims=True", ", axis=(0, 1)"]
 

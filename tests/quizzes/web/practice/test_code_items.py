@@ -89,3 +89,16 @@ def test_the_page_and_the_reveal_are_worded_in_chinese(learner_client, code_atte
 def test_rating_someone_elses_item_is_a_404(client, code_attempt):
     client.force_login(factories.UserFactory())
     assert client.post(reverse("web:attempt_rate", args=[code_attempt.pk, 1]), {"rating": "3"}).status_code == 404
+
+
+def test_past_the_learners_grading_budget_the_page_says_so_and_locks_nothing(learner_client, code_attempt, settings):
+    """Issue 25: a learner who used the minute's code grading (here: one grading's worth) is told to wait."""
+    settings.CODECHECK_LEARNER_GRADING_SECONDS = 1e-6
+    url = item_url(code_attempt, 1, "answer")
+    assert learner_client.post(url, {"code": "scores = (\n"}).status_code == 400  # refused, but graded: counted
+    response = learner_client.post(url, {"code": SPEC.reference})
+    assert response.status_code == 429 and 1 <= int(response["Retry-After"]) <= 60
+    html = response.content.decode()
+    assert "code grading this minute" in html and "nothing was graded or locked" in html
+    assert SPEC.reference.split("\n")[0] in html  # the learner's text is kept in the editor
+    assert not code_attempt.items.get().is_answered and not ReviewLog.objects.exists()
