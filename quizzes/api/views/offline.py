@@ -54,8 +54,8 @@ class OfflineUploadView(APIView):
             "reviewed-at order when an entry predates one already stored, so uploading twice, in pieces or in any "
             "order gives the same schedule. Entries in the future (beyond 5 minutes of clock skew), before the "
             "question or your account existed, or for an unknown question are rejected with a reason; the rest are "
-            "applied. At most 500 entries per batch. Code answers are graded within a budget per upload (by default 2 s "
-            "of sandbox time) and per learner (10 s per minute): the code entries past it are rejected "
+            "applied. At most 500 entries per batch. Code answers are graded within a budget per upload (by default "
+            "2 s of sandbox time) and per learner (10 s per minute): the code entries past it are rejected "
             "`grading_budget_exceeded`, nothing locked — upload them again later."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
