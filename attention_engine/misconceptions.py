@@ -605,15 +605,17 @@ _ALL = (
         "bert_all_positions",
         "以为 BERT 每个位置都被监督",
         "Thought BERT is supervised at every position",
-        "BERT 只预测被遮住的词：N × 遮盖率 个位置；其余位置没有损失。",
-        "BERT predicts only the masked tokens: N × mask rate positions; the other positions have no loss.",
+        "BERT 只预测被选中的 token：N × 选中率（15%）个位置，不论它们被换成 [MASK]、随机词还是保持原样；其余位置没有损失。",
+        "BERT predicts only the selected tokens: N × selection rate (15%) positions, whether each became [MASK], a "
+        "random token or stayed unchanged; the other positions have no loss.",
     ),
     Misconception(
         "bert_unmasked_positions",
         "以为 BERT 预测没被遮的词",
         "Thought BERT predicts the unmasked tokens",
-        "BERT 的监督信号来自被遮住的 15%，不是剩下的 85%。",
-        "BERT's training signal comes from the masked 15%, not from the remaining 85%.",
+        "BERT 的监督信号来自被选中预测的 15%（其中 80% 换成 [MASK]），不是剩下的 85%。",
+        "BERT's training signal comes from the 15% selected for prediction (80% of them replaced by [MASK]), not "
+        "from the remaining 85%.",
     ),
     Misconception(
         "gpt_all_positions",

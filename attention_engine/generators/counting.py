@@ -728,6 +728,18 @@ class AttentionMatrixMemoryV3(PairParts, AttentionMatrixMemoryV2):
             distractors=[*solution.distractors, ("memory_counts_elements", [full / nbytes, tile / nbytes])]
         )
 
+    def prompt(self, inputs: Inputs) -> str:
+        """Version 2 called the key-chunked slab "FlashAttention 式"; FlashAttention tiles the queries too and
+        keeps a B_r x B_c block on chip (Dao et al. 2022, Algorithm 1), so this names what is computed."""
+        B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
+        return (
+            f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
+            "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
+            f"只把 key 分块的实现（query 不分块）每次处理 $\\text{{tile\\_size}} = {tile}$ 个 key，"
+            "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
+            "（1 MiB = $2^{20}$ 字节）"
+        )
+
 
 class KVCacheMemoryV2(PairParts, KVCacheMemory):
     """The mistake the GQA/MQA question is about, n_head instead of n_kv_head, is offered in every
