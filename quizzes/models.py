@@ -7,7 +7,15 @@ packs (offline review packs and their items). Code inside
 quizzes/ imports them from their domain module; this module is for Django, migrations and tests.
 """
 
-from quizzes.accounts.models import IdempotencyKey, LearnerProfile, TokenDevice, validate_time_zone
+from quizzes.accounts.models import (
+    BrowserSession,
+    Device,
+    IdempotencyKey,
+    LearnerProfile,
+    TokenDevice,
+    UsernameSkeleton,
+    validate_time_zone,
+)
 from quizzes.content.models import GenerationJob, Lesson, Option, Question
 from quizzes.notifications.models import ReminderDelivery
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
@@ -17,6 +25,8 @@ from quizzes.reviews.models import ReviewCard, ReviewLog
 __all__ = [
     "Attempt",
     "AttemptItem",
+    "BrowserSession",
+    "Device",
     "GenerationJob",
     "IdempotencyKey",
     "LearnerProfile",
@@ -31,5 +41,6 @@ __all__ = [
     "ReviewLog",
     "ReviewPack",
     "TokenDevice",
+    "UsernameSkeleton",
     "validate_time_zone",
 ]

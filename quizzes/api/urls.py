@@ -5,13 +5,30 @@ from drf_spectacular.views import SpectacularAPIView
 
 from quizzes.api.docs import NoncedSwaggerView, OfflineRedocView
 from quizzes.api.errors import api_not_found
-from quizzes.api.views import attempts, auth, engine, lessons, next_step, offline, packs, ping, profile, reviews
+from quizzes.api.views import (
+    attempts,
+    auth,
+    credentials,
+    devices,
+    engine,
+    lessons,
+    next_step,
+    offline,
+    packs,
+    ping,
+    profile,
+    reviews,
+)
 
 v1 = [
     path("auth/login/", auth.LoginView.as_view(), name="login"),
     path("auth/logout/", auth.LogoutView.as_view(), name="logout"),
     path("auth/logout-all/", auth.LogoutAllView.as_view(), name="logout-all"),
     path("auth/tokens/", auth.TokenListView.as_view(), name="tokens"),
+    path("auth/password/", credentials.PasswordChangeView.as_view(), name="password-change"),
+    path("auth/devices/", devices.DeviceListView.as_view(), name="devices"),
+    path("auth/devices/<int:id>/", devices.DeviceDetailView.as_view(), name="device"),
+    path("auth/devices/<int:id>/push/", devices.DevicePushView.as_view(), name="device-push"),
     path("ping/", ping.PingView.as_view(), name="ping"),
     path("profile/", profile.ProfileView.as_view(), name="profile"),
     path("lessons/", lessons.LessonListView.as_view(), name="lessons"),

@@ -33,7 +33,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/change/",
-        auth_views.PasswordChangeView.as_view(
+        accounts.PasswordChangeView.as_view(
             template_name="registration/learner_password_change_form.html",
             success_url=reverse_lazy("web:password_change_done"),
         ),
@@ -61,7 +61,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(
+        accounts.PasswordResetConfirmView.as_view(
             template_name="registration/learner_password_reset_confirm.html",
             success_url=reverse_lazy("web:password_reset_complete"),
         ),

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods
 
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
-from quizzes.web.forms import LearnerSettingsForm
+from quizzes.web.forms import REMINDERS_OFF, LearnerSettingsForm, reminder_changes
 from quizzes.web.types import LearnerRequest
 
 
@@ -43,13 +43,14 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         "language": translation.get_language(),
         "desired_retention": profile.desired_retention,
         "new_per_day": profile.new_per_day,
-        "reminder_opt_in": profile.reminder_opt_in,
+        "reminders": profile.reminder_channel if profile.reminder_opt_in else REMINDERS_OFF,
     }
     if request.method != "POST":
         return render(request, "web/core/settings.html", {"form": LearnerSettingsForm(initial=current)})
     form = LearnerSettingsForm(request.POST, initial=current)
     if form.is_valid():
-        changes = {k: v for k, v in form.cleaned_data.items() if k != "language"}
+        changes = {k: v for k, v in form.cleaned_data.items() if k not in ("language", "reminders")}
+        changes |= reminder_changes(form.cleaned_data["reminders"])
         try:
             learner_profile_update(user=request.user, **changes)
         except ValidationError as exc:
