@@ -111,7 +111,7 @@ def device_push_register(
     Refused on the field (400): an unknown service, one the device's platform does not use (APNs is iOS's, Web Push
     the browser's), a token of the wrong format. The token is taken off every other device that had it.
     """
-    device = Device.objects.select_for_update().select_related("fcm", "apns", "webpush").get(pk=device.pk)
+    device = Device.objects.select_for_update(of=("self",)).select_related("fcm", "apns", "webpush").get(pk=device.pk)
     platform = _checked_platform(device=device, service=service)
     row: GCMDevice | APNSDevice | WebPushDevice
     if service == "webpush":
@@ -151,7 +151,7 @@ def device_push_register(
 @transaction.atomic
 def device_push_unregister(*, device: Device) -> bool:
     """This device gets no pushes any more. Returns whether it had a registration (the call is idempotent)."""
-    device = Device.objects.select_for_update().select_related("fcm", "apns", "webpush").get(pk=device.pk)
+    device = Device.objects.select_for_update(of=("self",)).select_related("fcm", "apns", "webpush").get(pk=device.pk)
     rows = _push_rows_of(device)
     for row in rows:
         row.delete()

@@ -8,7 +8,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from quizzes.web.forms import LoginForm
-from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell
+from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell, signed_in
 
 app_name = "web"
 
@@ -19,6 +19,9 @@ urlpatterns = [
     path("lessons/<slug:key>/checkpoints/<slug:section>/", shell.lesson_checkpoint, name="lesson_checkpoint"),
     path("demo/attention/", shell.attention_demo, name="attention_demo"),
     path("settings/", settings.settings_view, name="settings"),
+    path("settings/sessions/<int:session_id>/sign-out/", signed_in.session_sign_out, name="session_sign_out"),
+    path("settings/devices/<int:device_id>/sign-out/", signed_in.device_sign_out, name="device_sign_out"),
+    path("settings/sign-out-everywhere/", signed_in.sign_out_everywhere, name="sign_out_everywhere"),
     # accounts
     path("accounts/signup/", accounts.signup, name="signup"),
     path(

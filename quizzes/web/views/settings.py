@@ -16,6 +16,7 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
 from quizzes.web.forms import REMINDERS_OFF, LearnerSettingsForm, reminder_changes
 from quizzes.web.types import LearnerRequest
+from quizzes.web.views.signed_in import signed_in_context
 
 
 def _set_language_cookie(response: HttpResponse, language: str) -> None:
@@ -46,7 +47,8 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         "reminders": profile.reminder_channel if profile.reminder_opt_in else REMINDERS_OFF,
     }
     if request.method != "POST":
-        return render(request, "web/core/settings.html", {"form": LearnerSettingsForm(initial=current)})
+        context = {"form": LearnerSettingsForm(initial=current), **signed_in_context(request)}
+        return render(request, "web/core/settings.html", context)
     form = LearnerSettingsForm(request.POST, initial=current)
     if form.is_valid():
         changes = {k: v for k, v in form.cleaned_data.items() if k not in ("language", "reminders")}
@@ -57,7 +59,7 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)
     if not form.is_valid():
-        return render(request, "web/core/settings.html", {"form": form}, status=400)
+        return render(request, "web/core/settings.html", {"form": form, **signed_in_context(request)}, status=400)
     language = form.cleaned_data["language"]
     translation.activate(language)
     messages.success(request, _("Settings saved."))
