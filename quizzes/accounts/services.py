@@ -26,7 +26,6 @@ from django.utils.translation import gettext_lazy
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
-from quizzes.accounts.devices import device_seen_note
 from quizzes.accounts.models import CHECK_SOON, BrowserSession, Device, LearnerProfile, TokenDevice, UsernameSkeleton
 from quizzes.accounts.selectors import email_taken
 from quizzes.accounts.usernames import username_digest
@@ -158,8 +157,7 @@ def api_token_create(*, user: User, device_name: str = "", device_id: str = "", 
         if platform and device.platform == Device.Platform.OTHER:
             device.platform = platform
         device.save(update_fields=["last_seen_at", "platform"])
-    TokenDevice.objects.create(token=instance, device=device)
-    device_seen_note(digest=instance.digest, now=now)
+    TokenDevice.objects.create(token=instance, device=device)  # (the token's post_save noted the device as seen)
     return IssuedToken(token=token, instance=instance, device=device, device_created=created)
 
 

@@ -1,5 +1,6 @@
 """Account rows that follow other writes: the browser-session index at every log-in, the username skeleton at every
-save of a new or renamed user.
+save of a new or renamed user; and a new API token's device counts as just seen (its log-in wrote last_seen_at), so
+its first requests in this process write nothing (quizzes.accounts.devices.device_seen).
 
 Signals rather than calls in each view, because every way in signs in through ``django.contrib.auth.login`` (the
 learner pages, sign-up, the admin's log-in page) and users are also made by the admin and ``createsuperuser``.
@@ -14,7 +15,9 @@ from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
+from knox.models import AuthToken
 
+from quizzes.accounts.devices import device_seen_note
 from quizzes.accounts.services import browser_session_index, username_skeleton_write
 
 
@@ -38,3 +41,9 @@ def index_the_session(sender: type, request: HttpRequest | None, user: Any, **kw
 def index_the_username(sender: type, instance: Any, created: bool, update_fields: Any = None, **kwargs: Any) -> None:
     if created or update_fields is None or "username" in update_fields:
         username_skeleton_write(user=instance)
+
+
+@receiver(post_save, sender=AuthToken)
+def a_new_token_was_just_seen(sender: type, instance: AuthToken, created: bool, **kwargs: Any) -> None:
+    if created:
+        device_seen_note(digest=instance.digest, now=instance.created)
