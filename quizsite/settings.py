@@ -288,6 +288,7 @@ SPECTACULAR_SETTINGS = {
         "ModeEnum": "quizzes.practice.models.Attempt.Mode",
         "StartModeEnum": "quizzes.api.serializers.START_MODES",
         "NextStepKindEnum": "quizzes.api.serializers.NEXT_STEP_KINDS",
+        "PushServiceEnum": "quizzes.api.views.devices.PUSH_CHOICES",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from knox.auth import TokenAuthentication
 from knox.models import AuthToken
 
@@ -20,3 +21,9 @@ class DeviceTokenAuthentication(TokenAuthentication):
         user, token = super().validate_user(auth_token)
         device_seen(token=token)
         return user, token
+
+
+class DeviceTokenScheme(KnoxTokenScheme):
+    """The schema's security scheme: knox's own (``knoxApiToken``), for the subclass."""
+
+    target_class = "quizzes.api.authentication.DeviceTokenAuthentication"

@@ -57,7 +57,9 @@ class LoginSerializer(serializers.Serializer):
         "failed log-ins. Without it every log-in is a new device.",
     )
     platform = serializers.ChoiceField(
-        choices=Device.Platform.choices, required=False, default="", help_text="Which push services it can use."
+        choices=Device.Platform.choices,
+        required=False,
+        help_text="Which push services it can use (fills in a known device's platform when it had none).",
     )
 
 
@@ -120,7 +122,7 @@ class LoginView(APIView):
                 status_code=400, code=ErrorCode.INVALID_CREDENTIALS, message=_("Wrong username or password.")
             )
         issued = api_token_create(
-            user=user, device_name=data["device_name"], device_id=data["device_id"], platform=data["platform"]
+            user=user, device_name=data["device_name"], device_id=data["device_id"], platform=data.get("platform", "")
         )
         user_logged_in.send(sender=user.__class__, request=request._request, user=user)
         device = device_view(user=user, device_pk=issued.device.pk, current_digest=issued.instance.digest)

@@ -34,6 +34,8 @@ TAG = ["devices"]
 
 #: What a device id may be: the app's own stable id (a UUID, an install id), printable ASCII without spaces.
 DEVICE_ID_PATTERN = r"^[A-Za-z0-9._:\-]{1,128}$"
+#: The push services, as one enum in the schema (PushServiceEnum: settings.SPECTACULAR_SETTINGS).
+PUSH_CHOICES = list(PUSH_SERVICES)
 
 
 # --- serializers -----------------------------------------------------------------------------------------------
@@ -49,7 +51,7 @@ class DeviceSerializer(serializers.Serializer):
     signed_in = serializers.BooleanField(help_text="It has an unexpired token (only such devices get pushes).")
     current = serializers.BooleanField(help_text="The device of the token this request was made with.")
     push = serializers.ChoiceField(
-        choices=list(PUSH_SERVICES), allow_null=True, help_text="The push service it is registered with, if any."
+        choices=PUSH_CHOICES, allow_null=True, help_text="The push service it is registered with, if any."
     )
 
 
@@ -73,7 +75,7 @@ class PushSubscriptionSerializer(serializers.Serializer):
 
 class PushRegisterSerializer(serializers.Serializer):
     service = serializers.ChoiceField(
-        choices=list(PUSH_SERVICES),
+        choices=PUSH_CHOICES,
         help_text="fcm: Android (or an iOS/web app using Firebase); apns: iOS; webpush: a browser.",
     )
     token = StrictCharField(
