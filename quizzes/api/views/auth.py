@@ -81,7 +81,7 @@ class LoginResultSerializer(serializers.Serializer):
 class DeviceTokenSerializer(serializers.Serializer):
     token_key = serializers.CharField()
     device_name = serializers.CharField(allow_blank=True, help_text="The name of the device it was issued to.")
-    device = serializers.IntegerField(allow_null=True, help_text="The device's id (/api/v1/auth/devices/{id}/).")
+    device = serializers.IntegerField(allow_null=True, help_text="The device's id (/api/v1/auth/devices/{device_pk}/).")
     created = serializers.DateTimeField()
     expiry = serializers.DateTimeField(allow_null=True)
     current = serializers.BooleanField(help_text="The token this request was made with.")
@@ -143,7 +143,7 @@ class LogoutView(APIView):
         operation_id="auth_logout",
         summary="Log out this device (its token stops working; the device stays listed)",
         description="To sign a device out for good, with its other tokens and push registration: "
-        "DELETE /api/v1/auth/devices/{id}/.",
+        "DELETE /api/v1/auth/devices/{device_pk}/.",
         request=None,
         responses={204: OpenApiResponse(description="Logged out."), **errors(401)},
     )

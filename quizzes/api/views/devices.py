@@ -42,7 +42,7 @@ PUSH_CHOICES = list(PUSH_SERVICES)
 
 
 class DeviceSerializer(serializers.Serializer):
-    id = serializers.IntegerField(help_text="The server's id of the device: /api/v1/auth/devices/{id}/.")
+    id = serializers.IntegerField(help_text="The server's id of the device: /api/v1/auth/devices/{device_pk}/.")
     device_id = serializers.CharField(help_text="The app's own stable id, as sent at log-in.")
     name = serializers.CharField(allow_blank=True)
     platform = serializers.ChoiceField(choices=Device.Platform.choices)
@@ -114,8 +114,8 @@ def _current_digest(request: LearnerApiRequest) -> str | None:
     return request.auth.digest if isinstance(request.auth, AuthToken) else None
 
 
-def _device(request: LearnerApiRequest, device_id: int) -> Device:
-    device = device_for(user=request.user, device_pk=device_id)
+def _device(request: LearnerApiRequest, device_pk: int) -> Device:
+    device = device_for(user=request.user, device_pk=device_pk)
     if device is None:
         raise Http404
     return device
@@ -152,8 +152,8 @@ class DeviceDetailView(APIView):
         summary="One of your devices",
         responses={200: DeviceSerializer, **errors(401, 404)},
     )
-    def get(self, request: LearnerApiRequest, id: int) -> Response:
-        return _shown(request, _device(request, id))
+    def get(self, request: LearnerApiRequest, device_pk: int) -> Response:
+        return _shown(request, _device(request, device_pk))
 
     @extend_schema(
         tags=TAG,
@@ -162,8 +162,8 @@ class DeviceDetailView(APIView):
         request=DeviceRenameSerializer,
         responses={200: DeviceSerializer, **errors(400, 401, 404)},
     )
-    def patch(self, request: LearnerApiRequest, id: int) -> Response:
-        device = _device(request, id)
+    def patch(self, request: LearnerApiRequest, device_pk: int) -> Response:
+        device = _device(request, device_pk)
         serializer = DeviceRenameSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         return _shown(request, device_rename(device=device, name=serializer.validated_data["name"]))
@@ -175,8 +175,8 @@ class DeviceDetailView(APIView):
         request=None,
         responses={204: OpenApiResponse(description="Signed out and forgotten."), **errors(401, 404)},
     )
-    def delete(self, request: LearnerApiRequest, id: int) -> Response:
-        delete_device(device=_device(request, id))
+    def delete(self, request: LearnerApiRequest, device_pk: int) -> Response:
+        delete_device(device=_device(request, device_pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -191,8 +191,8 @@ class DevicePushView(APIView):
         request=PushRegisterSerializer,
         responses={200: DeviceSerializer, **errors(400, 401, 404)},
     )
-    def put(self, request: LearnerApiRequest, id: int) -> Response:
-        device = _device(request, id)
+    def put(self, request: LearnerApiRequest, device_pk: int) -> Response:
+        device = _device(request, device_pk)
         serializer = PushRegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -212,6 +212,6 @@ class DevicePushView(APIView):
         request=None,
         responses={204: OpenApiResponse(description="No push registration any more."), **errors(401, 404)},
     )
-    def delete(self, request: LearnerApiRequest, id: int) -> Response:
-        device_push_unregister(device=_device(request, id))
+    def delete(self, request: LearnerApiRequest, device_pk: int) -> Response:
+        device_push_unregister(device=_device(request, device_pk))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -159,7 +159,7 @@ def _v1_routes():
     for pattern in v1:
         assert isinstance(pattern, URLPattern)
         route = str(pattern.pattern).replace("<int:", "{").replace(">", "}")
-        for name in ("lesson_id", "attempt_id", "item_id", "card_id", "question_id", "pack_id", "id"):
+        for name in ("lesson_id", "attempt_id", "item_id", "card_id", "question_id", "pack_id", "device_pk"):
             route = route.replace("{" + name + "}", "1")
         methods = [m for m in ("get", "post", "patch", "put", "delete") if hasattr(pattern.callback.cls, m)]
         yield "/api/v1/" + route, methods
