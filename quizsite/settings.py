@@ -275,8 +275,9 @@ SPECTACULAR_SETTINGS = {
         "POSTs that create something accept an `Idempotency-Key` header.\n\n"
         "Limits: a JSON body is at most 512 KiB (413 `payload_too_large`) and nested at most 32 levels (400 "
         "`too_deep`); numbers must be finite and fit in a signed 64-bit integer, strings may not contain NUL "
-        "or unpaired surrogates (400 naming the field). Log-in is limited per username and per client IP "
-        "(429 `throttled` with `Retry-After`)."
+        "or unpaired surrogates (400 naming the field). Failed log-ins are limited per (account, client IP), per IP "
+        "and, far higher, per account; a `device_id` the account knows has its own limit (429 `throttled` with "
+        "`Retry-After`)."
     ),
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
