@@ -605,7 +605,8 @@ _ALL = (
         "bert_all_positions",
         "以为 BERT 每个位置都被监督",
         "Thought BERT is supervised at every position",
-        "BERT 只预测被选中的 token：N × 选中率（15%）个位置，不论它们被换成 [MASK]、随机词还是保持原样；其余位置没有损失。",
+        "BERT 只预测被选中的 token：N × 选中率（15%）个位置，"
+        "不论它们被换成 [MASK]、随机词还是保持原样；其余位置没有损失。",
         "BERT predicts only the selected tokens: N × selection rate (15%) positions, whether each became [MASK], a "
         "random token or stayed unchanged; the other positions have no loss.",
     ),

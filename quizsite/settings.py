@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "push_notifications",  # push registrations (FCM, APNs, Web Push) of the learners' devices
     "quizzes",
 ]
 
@@ -174,10 +175,16 @@ AUTHENTICATION_BACKENDS = [
 ]
 
 # --- Abuse limits (quizzes.accounts.throttle): "<count>/<period>", period like 15m, 1h, 1d ------------------------
+# Log-in follows OWASP's guidance: failures are counted per (account, client address) and per address; the
+# account-wide limit is far higher, so nobody can lock an owner out from a handful of addresses; a browser or app
+# the owner signed in on before (a device cookie, an app's device id) has its own counter and is held by none of
+# the others; a password reset by e-mail clears the account-wide counter (quizzes.accounts.throttle).
 THROTTLE_RATES = {
     "login": {
-        "username": env.str("THROTTLE_LOGIN_PER_USERNAME", default="5/15m"),  # failed log-ins per account
-        "ip": env.str("THROTTLE_LOGIN_PER_IP", default="20/15m"),  # failed log-ins per client IP
+        "pair": env.str("THROTTLE_LOGIN_PER_ACCOUNT_AND_IP", default="5/15m"),  # failures per (account, address)
+        "ip": env.str("THROTTLE_LOGIN_PER_IP", default="20/15m"),  # failures per address, whatever the account
+        "username": env.str("THROTTLE_LOGIN_PER_ACCOUNT", default="100/1h"),  # failures per account, every address
+        "device": env.str("THROTTLE_LOGIN_PER_DEVICE", default="10/15m"),  # failures per (account, known device)
     },
     "password_reset": {
         "username": env.str("THROTTLE_PASSWORD_RESET_PER_EMAIL", default="3/1h"),
@@ -198,6 +205,8 @@ THROTTLE_RATES = {
         "ip": env.str("THROTTLE_EXPORT_PER_IP", default="30/1h"),
     },
 }
+#: How long the cookie that makes this browser a known device of the account it signed in to lives (days).
+KNOWN_DEVICE_COOKIE_DAYS = env.int("KNOWN_DEVICE_COOKIE_DAYS", default=365)
 #: Trusted reverse proxies in front of the app (each appends to X-Forwarded-For). 0: use REMOTE_ADDR.
 #: One rule for pages and the API (quizzes.accounts.throttle.client_ip, DRF's NUM_PROXIES).
 #: API_NUM_PROXIES is the old name.
@@ -241,7 +250,8 @@ LOGOUT_REDIRECT_URL = "web:dashboard"
 # --- REST API (/api/v1/) --------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "knox.auth.TokenAuthentication",  # first: its "Token" challenge makes anonymous requests 401, not 403
+        # knox (+ the device's last seen, throttled); first: its "Token" challenge makes anonymous requests 401, not 403
+        "quizzes.api.authentication.DeviceTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -253,6 +263,8 @@ REST_FRAMEWORK = {
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "UNICODE_JSON": True,
 }
+#: A device's "last seen" is written at most this often per token and process (knox authenticates every request).
+DEVICE_SEEN_INTERVAL = timedelta(minutes=env.int("DEVICE_SEEN_INTERVAL_MINUTES", default=15))
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=env.int("API_TOKEN_TTL_DAYS", default=30)),
     "AUTO_REFRESH": False,
@@ -279,10 +291,11 @@ SPECTACULAR_SETTINGS = {
         "POSTs that create something accept an `Idempotency-Key` header.\n\n"
         "Limits: a JSON body is at most 512 KiB (413 `payload_too_large`) and nested at most 32 levels (400 "
         "`too_deep`); numbers must be finite and fit in a signed 64-bit integer, strings may not contain NUL "
-        "or unpaired surrogates (400 naming the field). Log-in is limited per username and per client IP "
-        "(429 `throttled` with `Retry-After`). Code answers are graded within a budget of sandbox time per "
-        "request and per learner per minute (`grading_budget_exceeded`: 429 for an answer, a per-entry reason "
-        "in an offline upload; nothing is locked, send it again later)."
+        "or unpaired surrogates (400 naming the field). Failed log-ins are limited per (account, client IP), per IP "
+        "and, far higher, per account; a `device_id` the account knows has its own limit (429 `throttled` with "
+        "`Retry-After`). Code answers are graded within a budget of sandbox time per request and per learner per "
+        "minute (`grading_budget_exceeded`: 429 for an answer, a per-entry reason in an offline upload; nothing is "
+        "locked, send it again later)."
     ),
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
@@ -294,6 +307,7 @@ SPECTACULAR_SETTINGS = {
         "ModeEnum": "quizzes.practice.models.Attempt.Mode",
         "StartModeEnum": "quizzes.api.serializers.START_MODES",
         "NextStepKindEnum": "quizzes.api.serializers.NEXT_STEP_KINDS",
+        "PushServiceEnum": "quizzes.api.views.devices.PUSH_CHOICES",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -391,6 +405,38 @@ EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=True)
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(BASE_DIR / "sent_emails"))
+# Push reminders (quizzes/notifications/push.py, django-push-notifications). Each service is used once its
+# credentials are set; unset, its pushes are logged instead of sent (as e-mail goes to the console).
+#: A Firebase service-account JSON file: FCM HTTP v1 (Android, and iOS/web apps that use Firebase).
+FCM_SERVICE_ACCOUNT_FILE = env.str("FCM_SERVICE_ACCOUNT_FILE", default="")
+#: APNs token authentication: the .p8 key, its id, the team id and the app's bundle id (the topic).
+APNS_AUTH_KEY_PATH = env.str("APNS_AUTH_KEY_PATH", default="")
+APNS_AUTH_KEY_ID = env.str("APNS_AUTH_KEY_ID", default="")
+APNS_TEAM_ID = env.str("APNS_TEAM_ID", default="")
+APNS_TOPIC = env.str("APNS_TOPIC", default="")
+APNS_USE_SANDBOX = env.bool("APNS_USE_SANDBOX", default=DEBUG)
+#: Web Push (VAPID): the application server's private key and the contact for the push services.
+WEBPUSH_VAPID_PRIVATE_KEY = env.str("WEBPUSH_VAPID_PRIVATE_KEY", default="")
+WEBPUSH_VAPID_SUBJECT = env.str("WEBPUSH_VAPID_SUBJECT", default="mailto:admin@localhost")
+PUSH_NOTIFICATIONS_SETTINGS = {
+    "UNIQUE_REG_ID": False,  # the library's migrations are written for False; one token per device is our rule
+    "APNS_USE_SANDBOX": APNS_USE_SANDBOX,
+    **(
+        {
+            "APNS_AUTH_KEY_PATH": APNS_AUTH_KEY_PATH,
+            "APNS_AUTH_KEY_ID": APNS_AUTH_KEY_ID,
+            "APNS_TEAM_ID": APNS_TEAM_ID,
+            "APNS_TOPIC": APNS_TOPIC,
+        }
+        if APNS_AUTH_KEY_PATH
+        else {}
+    ),
+    **(
+        {"WP_PRIVATE_KEY": WEBPUSH_VAPID_PRIVATE_KEY, "WP_CLAIMS": {"sub": WEBPUSH_VAPID_SUBJECT}}
+        if WEBPUSH_VAPID_PRIVATE_KEY
+        else {}
+    ),
+}
 REMINDER_UNSUBSCRIBE_MAX_AGE_DAYS = env.int("REMINDER_UNSUBSCRIBE_MAX_AGE_DAYS", default=90)
 ATTEMPT_ABANDON_AFTER_HOURS = env.int("ATTEMPT_ABANDON_AFTER_HOURS", default=24)
 

@@ -9,6 +9,7 @@ class QuizzesConfig(AppConfig):
 
     def ready(self) -> None:
         from quizzes import tasks  # noqa: F401  (registers the Celery tasks in every process, see below)
+        from quizzes.accounts import signals as account_signals  # noqa: F401  (session index, username skeletons)
         from quizzes.reviews import signals  # noqa: F401  (connects the cache-stamp receivers)
 
         # Services start tasks by name (quizzes.core.background); a web process must know those names too,

@@ -8,7 +8,15 @@ of deleted accounts). Code inside
 quizzes/ imports them from their domain module; this module is for Django, migrations and tests.
 """
 
-from quizzes.accounts.models import IdempotencyKey, LearnerProfile, TokenDevice, validate_time_zone
+from quizzes.accounts.models import (
+    BrowserSession,
+    Device,
+    IdempotencyKey,
+    LearnerProfile,
+    TokenDevice,
+    UsernameSkeleton,
+    validate_time_zone,
+)
 from quizzes.content.models import GenerationJob, Lesson, Option, Question
 from quizzes.notifications.models import ReminderDelivery
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
@@ -20,8 +28,10 @@ __all__ = [
     "AnonymousAnswer",
     "Attempt",
     "AttemptItem",
+    "BrowserSession",
     "CheckpointAnswer",
     "DataExport",
+    "Device",
     "GenerationJob",
     "IdempotencyKey",
     "LearnerProfile",
@@ -37,5 +47,6 @@ __all__ = [
     "ReviewLog",
     "ReviewPack",
     "TokenDevice",
+    "UsernameSkeleton",
     "validate_time_zone",
 ]

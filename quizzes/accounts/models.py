@@ -1,4 +1,5 @@
-"""Account tables: the learner's preferences, API tokens' devices, stored Idempotency-Key responses."""
+"""Account tables: the learner's preferences, their devices and the API tokens issued to them, the browser
+sessions they signed in with, their username's confusable skeleton, stored Idempotency-Key responses."""
 
 from __future__ import annotations
 
@@ -47,6 +48,11 @@ def validate_time_zone(value: str) -> None:
         raise ValidationError(_("Unknown time zone: %(zone)s"), code="time_zone", params={"zone": value}) from exc
 
 
+class ReminderChannel(models.TextChoices):
+    PUSH = "push", _("Push to my devices (e-mail if none)")
+    EMAIL = "email", _("E-mail")
+
+
 class LearnerProfile(models.Model):
     """Per-learner preferences the scheduler and selectors need."""
 
@@ -77,6 +83,16 @@ class LearnerProfile(models.Model):
     new_per_day = models.PositiveSmallIntegerField(_("new questions per day"), default=20)
     reviews_per_day = models.PositiveSmallIntegerField(_("reviews per day"), default=200)
     reminder_opt_in = models.BooleanField(_("send review reminders"), default=False)
+    reminder_channel = models.CharField(
+        _("reminder channel"),
+        max_length=8,
+        choices=ReminderChannel.choices,
+        default=ReminderChannel.PUSH,
+        help_text=_(
+            "How an opted-in learner is reminded: a push to their signed-in devices (e-mail when none takes it) or "
+            "e-mail only. Reminders off: reminder_opt_in."
+        ),
+    )
     reminder_hour = models.PositiveSmallIntegerField(_("reminder hour"), default=18, validators=[MaxValueValidator(23)])
     last_reminded_on = models.DateField(_("last reminded on"), null=True, blank=True)
     # Never later than the learner's next reminder could be due (earlier only costs one needless check):
@@ -101,6 +117,9 @@ class LearnerProfile(models.Model):
         constraints = (
             models.CheckConstraint(condition=Q(day_rollover_hour__lte=23), name="profile_rollover_hour_range"),
             models.CheckConstraint(condition=Q(reminder_hour__lte=23), name="profile_reminder_hour_range"),
+            models.CheckConstraint(
+                condition=Q(reminder_channel__in=ReminderChannel.values), name="profile_reminder_channel_valid"
+            ),
             models.CheckConstraint(
                 condition=Q(desired_retention__gte=MIN_RETENTION, desired_retention__lte=MAX_RETENTION),
                 name="profile_desired_retention_range",
@@ -155,18 +174,110 @@ class IdempotencyKey(models.Model):
         return f"{self.user_id}:{self.key}"
 
 
+class Device(models.Model):
+    """A phone, tablet or browser a learner signed in to the API from: a record that outlives its tokens.
+
+    The app sends a stable id of its own at log-in (``device_id``, unique per learner in the database), so a
+    re-login on the same phone finds this row again and keeps its name and push registration. Its push
+    registration is a row of django-push-notifications (FCM, APNs or Web Push), at most one per device.
+    """
+
+    class Platform(models.TextChoices):
+        ANDROID = "android", "Android"
+        IOS = "ios", "iOS"
+        WEB = "web", _("Web")
+        OTHER = "other", _("Other")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="devices")
+    device_id = models.CharField(_("device id"), max_length=128, help_text=_("The app's own stable id."))
+    name = models.CharField(_("device name"), max_length=100, blank=True)
+    platform = models.CharField(_("platform"), max_length=8, choices=Platform.choices, default=Platform.OTHER)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    last_seen_at = models.DateTimeField(_("last seen"), default=timezone.now)
+    fcm = models.OneToOneField(
+        "push_notifications.GCMDevice", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    apns = models.OneToOneField(
+        "push_notifications.APNSDevice", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    webpush = models.OneToOneField(
+        "push_notifications.WebPushDevice", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("device")
+        verbose_name_plural = _("devices")
+        constraints = (
+            models.UniqueConstraint(fields=["user", "device_id"], name="device_id_unique_per_user"),
+            models.CheckConstraint(
+                condition=Q(platform__in=["android", "ios", "web", "other"]), name="device_platform"
+            ),
+            models.CheckConstraint(  # one push registration per device, of one service
+                condition=(
+                    Q(fcm__isnull=True, apns__isnull=True)
+                    | Q(fcm__isnull=True, webpush__isnull=True)
+                    | Q(apns__isnull=True, webpush__isnull=True)
+                ),
+                name="device_one_push_registration",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return self.name or self.device_id
+
+
 class TokenDevice(models.Model):
-    """The device an API token was issued to. knox's token has no name, and swapping knox's token model
+    """The device an API token was issued to. knox's token has no device, and swapping knox's token model
     leaves its own table behind; a one-to-one row beside the token keeps knox untouched."""
 
     token = models.OneToOneField(
         "knox.AuthToken", on_delete=models.CASCADE, primary_key=True, related_name="device", db_column="token_digest"
     )
-    name = models.CharField(_("device name"), max_length=100, blank=True)
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="tokens")
 
     class Meta:
         verbose_name = _("token device")
         verbose_name_plural = _("token devices")
 
     def __str__(self) -> str:
-        return self.name or "-"
+        return str(self.device_id)
+
+
+class BrowserSession(models.Model):
+    """The index from a learner to their browser sessions (Django's session table has no user column).
+
+    Written at log-in and when the session's key rotates (quizzes.accounts.sessions); the row goes with its
+    session (the foreign key). ``id`` names the session in pages: a session key is a credential, never shown.
+    """
+
+    session = models.OneToOneField(
+        "sessions.Session", on_delete=models.CASCADE, related_name="learner", db_column="session_key"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="browser_sessions")
+    created_at = models.DateTimeField(_("signed in"), default=timezone.now)
+    user_agent = models.CharField(_("browser"), max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = _("browser session")
+        verbose_name_plural = _("browser sessions")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class UsernameSkeleton(models.Model):
+    """A username's confusable skeleton (UTS #39, quizzes.accounts.usernames), unique: two usernames that look
+    alike ("аda" with a Cyrillic а, "ada") cannot both sign up, even at the same moment."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="username_skeleton"
+    )
+    #: SHA-256 of the skeleton (a skeleton can be many times longer than the username it comes from)
+    digest = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        verbose_name = _("username skeleton")
+        verbose_name_plural = _("username skeletons")
+
+    def __str__(self) -> str:
+        return self.digest

@@ -4,6 +4,9 @@ Why (issue 16): every signed-in page loads its session first; ``Session.objects.
 QuerySet for it each time, about as much Python as PostgreSQL's whole primary-key read. The rule is Django's
 (the key, not expired); only how the row is fetched changes. Writing, rotating and deleting sessions are
 Django's own code. ``SESSION_ENGINE`` names this module.
+
+A signed-in session is indexed under its learner (``BrowserSession``, written at log-in: quizzes.accounts.signals);
+when Django gives a session a new key (log-in, a password change), ``cycle_key`` carries the index row over to it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from django.contrib.sessions.models import Session
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from quizzes.accounts.selectors import browser_session_for_key
+from quizzes.accounts.services import browser_session_index
 from quizzes.core.compiled import CompiledRead
 
 
@@ -34,3 +39,16 @@ class SessionStore(db.SessionStore):
             self._session_key = None
             return {}
         return self.decode(found[0][0])
+
+    def cycle_key(self) -> None:
+        """A new key for the same data; the learner's index follows it (the old row goes with the old session)."""
+        old_key = self.session_key
+        indexed = browser_session_for_key(session_key=old_key) if old_key else None
+        super().cycle_key()
+        if indexed is not None and self.session_key:
+            browser_session_index(
+                session_key=self.session_key,
+                user_id=indexed.user_id,
+                user_agent=indexed.user_agent,
+                created_at=indexed.created_at,
+            )

@@ -8,18 +8,32 @@ on success clears more than the username's counter. The rules here are short, li
 are used by the authentication backend (every ``authenticate()`` call: the learner log-in page, the
 admin's log-in page, the API), by the sign-up view and by the password-reset view.
 
+**Log-in must not become a way to lock anyone out** (OWASP's Authentication Cheat Sheet, "Account Lockout"
+and "device cookies"). A log-in from an unknown client counts its failure three times — per (account,
+client address), per address, and per account — and each has its own limit: an attacker at one address
+locks only that address out of that account (5 failures), or that address out of every account (20, which
+catches one address spraying many usernames); the account-wide limit is far higher (100 an hour), so it takes
+many addresses to reach it, and only then are unknown clients refused for that account. A **known device** —
+a browser that signed in to this account before (a signed cookie, ``KNOWN_DEVICE_COOKIE``) or an app that
+sends the id of one of the account's devices — is counted on its own (per account and device) and held by
+none of the other limits, so an account under attack still lets its owner in from their own phone and
+browser. A **password reset by e-mail** is another way in: its requests have their own scope, and setting the
+new password clears the account-wide counter and makes that browser a known device (quizzes.web.views.accounts).
+
 Policy (``THROTTLE_RATES`` in settings, each ``"<count>/<period>"``, e.g. ``5/15m``):
 
-====================  ======================  ===============================================
-scope                 keys                    what counts
-====================  ======================  ===============================================
-``login``             username, client IP     failed log-ins (a success clears the username's
-                                              counter, never the IP's; it does not count itself)
-``password_reset``    e-mail, client IP       every request
-``signup``            username, client IP     every submitted form
-``password_confirm``  username, client IP     every password asked again (account deletion)
-``export``            learner id, client IP   every data export asked for (quizzes.privacy)
-====================  ======================  ===============================================
+====================  ==============================  ==============================================
+scope                 keys                            what counts
+====================  ==============================  ==============================================
+``login``             ``pair``: account + client IP   failed log-ins from unknown clients (a success
+                      ``ip``: client IP               clears the pair's counter and gives back its
+                      ``username``: the account       reservations on the others)
+                      ``device``: account + device    failed log-ins from a known device
+``password_reset``    e-mail, client IP               every request
+``signup``            username, client IP             every submitted form
+``password_confirm``  username, client IP             every password asked again (account deletion)
+``export``            learner id, client IP           every data export asked for (quizzes.privacy)
+====================  ==============================  ==============================================
 
 The (count+1)-th attempt within the period — and every attempt after it until the period has passed
 — is refused: the browser gets a page "Too many attempts; try again in N minutes" (429), the API
@@ -40,7 +54,8 @@ limited, each process counting on its own (so at most processes × count attempt
 of the limit silently disappearing or every log-in failing.
 
 **Unlocking.** Staff use the admin's "Unlock sign-in" action on users or the admin page
-``/admin/auth/user/throttles/`` (a username, e-mail or IP), which call ``unlock()``.
+``/admin/auth/user/throttles/`` (a username, e-mail or IP), which call ``unlock()``; unlocking an account
+also ends its per-address and per-device locks (their keys carry the account's *epoch*, which unlocking moves on).
 """
 
 from __future__ import annotations
@@ -51,22 +66,37 @@ import ipaddress
 import logging
 import math
 import re
+import secrets
 import time
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
+from django.core import signing
 from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
-from quizzes.accounts.selectors import user_by_id
+from quizzes.accounts.selectors import device_known, user_by_id
 
 logger = logging.getLogger(__name__)
 
-SCOPES = ("login", "password_reset", "signup", "password_confirm", "export")
-KINDS = ("username", "ip")
+#: Each scope's kinds of key (the settings' THROTTLE_RATES has a rate for each).
+SCOPE_KINDS = {
+    "login": ("pair", "ip", "username", "device"),
+    "password_reset": ("username", "ip"),
+    "signup": ("username", "ip"),
+    "password_confirm": ("username", "ip"),
+    "export": ("username", "ip"),
+}
+SCOPES = tuple(SCOPE_KINDS)
+#: The kinds a success clears; the others only get the success's own reservation back.
+CLEARED_ON_SUCCESS = frozenset({"pair", "device"})
+#: The kinds whose keys carry the account's epoch (so that unlocking the account ends them).
+PER_ACCOUNT = frozenset({"pair", "device"})
+KNOWN_DEVICE_COOKIE = "known_device"
+_KNOWN_DEVICE_SALT = "quizzes.accounts.throttle.known-device"
 #: After a Redis error, use the per-process fallback for this long before trying Redis again.
 FALLBACK_SECONDS = 5
 
@@ -96,7 +126,11 @@ def parse_rate(text: str) -> Rate:
 
 
 def rates() -> dict[tuple[str, str], Rate]:
-    return {(scope, kind): parse_rate(settings.THROTTLE_RATES[scope][kind]) for scope in SCOPES for kind in KINDS}
+    return {
+        (scope, kind): parse_rate(settings.THROTTLE_RATES[scope][kind])
+        for scope, kinds in SCOPE_KINDS.items()
+        for kind in kinds
+    }
 
 
 class Throttled(Exception):
@@ -142,13 +176,36 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:40]
 
 
-def _identities(request: HttpRequest | None, username: Any) -> list[tuple[str, str]]:
+def _account(username: Any) -> str | None:
+    return _digest(username.strip().casefold()) if isinstance(username, str) and username.strip() else None
+
+
+def _identities(
+    request: HttpRequest | None, username: Any, *, scope: str = "signup", device: str | None = None
+) -> list[tuple[str, str]]:
+    """The (kind, key) pairs one attempt counts against."""
+    account = _account(username)
+    address = _digest(_ip_ident(client_ip(request))) if request is not None else None
+    if scope != "login":
+        return [(kind, ident) for kind, ident in (("username", account), ("ip", address)) if ident is not None]
+    if account is not None and device:
+        return [("device", _digest(f"{account}:{_epoch(account)}:{device}"))]
     found = []
-    if isinstance(username, str) and username.strip():
-        found.append(("username", _digest(username.strip().casefold())))
-    if request is not None:
-        found.append(("ip", _digest(_ip_ident(client_ip(request)))))
+    if account is not None and address is not None:
+        found.append(("pair", _digest(f"{account}:{_epoch(account)}:{address}")))
+    if address is not None:
+        found.append(("ip", address))
+    if account is not None:
+        found.append(("username", account))
     return found
+
+
+def _epoch_key(account: str) -> str:
+    return f"throttle:login:epoch:{account}"
+
+
+def _epoch(account: str) -> int:
+    return int(_call("get", _epoch_key(account)) or 0)
 
 
 def _keys(scope: str, kind: str, ident: str) -> tuple[str, str]:
@@ -209,11 +266,14 @@ def counter_add(key: str, amount: int, timeout: int) -> int:
 # --- the policy --------------------------------------------------------------------------------------
 
 
-def attempt(scope: str, *, request: HttpRequest | None, username: Any = None) -> None:
-    """Count one attempt (before the password is checked / the work is done); raise Throttled if over the limit."""
+def attempt(scope: str, *, request: HttpRequest | None, username: Any = None, device: str | None = None) -> None:
+    """Count one attempt (before the password is checked / the work is done); raise Throttled if over the limit.
+
+    ``device``: a known device's own id (a log-in only; the caller checked it belongs to this account).
+    """
     now = time.time()
     all_rates = rates()
-    identities = _identities(request, username)
+    identities = _identities(request, username, scope=scope, device=device)
     for kind, ident in identities:
         count_key, lock = _keys(scope, kind, ident)
         until = _call("get", lock)
@@ -230,11 +290,12 @@ def attempt(scope: str, *, request: HttpRequest | None, username: Any = None) ->
             raise Throttled(scope, kind, math.ceil(until - now))
 
 
-def succeeded(scope: str, *, request: HttpRequest | None, username: Any) -> None:
-    """A successful log-in: the username's counter is cleared; the IP's reservation is given back (not cleared)."""
-    for kind, ident in _identities(request, username):
+def succeeded(scope: str, *, request: HttpRequest | None, username: Any, device: str | None = None) -> None:
+    """A successful log-in: the pair's (or the device's) counter is cleared; the address's and the account's
+    reservations are given back (a success does not count), their counts of earlier failures kept."""
+    for kind, ident in _identities(request, username, scope=scope, device=device):
         count_key, lock = _keys(scope, kind, ident)
-        if kind == "username":
+        if kind in CLEARED_ON_SUCCESS:
             _call("delete_many", [count_key, lock])
         else:
             try:
@@ -244,41 +305,102 @@ def succeeded(scope: str, *, request: HttpRequest | None, username: Any) -> None
                 pass
 
 
+def account_reset(*, username: str) -> None:
+    """The owner proved they hold the account's e-mail (a password reset): its account-wide log-in lock ends."""
+    account = _account(username)
+    if account is not None:
+        _call("delete_many", list(_keys("login", "username", account)))
+
+
+def _lookup_keys(kind: str, value: str) -> list[tuple[str, str, str]]:
+    """(scope, kind, ident) a username/e-mail or an IP is counted under, in every scope."""
+    if kind == "username":
+        account = _digest(value.casefold())
+        return [(scope, "username", account) for scope in SCOPES]
+    address = _digest(_ip_ident(value))
+    return [(scope, "ip", address) for scope in SCOPES]
+
+
 def locks(*, username: str = "", ip: str = "") -> list[dict[str, Any]]:
-    """Current locks for a username/e-mail and/or IP, for the admin page."""
+    """Current locks for a username/e-mail and/or IP (and the pair of both), for the admin page."""
     now = time.time()
+    username, ip = username.strip(), ip.strip()
+    keys = [(s, k, i, username) for s, k, i in _lookup_keys("username", username)] if username else []
+    keys += [(s, k, i, ip) for s, k, i in _lookup_keys("ip", ip)] if ip else []
+    if username and ip:
+        account = _digest(username.casefold())
+        pair = _digest(f"{account}:{_epoch(account)}:{_digest(_ip_ident(ip))}")
+        keys.append(("login", "pair", pair, f"{username} @ {ip}"))
     found = []
-    for kind, value in (("username", username), ("ip", ip)):
-        if not value.strip():
-            continue
-        ident = _digest(value.strip().casefold()) if kind == "username" else _digest(_ip_ident(value.strip()))
-        for scope in SCOPES:
-            count_key, lock = _keys(scope, kind, ident)
-            until = _call("get", lock)
-            count = _call("get", count_key)
-            if until is not None or count:
-                found.append(
-                    {
-                        "scope": scope,
-                        "kind": kind,
-                        "value": value.strip(),
-                        "count": int(count or 0),
-                        "locked_seconds": max(0, math.ceil(float(until) - now)) if until is not None else 0,
-                    }
-                )
+    for scope, kind, ident, value in keys:
+        count_key, lock = _keys(scope, kind, ident)
+        until = _call("get", lock)
+        count = _call("get", count_key)
+        if until is not None or count:
+            found.append(
+                {
+                    "scope": scope,
+                    "kind": kind,
+                    "value": value,
+                    "count": int(count or 0),
+                    "locked_seconds": max(0, math.ceil(float(until) - now)) if until is not None else 0,
+                }
+            )
     return found
 
 
 def unlock(*, username: str = "", ip: str = "") -> int:
-    """Forget every counter and lock of a username/e-mail and/or an IP in every scope; returns how many were set."""
+    """Forget every counter and lock of a username/e-mail (its per-address and per-device ones too) and/or an IP in
+    every scope; returns how many were set."""
     cleared = len([row for row in locks(username=username, ip=ip) if row["count"] or row["locked_seconds"]])
-    for kind, value in (("username", username), ("ip", ip)):
-        if not value.strip():
-            continue
-        ident = _digest(value.strip().casefold()) if kind == "username" else _digest(_ip_ident(value.strip()))
-        for scope in SCOPES:
-            _call("delete_many", list(_keys(scope, kind, ident)))
+    for kind, value in (("username", username.strip()), ("ip", ip.strip())):
+        if value:
+            for scope, key_kind, ident in _lookup_keys(kind, value):
+                _call("delete_many", list(_keys(scope, key_kind, ident)))
+    if username.strip():
+        epoch_key = _epoch_key(_digest(username.strip().casefold()))
+        _call("set", epoch_key, _epoch(_digest(username.strip().casefold())) + 1, timeout=None)
     return cleared
+
+
+# --- known devices: a browser (signed cookie) or an app (a device id of the account) ---------------------------
+
+
+def known_device_cookie(*, username: str) -> str:
+    """A new signed value for the cookie that makes this browser a known device of this account."""
+    return signing.dumps({"a": _account(username), "n": secrets.token_urlsafe(12)}, salt=_KNOWN_DEVICE_SALT)
+
+
+def remember_device(response: HttpResponse, *, username: str) -> None:
+    """Set the known-device cookie on a response (a successful log-in, a password reset by e-mail)."""
+    response.set_cookie(
+        KNOWN_DEVICE_COOKIE,
+        known_device_cookie(username=username),
+        max_age=settings.KNOWN_DEVICE_COOKIE_DAYS * 86400,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def known_device(request: HttpRequest | None, *, username: Any, device_id: Any = None) -> str | None:
+    """This log-in's known device, if it has one for this account: the app's device id when the account has a
+    device with it, else the browser's cookie when it was set for this account. None: an unknown client."""
+    account = _account(username)
+    if request is None or account is None:
+        return None
+    if isinstance(device_id, str) and device_id and device_known(username=username, device_id=device_id):
+        return f"app:{device_id}"
+    value = request.COOKIES.get(KNOWN_DEVICE_COOKIE)
+    if not value:
+        return None
+    try:
+        found = signing.loads(value, salt=_KNOWN_DEVICE_SALT, max_age=settings.KNOWN_DEVICE_COOKIE_DAYS * 86400)
+    except signing.BadSignature:
+        return None
+    if not isinstance(found, dict) or found.get("a") != account or not isinstance(found.get("n"), str):
+        return None
+    return f"web:{found['n']}"
 
 
 # --- every authenticate() call --------------------------------------------------------------------------
@@ -287,7 +409,8 @@ def unlock(*, username: str = "", ip: str = "") -> int:
 class ThrottledModelBackend(ModelBackend):
     """Django's ModelBackend behind the ``login`` policy, for every caller of ``authenticate()``.
 
-    A refused attempt raises PermissionDenied, which makes ``authenticate()`` stop and return None; the
+    ``device_id`` (the API's log-in passes it) may name a known device of the account. A refused attempt raises
+    PermissionDenied, which makes ``authenticate()`` stop and return None; the
     Throttled exception is left on the request (``request.throttled``) so the page or the API can say
     why. Wrong passwords also raise PermissionDenied, so no later backend in AUTHENTICATION_BACKENDS
     (ModelBackend stays listed only to load sessions created before this backend existed) ever checks
@@ -301,8 +424,9 @@ class ThrottledModelBackend(ModelBackend):
             from django.contrib.auth import get_user_model
 
             username = kwargs.get(get_user_model().USERNAME_FIELD)
+        device = known_device(request, username=username, device_id=kwargs.get("device_id"))
         try:
-            attempt("login", request=request, username=username)
+            attempt("login", request=request, username=username, device=device)
         except Throttled as exc:
             if request is not None:
                 request.throttled = exc  # type: ignore[attr-defined]  # read by the log-in page and the API
@@ -310,7 +434,7 @@ class ThrottledModelBackend(ModelBackend):
         user = super().authenticate(request, username=username, password=password, **kwargs)
         if user is None:
             raise PermissionDenied("wrong username or password")
-        succeeded("login", request=request, username=username)
+        succeeded("login", request=request, username=username, device=device)
         return user
 
     def get_user(self, user_id: Any) -> Any:

@@ -27,6 +27,8 @@ from quizzes.models import Attempt, Question, ReviewCard
 from quizzes.packs import rules as pack_rules
 from quizzes.practice.next_step import NextStepKind
 
+#: How reminders reach the learner (the profile's reminder_channel, or "none" when reminders are off).
+REMINDER_CHANNELS = ["push", "email", "none"]
 MAX_DURATION_MS = 24 * 60 * 60 * 1000
 MAX_COUNT = 32767  # PositiveSmallIntegerField
 
@@ -47,43 +49,6 @@ class ErrorResponseSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
 
 
-# --- auth --------------------------------------------------------------------------------------
-
-
-class LoginSerializer(serializers.Serializer):
-    username = StrictCharField(max_length=150)
-    password = StrictCharField(max_length=4096, trim_whitespace=False)
-    device_name = StrictCharField(
-        max_length=100, required=False, default="", allow_blank=True, help_text='The device, e.g. "Pixel 8".'
-    )
-
-
-class TokenUserSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    username = serializers.CharField()
-    is_staff = serializers.BooleanField()
-
-
-class LoginResultSerializer(serializers.Serializer):
-    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`. Shown once.")
-    token_key = serializers.CharField(help_text="The token's first characters: identifies this device's token.")
-    device_name = serializers.CharField(allow_blank=True)
-    expiry = serializers.DateTimeField(allow_null=True)
-    user = TokenUserSerializer()
-
-
-class DeviceTokenSerializer(serializers.Serializer):
-    token_key = serializers.CharField()
-    device_name = serializers.CharField(allow_blank=True, help_text="As given at log-in.")
-    created = serializers.DateTimeField()
-    expiry = serializers.DateTimeField(allow_null=True)
-    current = serializers.BooleanField(help_text="The token this request was made with.")
-
-
-class DeviceTokenListSerializer(serializers.Serializer):
-    tokens = DeviceTokenSerializer(many=True)
-
-
 # --- profile -----------------------------------------------------------------------------------
 
 
@@ -95,6 +60,11 @@ class ProfileSerializer(serializers.Serializer):
     new_per_day = serializers.IntegerField(min_value=0)
     reviews_per_day = serializers.IntegerField(min_value=0)
     reminder_opt_in = serializers.BooleanField()
+    reminder_channel = serializers.ChoiceField(
+        choices=REMINDER_CHANNELS,
+        help_text="push: to your signed-in devices with a push registration, e-mail when none takes it; "
+        "email: e-mail only; none: no reminders (reminder_opt_in false).",
+    )
     reminder_hour = serializers.IntegerField(min_value=0, max_value=23)
     parameters = ParametersStatusSerializer(help_text="The FSRS parameters that schedule you (read-only).")
 
@@ -106,6 +76,9 @@ class ProfileUpdateSerializer(serializers.Serializer):
     new_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
     reviews_per_day = StrictIntegerField(min_value=0, max_value=MAX_COUNT, required=False)
     reminder_opt_in = StrictBooleanField(required=False)
+    reminder_channel = serializers.ChoiceField(
+        choices=REMINDER_CHANNELS, required=False, help_text="none turns reminders off, push or email on."
+    )
     reminder_hour = StrictIntegerField(min_value=0, max_value=23, required=False)
 
 

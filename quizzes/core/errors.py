@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     # --- accounts -------------------------------------------------------------------------------
     INVALID_CREDENTIALS = "invalid_credentials"
     USERNAME_TAKEN = "username_taken"
+    USERNAME_CONFUSABLE = "username_confusable"
     EMAIL_TAKEN = "email_taken"
     TIME_ZONE = "time_zone"
     WRONG_PASSWORD = "wrong_password"  # the password asked again (account deletion) is not the account's

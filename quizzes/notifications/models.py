@@ -15,6 +15,7 @@ class ReminderDelivery(models.Model):
     local_date = models.DateField(_("local date"))
     due_count = models.PositiveIntegerField(_("items due"), default=0)
     sent_at = models.DateTimeField(_("sent at"), null=True, blank=True)
+    channel = models.CharField(_("sent by"), max_length=8, blank=True, help_text=_("push or email; empty until sent."))
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -1,7 +1,11 @@
-"""Review reminder e-mails: at most one per learner per local study day.
+"""Review reminders — a push to the learner's devices, or an e-mail: at most one per learner per local study day.
 
-Who gets one: an active learner with an e-mail address who opted in
-(``LearnerProfile.reminder_opt_in``), has reviews due today (``selectors.due_count``: the same
+How: ``LearnerProfile.reminder_channel``. ``push`` sends to the learner's signed-in devices with a push registration
+(quizzes.notifications.push) and falls back to e-mail when none takes it (no device registered, or every push
+failed); ``email`` sends the e-mail only. Either way it is one reminder, under the one claim below.
+
+Who gets one: an active learner who opted in (``LearnerProfile.reminder_opt_in``) with somewhere to send it (an
+e-mail address, or for ``push`` a device that gets pushes), has reviews due today (``selectors.due_count``: the same
 "today" and cap as the review page) and whose reminder hour has passed. "Today" is the learner's
 study day (their time zone, starting at their rollover hour); the reminder moment of a study day
 is the first ``reminder_hour``:00 local time after the day starts, so a reminder hour earlier than
@@ -9,8 +13,8 @@ the rollover hour means the early hours of the next calendar day, still the same
 
 Never twice: before sending, a ``ReminderDelivery(user, local_date)`` row is inserted and
 committed; the UNIQUE (user, local_date) constraint lets exactly one concurrent run (or retry)
-claim the day. The e-mail goes out only after the claim, then ``sent_at`` is stamped.
-If sending raises (SMTP down, refused), nothing went out: the claim is deleted so the next beat
+claim the day. The reminder goes out only after the claim, then ``sent_at`` and the channel are stamped.
+If nothing went out (no device took the push and the e-mail failed), the claim is deleted so the next beat
 run tries again. If the process dies between sending and stamping, the row stays with
 ``sent_at`` NULL and is not retried: at most once, never twice.
 
@@ -34,6 +38,7 @@ import datetime as dt
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -46,8 +51,9 @@ from django.template.loader import select_template
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 
-from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.models import LearnerProfile, ReminderChannel
 from quizzes.accounts.services import learner_profile_update
+from quizzes.notifications import push
 from quizzes.notifications.models import ReminderDelivery
 from quizzes.notifications.selectors import UNSUBSCRIBE_SALT, unsubscribe_user_for_token
 from quizzes.reviews import scheduling
@@ -153,15 +159,46 @@ def _claim(*, user: User, day: dt.date, due: int, now: dt.datetime) -> ReminderD
         return None
 
 
+def _send_email(*, user: User, due: int, lessons: list[str], day: dt.date, connection: BaseEmailBackend | None) -> bool:
+    """The reminder e-mail; False (logged) if the backend raised — nothing was sent then."""
+    try:
+        message = reminder_message(user=user, due=due, lessons=lessons, day=day)
+        if connection is not None:
+            connection.open()  # kept open for the next learner of the chunk (a no-op once open)
+        message.connection = connection
+        message.send(fail_silently=False)
+    except Exception:
+        # Broad on purpose: any backend error means "not sent", and one learner's failure must not stop the others.
+        logger.exception("reminder e-mail to user %s for %s not sent", user.pk, day)
+        if connection is not None:
+            with contextlib.suppress(Exception):  # the next learner reconnects
+                connection.close()
+        return False
+    return True
+
+
+def _send_push(*, user: User, due: int, day: dt.date, devices: list[Any]) -> bool:
+    with translation.override(reminder_language()):
+        message = push.reminder_push_message(due=due, day=day, url=review_url())
+    result = push.push_send(user=user, message=message, devices=devices)
+    if result.failed or result.removed:
+        logger.info("reminder push to user %s: %s", user.pk, result)
+    return result.delivered > 0
+
+
 def reminder_send_for(
     *, profile: LearnerProfile, now: dt.datetime, connection: BaseEmailBackend | None = None
 ) -> bool | None:
     """Send this learner's reminder if it is due and unsent: True sent, False failed, None nothing to do."""
     user = profile.user
-    if not (profile.reminder_opt_in and user.is_active and user.email):
+    wants_push = profile.reminder_channel == ReminderChannel.PUSH
+    if not (profile.reminder_opt_in and user.is_active and (user.email or wants_push)):
         return None
     passed, day = reminder_is_due(profile=profile, now=now)
     if not passed or ReminderDelivery.objects.filter(user=user, local_date=day).exists():
+        return None
+    devices = push.push_targets(user=user) if wants_push else []
+    if not (devices or user.email):
         return None
     cards = review_selectors.due_cards(user=user, now=now)
     if not cards:
@@ -170,22 +207,16 @@ def reminder_send_for(
     delivery = _claim(user=user, day=day, due=len(cards), now=now)
     if delivery is None:
         return None
-    try:
-        message = reminder_message(user=user, due=len(cards), lessons=lessons, day=day)
-        if connection is not None:
-            connection.open()  # kept open for the next learner of the chunk (a no-op once open)
-        message.connection = connection
-        message.send(fail_silently=False)
-    except Exception:
-        # Nothing was sent: release the claim so the next run retries. (Broad on purpose: any
-        # backend error means "not sent", and one learner's failure must not stop the others.)
-        logger.exception("reminder to user %s for %s not sent; will retry on the next run", user.pk, day)
+    channel = ""
+    if devices and _send_push(user=user, due=len(cards), day=day, devices=devices):
+        channel = ReminderChannel.PUSH
+    elif user.email and _send_email(user=user, due=len(cards), lessons=lessons, day=day, connection=connection):
+        channel = ReminderChannel.EMAIL
+    if not channel:  # nothing went out: release the claim so the next run retries
+        logger.warning("reminder to user %s for %s not sent; will retry on the next run", user.pk, day)
         delivery.delete()
-        if connection is not None:
-            with contextlib.suppress(Exception):  # the next learner reconnects
-                connection.close()
         return False
-    ReminderDelivery.objects.filter(pk=delivery.pk).update(sent_at=timezone.now())
+    ReminderDelivery.objects.filter(pk=delivery.pk).update(sent_at=timezone.now(), channel=channel)
     LearnerProfile.objects.filter(pk=profile.pk).update(last_reminded_on=day)
     return True
 
@@ -208,7 +239,7 @@ def reminders_take_due(*, now: dt.datetime | None = None, lease: dt.timedelta = 
 
     One ``UPDATE … RETURNING`` through the partial index on next_reminder_at, so a pass costs O(learners
     due now) and one statement when nobody is; concurrent passes never take the same learner (the row lock
-    of the UPDATE). Only active learners with an address who opted in are taken.
+    of the UPDATE). Only active learners who opted in are taken, with an address or reminded by push.
     """
     now = now or timezone.now()
     profiles, users = LearnerProfile._meta.db_table, get_user_model()._meta.db_table
@@ -216,9 +247,10 @@ def reminders_take_due(*, now: dt.datetime | None = None, lease: dt.timedelta = 
         cursor.execute(
             f"UPDATE {profiles} SET next_reminder_at = %s "
             f"WHERE next_reminder_at <= %s AND reminder_opt_in "
-            f"AND user_id IN (SELECT id FROM {users} WHERE is_active AND email <> '') "
+            f"AND user_id IN (SELECT id FROM {users} "
+            f"WHERE is_active AND (email <> '' OR {profiles}.reminder_channel = %s)) "
             f"RETURNING user_id",
-            [now + lease, now],
+            [now + lease, now, ReminderChannel.PUSH.value],
         )
         return sorted(row[0] for row in cursor.fetchall())
 

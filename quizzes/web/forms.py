@@ -15,9 +15,9 @@ from django.urls import reverse_lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION
-from quizzes.accounts.selectors import email_taken
-from quizzes.accounts.services import EMAIL_TAKEN_MESSAGE
+from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION, ReminderChannel
+from quizzes.accounts.selectors import email_taken, username_confusable
+from quizzes.accounts.services import EMAIL_TAKEN_MESSAGE, USERNAME_CONFUSABLE_MESSAGE
 from quizzes.content import attention_demo as demo
 from quizzes.core.errors import ErrorCode
 
@@ -49,6 +49,14 @@ class SignupForm(UserCreationForm):
         super().__init__(*args, **kwargs)
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
 
+    def clean_username(self) -> str:
+        """Django's rules and uniqueness, and no username confusable with an existing one (quizzes.accounts.usernames:
+        a Cyrillic "а" for a Latin "a", "0" for "O", another case); the skeleton's unique index is the final word."""
+        username = super().clean_username()
+        if username and username_confusable(username=username):
+            raise forms.ValidationError(USERNAME_CONFUSABLE_MESSAGE, code=ErrorCode.USERNAME_CONFUSABLE)
+        return username
+
     def clean_email(self) -> str:
         """One account per address (case-insensitive); the database's unique index is the final word."""
         email = self.cleaned_data.get("email") or ""
@@ -61,6 +69,17 @@ class SignupForm(UserCreationForm):
 def _time_zone_choices() -> list[tuple[str, str]]:
     zones = sorted(z for z in zoneinfo.available_timezones() if "/" in z or z == "UTC")
     return [(z, z.replace("_", " ")) for z in zones]
+
+
+#: The "reminders" choice that turns them off (the profile keeps the channel for when they are turned on again).
+REMINDERS_OFF = "none"
+
+
+def reminder_changes(choice: str) -> dict[str, Any]:
+    """The form's one "reminders" choice → the profile's fields (reminder_opt_in, reminder_channel)."""
+    if choice == REMINDERS_OFF:
+        return {"reminder_opt_in": False}
+    return {"reminder_opt_in": True, "reminder_channel": choice}
 
 
 class LearnerSettingsForm(forms.Form):
@@ -104,10 +123,11 @@ class LearnerSettingsForm(forms.Form):
         max_value=500,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    reminder_opt_in = forms.BooleanField(
-        label=_("E-mail me when reviews are due"),
-        required=False,
-        help_text=_("At most one reminder a day."),
+    reminders = forms.ChoiceField(
+        label=_("Remind me when reviews are due"),
+        choices=[*ReminderChannel.choices, (REMINDERS_OFF, _("No reminders"))],
+        widget=forms.RadioSelect,
+        help_text=_("At most one reminder a day. A push goes to the phones and browsers you are signed in on."),
     )
 
 

@@ -8,7 +8,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from quizzes.web.forms import LoginForm
-from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell, your_data
+from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell, signed_in, your_data
 
 app_name = "web"
 
@@ -25,6 +25,9 @@ urlpatterns = [
     path("settings/delete-account/", your_data.account_delete_view, name="account_delete"),
     path("account-deleted/", your_data.account_deleted, name="account_deleted"),
     path("exports/<str:token>/", your_data.export_download_view, name="export_download"),
+    path("settings/sessions/<int:session_id>/sign-out/", signed_in.session_sign_out, name="session_sign_out"),
+    path("settings/devices/<int:device_id>/sign-out/", signed_in.device_sign_out, name="device_sign_out"),
+    path("settings/sign-out-everywhere/", signed_in.sign_out_everywhere, name="sign_out_everywhere"),
     # accounts
     path("accounts/signup/", accounts.signup, name="signup"),
     path(
@@ -39,7 +42,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/change/",
-        auth_views.PasswordChangeView.as_view(
+        accounts.PasswordChangeView.as_view(
             template_name="registration/learner_password_change_form.html",
             success_url=reverse_lazy("web:password_change_done"),
         ),
@@ -67,7 +70,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(
+        accounts.PasswordResetConfirmView.as_view(
             template_name="registration/learner_password_reset_confirm.html",
             success_url=reverse_lazy("web:password_reset_complete"),
         ),

@@ -141,9 +141,15 @@ def start_worker(redis_url, tmp_path) -> Iterator[Callable[..., Worker]]:
     workers: list[Worker] = []
 
     def start(
-        *, pool: str = "solo", concurrency: int = 1, travel_to: str | None = None, queues: Sequence[str] = ()
+        *,
+        pool: str = "solo",
+        concurrency: int = 1,
+        travel_to: str | None = None,
+        queues: Sequence[str] = (),
+        extra_env: dict[str, str] | None = None,
     ) -> Worker:
-        """``queues``: the worker's ``-Q`` (default: none given, so it consumes every queue of the settings)."""
+        """``queues``: the worker's ``-Q`` (default: none given, so it consumes every queue of the settings).
+        ``extra_env``: more environment for the worker (e.g. push credentials, OPS_FCM_URL)."""
         index = len(workers)
         log = tmp_path / f"worker{index}.log"
         mail_dir = tmp_path / "mail"
@@ -161,6 +167,7 @@ def start_worker(redis_url, tmp_path) -> Iterator[Callable[..., Worker]]:
         )
         if travel_to:
             env["OPS_TRAVEL_TO"] = travel_to
+        env.update(extra_env or {})
         args = [
             sys.executable,
             "-m",

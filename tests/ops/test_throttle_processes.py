@@ -3,8 +3,9 @@
 Two separate gunicorn servers (production settings, DEBUG off) share this run's PostgreSQL test
 database and a THROWAWAY redis-server (tests/ops/conftest.py), never the shared one on 6379:
 
-1. wrong passwords on the learner log-in page, alternating between the two servers, lock the account
-   after 5 in total — the counters are shared — and the right password is then refused on both;
+1. wrong passwords on the learner log-in page, alternating between the two servers, lock the account out
+   for this client address (the (account, address) pair) after 5 in total — the counters are shared — and the
+   right password is then refused on both, page and API;
 2. with that Redis stopped, log-ins still work (nothing fails), and each process keeps counting on its own
    (the documented fallback in quizzes.accounts.throttle): 5 wrong passwords on one server lock the account there.
 """

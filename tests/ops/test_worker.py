@@ -12,7 +12,10 @@ import datetime as dt
 import pytest
 import redis
 from django.db import connection, transaction
+from push_notifications.models import GCMDevice
 
+from quizzes.accounts.devices import device_push_register
+from quizzes.accounts.services import api_token_create
 from quizzes.content.generation import generation_job_create
 from quizzes.models import GenerationJob, Question, ReminderDelivery
 from quizzes.tasks import run_generation_job, send_review_reminders
@@ -20,6 +23,7 @@ from tests import factories
 from tests.factories import utc
 from tests.ops.conftest import wait_for
 from tests.ops.helpers import due_card, learner
+from tests.quizzes.notifications.fcm_standin import ACCESS_TOKEN, FcmStandIn
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -74,6 +78,50 @@ def test_reminder_day_boundaries_across_time_zones_on_a_travelled_worker(start_w
     days = dict(ReminderDelivery.objects.filter(sent_at__isnull=False).values_list("user_id", "local_date"))
     assert days == {shanghai.user_id: dt.date(2025, 3, 10), los_angeles.user_id: dt.date(2025, 3, 9)}
     assert len(worker.sent_messages()) == 2
+
+
+def test_push_reminders_through_the_worker_to_the_fcm_stand_in_in_the_reminders_queue(start_worker, tmp_path):
+    """A worker consuming only ``reminders`` runs the pass: django-push-notifications → firebase-admin → the local FCM
+    stand-in; a push learner whose token FCM calls UNREGISTERED loses the registration and gets the e-mail."""
+    standin = FcmStandIn()
+    try:
+        pushed = learner(time_zone="UTC", rollover=0, reminder_hour=0)
+        due_card(pushed, due=dt.datetime.now(dt.UTC) - dt.timedelta(days=1))
+        device = api_token_create(user=pushed.user, device_id="phone", platform="android").device
+        device_push_register(device=device, service="fcm", token="fcm-live:" + "L" * 140)
+        gone = learner(time_zone="UTC", rollover=0, reminder_hour=0)
+        due_card(gone, due=dt.datetime.now(dt.UTC) - dt.timedelta(days=1))
+        old = api_token_create(user=gone.user, device_id="old-phone", platform="android").device
+        device_push_register(device=old, service="fcm", token="fcm-gone:" + "G" * 140)
+        standin.unregistered.add("fcm-gone:" + "G" * 140)
+
+        worker = start_worker(
+            pool="threads",
+            concurrency=2,
+            queues=["reminders"],
+            extra_env={
+                "FCM_SERVICE_ACCOUNT_FILE": str(standin.service_account(tmp_path / "fcm.json")),
+                "OPS_FCM_URL": standin.fcm_url,
+            },
+        )
+        send_review_reminders.delay()
+        wait_for(
+            lambda: worker.log_text().count("succeeded in") >= 2,
+            timeout=30,
+            what="the pass + its chunk",
+            log=worker.log_text,
+        )
+
+        tokens = sorted(send["body"]["message"]["token"] for send in standin.sends)
+        assert tokens == sorted(["fcm-live:" + "L" * 140, "fcm-gone:" + "G" * 140])
+        assert all(send["authorization"] == f"Bearer {ACCESS_TOKEN}" for send in standin.sends)
+        channels = dict(ReminderDelivery.objects.filter(sent_at__isnull=False).values_list("user_id", "channel"))
+        assert channels == {pushed.user_id: "push", gone.user_id: "email"}
+        messages = worker.sent_messages()
+        assert len(messages) == 1 and gone.user.email in messages[0]
+        assert list(GCMDevice.objects.values_list("registration_id", flat=True)) == ["fcm-live:" + "L" * 140]
+    finally:
+        standin.stop()
 
 
 def test_bulk_generation_creates_exactly_n_and_a_rerun_creates_none(start_worker, lesson):

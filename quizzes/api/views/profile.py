@@ -50,8 +50,20 @@ def _profile_data(user: User) -> dict:
     return {
         "username": user.get_username(),
         **{name: getattr(profile, name) for name in PROFILE_FIELDS},
+        "reminder_channel": profile.reminder_channel if profile.reminder_opt_in else "none",
         "parameters": _parameters_data(user, profile),
     }
+
+
+def _profile_changes(data: dict) -> dict:
+    """``reminder_channel`` "none" turns reminders off; "push"/"email" turns them on by that channel."""
+    changes = dict(data)
+    channel = changes.pop("reminder_channel", None)
+    if channel == "none":
+        changes["reminder_opt_in"] = False
+    elif channel is not None:
+        changes |= {"reminder_opt_in": True, "reminder_channel": channel}
+    return changes
 
 
 class ProfileView(AccountDeleteMixin, APIView):
@@ -70,7 +82,7 @@ class ProfileView(AccountDeleteMixin, APIView):
         summary="Update some of your settings",
         description=(
             "Time zone from the tz database; rollover and reminder hours 0–23; desired retention 0.70–0.97 (outside: "
-            "400 naming the field); limits ≥ 0."
+            "400 naming the field); limits ≥ 0. reminder_channel: push, email or none (none = reminder_opt_in false)."
         ),
         request=s.ProfileUpdateSerializer,
         responses={200: s.ProfileSerializer, **errors(400, 401)},
@@ -79,7 +91,7 @@ class ProfileView(AccountDeleteMixin, APIView):
         serializer = s.ProfileUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         if serializer.validated_data:
-            learner_profile_update(user=request.user, **serializer.validated_data)
+            learner_profile_update(user=request.user, **_profile_changes(serializer.validated_data))
         return Response(s.ProfileSerializer(_profile_data(request.user)).data)
 
 

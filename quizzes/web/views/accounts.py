@@ -1,4 +1,5 @@
-"""Ways in: sign-up, log-in and password reset, each behind the one throttle policy (quizzes.accounts.throttle)."""
+"""Ways in: sign-up, log-in and password reset, each behind the one throttle policy (quizzes.accounts.throttle);
+a password change or reset, which ends the learner's other sessions and API tokens."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from quizzes.accounts import throttle
-from quizzes.accounts.services import account_signup
+from quizzes.accounts.services import account_signed_out_elsewhere, account_signup
 from quizzes.core.errors import DomainError
 from quizzes.web.forms import SignupForm
 
@@ -32,7 +33,13 @@ def throttled_page(request: HttpRequest, exc: throttle.Throttled) -> HttpRespons
 
 
 class LoginView(auth_views.LoginView):
-    """Django's log-in page; the throttle runs inside authenticate() and leaves ``request.throttled``."""
+    """Django's log-in page; the throttle runs inside authenticate() and leaves ``request.throttled``. A success
+    makes this browser a known device of the account (its own log-in counter: quizzes.accounts.throttle)."""
+
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
+        response = super().form_valid(form)
+        throttle.remember_device(response, username=form.get_user().get_username())
+        return response
 
     def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
         refused = getattr(self.request, "throttled", None)
@@ -50,6 +57,28 @@ class PasswordResetView(auth_views.PasswordResetView):
         except throttle.Throttled as exc:
             return throttled_page(request, exc)
         return super().post(request, *args, **kwargs)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The new password from the e-mail's link: every session and API token of the learner ends (the owner proved
+    they hold the address), the account's account-wide log-in lock ends, and this browser becomes a known device."""
+
+    def form_valid(self, form: SetPasswordForm) -> HttpResponse:
+        response = super().form_valid(form)
+        user = form.user
+        account_signed_out_elsewhere(user=user)
+        throttle.account_reset(username=user.get_username())
+        throttle.remember_device(response, username=user.get_username())
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's password change (which keeps this session signed in); every other session and API token ends."""
+
+    def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
+        response = super().form_valid(form)
+        account_signed_out_elsewhere(user=form.user, keep_session_key=self.request.session.session_key)
+        return response
 
 
 # --- sign-up -------------------------------------------------------------------------------------
@@ -92,6 +121,8 @@ def signup(request: HttpRequest) -> HttpResponse:
             return render(request, "web/core/signup.html", {"form": form, "next": next_url}, status=400)
         login(request, user, backend=LOGIN_BACKEND)
         messages.success(request, _("Welcome, %(name)s! Start with the first lesson.") % {"name": user.get_username()})
-        return redirect(next_url or reverse("web:dashboard"))
+        response = redirect(next_url or reverse("web:dashboard"))
+        throttle.remember_device(response, username=user.get_username())
+        return response
     status = 400 if request.method == "POST" else 200
     return render(request, "web/core/signup.html", {"form": form, "next": next_url}, status=status)

@@ -1,6 +1,6 @@
 """The learner's settings page: study preferences (saved through the profile service) and the UI language; the FSRS
 parameters that schedule them, and what a desired retention would cost before it is saved (issue 30); "Your data"
-(export and account deletion: views.your_data)."""
+(export and account deletion: views.your_data); where the learner is signed in (views.signed_in)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
 from quizzes.privacy.selectors import export_latest
 from quizzes.reviews.parameters import parameters_status, retention_preview
-from quizzes.web.forms import LearnerSettingsForm, RetentionPreviewForm
+from quizzes.web.forms import REMINDERS_OFF, LearnerSettingsForm, RetentionPreviewForm, reminder_changes
 from quizzes.web.types import LearnerRequest
+from quizzes.web.views.signed_in import signed_in_context
 from quizzes.web.views.your_data import export_context
 
 
@@ -49,7 +50,7 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         "language": translation.get_language(),
         "desired_retention": profile.desired_retention,
         "new_per_day": profile.new_per_day,
-        "reminder_opt_in": profile.reminder_opt_in,
+        "reminders": profile.reminder_channel if profile.reminder_opt_in else REMINDERS_OFF,
     }
     if request.method != "POST":
         form = LearnerSettingsForm(initial=current)
@@ -60,7 +61,8 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         retention = chosen.cleaned_data["desired_retention"] if chosen.is_valid() else profile.desired_retention
         return render(request, "web/core/settings.html", _page(request, profile, form, retention))
     if form.is_valid():
-        changes = {k: v for k, v in form.cleaned_data.items() if k != "language"}
+        changes = {k: v for k, v in form.cleaned_data.items() if k not in ("language", "reminders")}
+        changes |= reminder_changes(form.cleaned_data["reminders"])
         try:
             learner_profile_update(user=request.user, **changes)
         except ValidationError as exc:
@@ -85,6 +87,7 @@ def _page(request: LearnerRequest, profile: LearnerProfile, form: LearnerSetting
             user=request.user, profile=profile, desired_retention=retention, now=timezone.now()
         ),
         **export_context(export_latest(user=request.user)),
+        **signed_in_context(request),
     }
 
 

@@ -18,10 +18,8 @@ pytestmark = pytest.mark.django_db
 LOGIN = "/api/v1/auth/login/"
 
 
-def login(client, username, password=factories.PASSWORD, device="Pixel 8", **extra):
-    return client.post(
-        LOGIN, {"username": username, "password": password, "device_name": device}, format="json", **extra
-    )
+def login(client, username, password=factories.PASSWORD, device="Pixel 8", **fields):
+    return client.post(LOGIN, {"username": username, "password": password, "device_name": device, **fields}, "json")
 
 
 def authed(token: str) -> APIClient:
@@ -83,20 +81,56 @@ def test_session_auth_is_accepted(user):
     assert_error(client.patch("/api/v1/profile/", {"reminder_opt_in": True}, format="json"), 403)
 
 
-def test_login_is_throttled_per_username(user):
-    """5 failed log-ins per account (any IPs) in 15 minutes; the 6th try is refused, even with the right password."""
-    for index in range(5):
-        client = APIClient(REMOTE_ADDR=f"10.0.0.{index}")
-        assert login(client, user.username, password="wrong").status_code == 400
-    response = login(APIClient(REMOTE_ADDR="10.0.0.99"), user.username)
+def test_login_is_throttled_per_account_and_address(user):
+    """5 failed log-ins from one address lock that address out of the account for 15 minutes (the right password
+    too); the owner's log-in from another address goes through."""
+    attacker = APIClient(REMOTE_ADDR="10.0.0.66")
+    for _ in range(5):
+        assert login(attacker, user.username, password="wrong").status_code == 400
+    response = login(attacker, user.username)
     body = assert_error(response, 429, "throttled")
     assert 0 < int(response.headers["Retry-After"]) <= 15 * 60
     assert body["error"]["message"] == "Too many attempts; try again in 15 minutes."
     assert not AuthToken.objects.exists()
+    assert login(APIClient(REMOTE_ADDR="10.0.0.99"), user.username).status_code == 200
+
+
+def test_the_account_wide_limit_holds_unknown_clients_but_lets_the_owners_devices_through(user, settings):
+    """Many addresses together reach the account-wide limit (far above the per-address one): unknown clients are
+    refused then, the owner's app — a device id the account knows — is not."""
+    settings.THROTTLE_RATES = {
+        **settings.THROTTLE_RATES,
+        "login": {"pair": "2/15m", "ip": "20/15m", "username": "6/1h", "device": "10/15m"},
+    }
+    phone = login(APIClient(REMOTE_ADDR="10.0.1.1"), user.username, device_id="phone-1", platform="android")
+    assert phone.status_code == 200
+    for index in range(6):  # a botnet: 6 addresses, one failure each
+        assert login(APIClient(REMOTE_ADDR=f"10.0.2.{index}"), user.username, password="wrong").status_code == 400
+    assert_error(login(APIClient(REMOTE_ADDR="10.0.3.3"), user.username), 429, "throttled")  # unknown client
+    again = login(APIClient(REMOTE_ADDR="10.0.3.3"), user.username, device_id="phone-1")
+    assert again.status_code == 200  # the owner's phone, from the same new address
+    assert again.json()["device"]["id"] == phone.json()["device"]["id"]
+    # an unknown device id is an unknown client
+    assert_error(login(APIClient(REMOTE_ADDR="10.0.3.4"), user.username, device_id="guessed"), 429, "throttled")
+
+
+def test_a_known_device_has_its_own_limit(user, settings):
+    settings.THROTTLE_RATES = {
+        **settings.THROTTLE_RATES,
+        "login": {"pair": "5/15m", "ip": "20/15m", "username": "100/1h", "device": "3/15m"},
+    }
+    assert login(APIClient(REMOTE_ADDR="10.0.4.1"), user.username, device_id="tablet").status_code == 200
+    for _ in range(3):
+        assert login(APIClient(REMOTE_ADDR="10.0.4.1"), user.username, "wrong", device_id="tablet").status_code == 400
+    assert_error(login(APIClient(REMOTE_ADDR="10.0.4.1"), user.username, device_id="tablet"), 429, "throttled")
+    assert login(APIClient(REMOTE_ADDR="10.0.4.1"), user.username).status_code == 200  # the pair is not held
 
 
 def test_login_is_throttled_per_ip(db, settings):
-    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "login": {"username": "5/15m", "ip": "3/15m"}}
+    settings.THROTTLE_RATES = {
+        **settings.THROTTLE_RATES,
+        "login": {"pair": "5/15m", "ip": "3/15m", "username": "100/1h", "device": "10/15m"},
+    }
     client = APIClient(REMOTE_ADDR="10.1.1.1")
     for index in range(3):
         assert login(client, f"nobody{index}", password="wrong").status_code == 400
@@ -125,9 +159,9 @@ def _v1_routes():
     for pattern in v1:
         assert isinstance(pattern, URLPattern)
         route = str(pattern.pattern).replace("<int:", "{").replace(">", "}")
-        for name in ("lesson_id", "attempt_id", "item_id", "card_id", "question_id", "pack_id"):
+        for name in ("lesson_id", "attempt_id", "item_id", "card_id", "question_id", "pack_id", "device_pk"):
             route = route.replace("{" + name + "}", "1")
-        methods = [m for m in ("get", "post", "patch") if hasattr(pattern.callback.cls, m)]
+        methods = [m for m in ("get", "post", "patch", "put", "delete") if hasattr(pattern.callback.cls, m)]
         yield "/api/v1/" + route, methods
 
 

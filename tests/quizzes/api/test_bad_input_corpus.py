@@ -32,6 +32,7 @@ from django.urls import URLPattern, reverse
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
+from quizzes.accounts.services import api_token_create
 from quizzes.models import AttemptItem, Lesson, Question, ReviewCard
 from quizzes.packs.services import pack_issue
 from quizzes.practice.services import attempt_start
@@ -291,6 +292,7 @@ def world(db):
         "question_id": prompt.pk,
         "pack_id": pack_issue(user=user).pk,
         "export_id": data_export_request(user=user).export.pk,
+        "device_pk": api_token_create(user=user, device_id="corpus-phone", platform="android").device.pk,
     }
     return {"user": user, "token": token, "ids": ids, "prompt": prompt, "lesson": lesson, "attempt": attempt}
 
@@ -418,6 +420,8 @@ def _web_urls(world) -> list[str]:
         "question_key": prompt.key,
         "section": "check",
         "export_id": world["ids"]["export_id"],
+        "session_id": 1,  # the settings page's sign-out forms (POST only: a GET finds no form there)
+        "device_id": world["ids"]["device_pk"],
     }
     urls = []
     from quizzes.web import urls as web_urls

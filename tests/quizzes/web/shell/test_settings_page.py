@@ -17,7 +17,7 @@ VALID = {
     "language": "en",
     "desired_retention": "0.85",
     "new_per_day": "12",
-    "reminder_opt_in": "on",
+    "reminders": "email",
 }
 
 
@@ -37,7 +37,7 @@ def test_saving_updates_the_profile(learner_client, learner):
     assert (profile.time_zone, profile.day_rollover_hour) == ("Asia/Shanghai", 5)
     assert profile.desired_retention == pytest.approx(0.85)
     assert profile.new_per_day == 12
-    assert profile.reminder_opt_in is True
+    assert (profile.reminder_opt_in, profile.reminder_channel) == (True, "email")
     assert "Settings saved." in learner_client.get(response.url).content.decode()
 
 
@@ -45,8 +45,21 @@ def test_saving_creates_a_missing_profile(client):
     user = factories.UserFactory()
     client.force_login(user)
     assert client.get(reverse("web:settings")).status_code == 200
-    assert client.post(reverse("web:settings"), {**VALID, "reminder_opt_in": ""}).status_code == 302
+    assert client.post(reverse("web:settings"), {**VALID, "reminders": "none"}).status_code == 302
     assert LearnerProfile.objects.get(user=user).reminder_opt_in is False
+
+
+def test_reminders_by_push_e_mail_or_none(learner_client, learner):
+    assert 'name="reminders" value="none"' in learner_client.get(reverse("web:settings")).content.decode()
+    assert learner_client.post(reverse("web:settings"), {**VALID, "reminders": "push"}).status_code == 302
+    profile = LearnerProfile.objects.get(user=learner)
+    assert (profile.reminder_opt_in, profile.reminder_channel) == (True, "push")
+    page = learner_client.get(reverse("web:settings")).content.decode()
+    assert 'name="reminders" value="push" required id="id_reminders_0" checked' in page
+    assert learner_client.post(reverse("web:settings"), {**VALID, "reminders": "none"}).status_code == 302
+    profile.refresh_from_db()
+    assert (profile.reminder_opt_in, profile.reminder_channel) == (False, "push")  # kept for turning them on again
+    assert learner_client.post(reverse("web:settings"), {**VALID, "reminders": "sms"}).status_code == 400
 
 
 def test_language_is_kept_in_the_language_cookie(learner_client):
