@@ -53,6 +53,18 @@ class ReminderChannel(models.TextChoices):
     EMAIL = "email", _("E-mail")
 
 
+#: The one "reminders" choice (web form and API) that turns them off; the profile keeps its channel for when they
+#: are turned on again.
+REMINDERS_OFF = "none"
+
+
+def reminder_choice_fields(choice: str) -> dict[str, Any]:
+    """A "reminders" choice (push, email or none) → the profile's fields; the web and the API both save it so."""
+    if choice == REMINDERS_OFF:
+        return {"reminder_opt_in": False}
+    return {"reminder_opt_in": True, "reminder_channel": choice}
+
+
 class LearnerProfile(models.Model):
     """Per-learner preferences the scheduler and selectors need."""
 
@@ -144,6 +156,11 @@ class LearnerProfile(models.Model):
         if update_fields is not None and "reminder_opt_in" in update_fields:
             kwargs["update_fields"] = {*update_fields, "next_reminder_at"}
         super().save(*args, **kwargs)
+
+    @property
+    def reminder_choice(self) -> str:
+        """What the learner chose: their channel, or ``REMINDERS_OFF`` (the inverse of ``reminder_choice_fields``)."""
+        return self.reminder_channel if self.reminder_opt_in else REMINDERS_OFF
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:

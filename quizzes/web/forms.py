@@ -15,7 +15,7 @@ from django.urls import reverse_lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION, ReminderChannel
+from quizzes.accounts.models import MAX_RETENTION, MIN_RETENTION, REMINDERS_OFF, ReminderChannel
 from quizzes.accounts.selectors import email_taken, username_confusable
 from quizzes.accounts.services import EMAIL_TAKEN_MESSAGE, USERNAME_CONFUSABLE_MESSAGE
 from quizzes.content import attention_demo as demo
@@ -69,17 +69,6 @@ class SignupForm(UserCreationForm):
 def _time_zone_choices() -> list[tuple[str, str]]:
     zones = sorted(z for z in zoneinfo.available_timezones() if "/" in z or z == "UTC")
     return [(z, z.replace("_", " ")) for z in zones]
-
-
-#: The "reminders" choice that turns them off (the profile keeps the channel for when they are turned on again).
-REMINDERS_OFF = "none"
-
-
-def reminder_changes(choice: str) -> dict[str, Any]:
-    """The form's one "reminders" choice → the profile's fields (reminder_opt_in, reminder_channel)."""
-    if choice == REMINDERS_OFF:
-        return {"reminder_opt_in": False}
-    return {"reminder_opt_in": True, "reminder_channel": choice}
 
 
 class LearnerSettingsForm(forms.Form):

@@ -12,7 +12,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.models import LearnerProfile, reminder_choice_fields
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import PROFILE_FIELDS, learner_profile_update
 from quizzes.api import scheduling_serializers as ss
@@ -50,20 +50,16 @@ def _profile_data(user: User) -> dict:
     return {
         "username": user.get_username(),
         **{name: getattr(profile, name) for name in PROFILE_FIELDS},
-        "reminder_channel": profile.reminder_channel if profile.reminder_opt_in else "none",
+        "reminder_channel": profile.reminder_choice,
         "parameters": _parameters_data(user, profile),
     }
 
 
 def _profile_changes(data: dict) -> dict:
-    """``reminder_channel`` "none" turns reminders off; "push"/"email" turns them on by that channel."""
+    """``reminder_channel`` is the reminders choice (push, email or none), saved as the web form saves it."""
     changes = dict(data)
     channel = changes.pop("reminder_channel", None)
-    if channel == "none":
-        changes["reminder_opt_in"] = False
-    elif channel is not None:
-        changes |= {"reminder_opt_in": True, "reminder_channel": channel}
-    return changes
+    return changes if channel is None else changes | reminder_choice_fields(channel)
 
 
 class ProfileView(AccountDeleteMixin, APIView):

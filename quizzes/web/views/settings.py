@@ -14,12 +14,12 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from quizzes.accounts.models import LearnerProfile
+from quizzes.accounts.models import LearnerProfile, reminder_choice_fields
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
 from quizzes.privacy.selectors import export_latest
 from quizzes.reviews.parameters import parameters_status, retention_preview
-from quizzes.web.forms import REMINDERS_OFF, LearnerSettingsForm, RetentionPreviewForm, reminder_changes
+from quizzes.web.forms import LearnerSettingsForm, RetentionPreviewForm
 from quizzes.web.types import LearnerRequest
 from quizzes.web.views.signed_in import signed_in_context
 from quizzes.web.views.your_data import export_context
@@ -50,7 +50,7 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         "language": translation.get_language(),
         "desired_retention": profile.desired_retention,
         "new_per_day": profile.new_per_day,
-        "reminders": profile.reminder_channel if profile.reminder_opt_in else REMINDERS_OFF,
+        "reminders": profile.reminder_choice,
     }
     if request.method != "POST":
         form = LearnerSettingsForm(initial=current)
@@ -62,7 +62,7 @@ def settings_view(request: LearnerRequest) -> HttpResponse:
         return render(request, "web/core/settings.html", _page(request, profile, form, retention))
     if form.is_valid():
         changes = {k: v for k, v in form.cleaned_data.items() if k not in ("language", "reminders")}
-        changes |= reminder_changes(form.cleaned_data["reminders"])
+        changes |= reminder_choice_fields(form.cleaned_data["reminders"])
         try:
             learner_profile_update(user=request.user, **changes)
         except ValidationError as exc:
