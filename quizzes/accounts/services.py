@@ -260,8 +260,8 @@ def api_tokens_prune_expired(*, now: dt.datetime | None = None) -> int:
 def user_sessions_end(*, user_id: int) -> int:
     """Sign the account out of every browser: its stored sessions are deleted. Returns how many."""
     keys = session_keys_of(user_id=user_id)
-    deleted, _rows = Session.objects.filter(session_key__in=keys).delete()
-    return deleted
+    _total, by_model = Session.objects.filter(session_key__in=keys).delete()  # their BrowserSession rows go too
+    return by_model.get(Session._meta.label, 0)
 
 
 # --- demo accounts -------------------------------------------------------------------------------

@@ -145,6 +145,16 @@ def _rows(value: Any) -> list[list[float]]:
     return np.atleast_2d(np.asarray(value, dtype=float)).tolist()
 
 
+def _shown_scores(given: Mapping[str, Any]) -> np.ndarray | None:
+    """The scaled scores a mask question works on: shown scaled (version 2: ``scores``) or as raw dot products with
+    their d_k (version 3: ``dots``, ``d_k``), so the learner scales them first."""
+    if "scores" in given:
+        return np.asarray(given["scores"], dtype=float)  # (T, T)
+    if "dots" in given and "d_k" in given:
+        return np.asarray(given["dots"], dtype=float) / np.sqrt(float(given["d_k"]))  # (T, T)
+    return None
+
+
 def solution_heatmap(variant: Mapping[str, Any] | None) -> SafeString | None:
     """The attention weights behind a weight/mask question's worked solution, as a heatmap, or None.
 
@@ -169,13 +179,14 @@ def solution_heatmap(variant: Mapping[str, Any] | None) -> SafeString | None:
             highlight_row=query,
             label=_("Attention weights of every query; the asked row, q%(row)s, is outlined") % {"row": query + 1},
         )
-    if template == "causal_masked_weights" and "scores" in given:
-        S = np.asarray(given["scores"], dtype=float)  # (T, T), already scaled
+    scores = _shown_scores(given)
+    if template == "causal_masked_weights" and scores is not None:
+        S = scores  # (T, T) scaled
         allowed = causal_mask(len(S))  # (T, T)
         W = softmax(np.where(allowed, S, -np.inf), axis=-1)  # (T, T)
         return attention_heatmap_svg(_rows(W), masked=(~allowed).tolist(), label=_("Causally masked attention weights"))
-    if template == "mask_fill_zero_contrast" and "scores" in given and "query" in given:
-        S = np.asarray(given["scores"], dtype=float)  # (T, T)
+    if template == "mask_fill_zero_contrast" and scores is not None and "query" in given:
+        S = scores  # (T, T) scaled
         i = int(given["query"]) - 1
         future = np.arange(len(S)) > i  # (T,)
         zero = softmax(np.where(future, 0.0, S[i]))  # (T,)  the bug: future keys keep e^0

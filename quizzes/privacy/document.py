@@ -81,6 +81,8 @@ def profile_section(user: User) -> dict[str, Any]:
         "last_login": iso(user.last_login),
         "settings": {name: getattr(profile, name) for name in PROFILE_FIELDS},
         "last_reminded_on": iso(profile.last_reminded_on),
+        # the FSRS parameters fitted to this learner's own reviews (issue 30), or null for the defaults
+        "fsrs_parameters": profile.fsrs_parameters,
     }
 
 

@@ -19,6 +19,7 @@ class ExportSettingsSerializer(serializers.Serializer):
     new_per_day = serializers.IntegerField()
     reviews_per_day = serializers.IntegerField()
     reminder_opt_in = serializers.BooleanField()
+    reminder_channel = serializers.CharField(help_text="push or email (used while reminder_opt_in is true).")
     reminder_hour = serializers.IntegerField()
 
 
@@ -30,6 +31,11 @@ class ExportProfileSerializer(serializers.Serializer):
     last_login = serializers.CharField(allow_null=True)
     settings = ExportSettingsSerializer()
     last_reminded_on = serializers.CharField(allow_null=True, help_text="YYYY-MM-DD, the learner's local day.")
+    fsrs_parameters = serializers.ListField(
+        child=serializers.FloatField(),
+        allow_null=True,
+        help_text="The FSRS-6 parameters fitted to your own reviews, or null while the defaults schedule you.",
+    )
 
 
 class ExportDeviceSerializer(serializers.Serializer):

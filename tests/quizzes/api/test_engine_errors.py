@@ -46,7 +46,7 @@ def test_unknown_api_url_is_json_404(api, anon):
 
 
 def test_wrong_method_media_type_and_json(api):
-    assert_error(api.delete("/api/v1/profile/"), 405, "method_not_allowed")
+    assert_error(api.put("/api/v1/profile/", {}, format="json"), 405, "method_not_allowed")
     assert_error(api.post("/api/v1/reviews/rate/", "rating=3", content_type="application/x-www-form-urlencoded"), 415)
     assert_error(api.post("/api/v1/reviews/rate/", "{not json", content_type="application/json"), 400, "parse_error")
     assert_error(api.post("/api/v1/reviews/rate/", '{"rating": NaN}', content_type="application/json"), 400)

@@ -36,6 +36,13 @@ def _softmax(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _scaled(given):
+    """The scaled scores the question works on: version 3 shows raw dot products with d_k (version 2: scaled)."""
+    if "scores" in given:
+        return np.array(given["scores"], dtype=float)
+    return np.array(given["dots"], dtype=float) / np.sqrt(given["d_k"])
+
+
 def _answer_wrong(client, attempt, item):
     rows, cols = item.variant["answer_shape"] if len(item.variant["answer_shape"]) == 2 else (0, 0)
     if rows:
@@ -55,7 +62,7 @@ def test_causal_matrix_solution_shows_the_masked_weights_as_a_heatmap(learner_cl
     body = _answer_wrong(learner_client, attempt, item).content.decode()
     svg = _heatmap(body)
     assert svg.get("role") == "img" and svg.find(f"{SVG}title").text and svg.find(f"{SVG}desc").text
-    S = np.array(item.variant["given"]["scores"], dtype=float)
+    S = _scaled(item.variant["given"])
     T = len(S)
     future = np.triu(np.ones((T, T), dtype=bool), k=1)
     expected = _softmax(np.where(future, -np.inf, S))  # independent of the engine: plain numpy
@@ -90,7 +97,7 @@ def test_fill_zero_solution_contrasts_the_two_rows(learner_client, lesson):
     item = attempt.items.get()
     svg = _heatmap(_answer_wrong(learner_client, attempt, item).content.decode())
     cells = _cells(svg)
-    T = len(item.variant["given"]["scores"])
+    T = len(_scaled(item.variant["given"]))
     zero_row, right_row = cells[:T], cells[T:]
     i = item.variant["given"]["query"]
     assert all(float(text) > 0 for text, _ in zero_row[i:])  # 0 instead of −∞: the future keeps weight
