@@ -528,6 +528,33 @@ _ALL = (
         "c_attn (C → 3C) and c_proj (C → C) are single linear layers shared by all heads, each head being a slice "
         "hs = C / n_head wide; counting parameters or widths for one head leaves the others out.",
     ),
+    Misconception(
+        "single_head_of_width_c",
+        "以为拆头后只有一个宽度为 C 的头",
+        "Thought the split leaves one head of width C",
+        "view(B, T, n_head, C // n_head) 把 C 切成 n_head 段，transpose(1, 2) 之后是 (B, nh, T, hs)："
+        "头维的大小是 n_head，每个头宽 hs = C / n_head，而不是 1 个宽 C 的头。",
+        "view(B, T, n_head, C // n_head) cuts C into n_head slices, and after transpose(1, 2) the shape is "
+        "(B, nh, T, hs): the head axis has n_head entries, each head hs = C / n_head wide, not one head of width C.",
+    ),
+    Misconception(
+        "att_block_size",
+        "以为 att 的大小是 block_size × block_size",
+        "Thought att is block_size × block_size",
+        "因果掩码 bias 按 block_size 注册为 (1, 1, block_size, block_size)，但 att 是长度为 T 的 q 与 k 相乘得到的 "
+        "(B, nh, T, T)；正因为如此，掩码要先切成 bias[:, :, :T, :T] 才能与 att 对齐。",
+        "The causal mask buffer bias is registered at (1, 1, block_size, block_size), but att comes from q and k "
+        "of length T and is (B, nh, T, T); that is why the mask is sliced to bias[:, :, :T, :T] before it is applied.",
+    ),
+    Misconception(
+        "heads_share_weights",
+        "以为所有头共用一张注意力权重表",
+        "Thought all heads share one table of attention weights",
+        "每个头有自己的 q 和 k，所以各算一张 (T, T) 的权重表：att 是 (B, nh, T, T)。"
+        "形状为 (1, 1, T, T) 的是因果掩码，它靠广播作用到每个样本、每个头。",
+        "Each head has its own q and k, so each computes its own (T, T) table of weights: att is (B, nh, T, T). "
+        "What has shape (1, 1, T, T) is the causal mask, which broadcasts over every example and every head.",
+    ),
     # --- KV cache -----------------------------------------------------------------------------
     Misconception(
         "kv_count_attention_scores",

@@ -64,6 +64,7 @@ from .shapes import (
     NanoGPTShapes,
     NanoGPTShapesV2,
     NanoGPTShapesV3,
+    NanoGPTShapesV4,
 )
 from .softmax import OnlineSoftmax, OnlineSoftmaxV2, StableSoftmax, StableSoftmaxV2
 
@@ -119,6 +120,8 @@ _ALL: tuple[Template, ...] = (
     KVCacheMemoryV2(),
     OnlineSoftmaxV2(),
     StableSoftmaxV2(),
+    # issue 25 b: nanoGPT's shapes balanced on their sizes
+    NanoGPTShapesV4(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

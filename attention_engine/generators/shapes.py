@@ -419,6 +419,45 @@ class NanoGPTShapesV3(NanoGPTShapesV2):
         return solution._replace(distractors=[*solution.distractors, *extra])
 
 
+class NanoGPTShapesV4(NanoGPTShapesV3):
+    """Options that agree on as many sizes with each other as with the answer (issue 25 b). In version 3
+    every mistake changed one or two sizes of the answer, so the answer was the shape sharing the most
+    sizes with the others (56 % of the att variants, chance 33 %). Each variant now offers two mistakes
+    that change the same sizes of the answer to different values: for att Qᵀ K's (hs, hs) or the mask
+    buffer's (block_size, block_size) in the last two, or the head axis as hs or as one shared table;
+    for q c_attn's 3·hs or the whole C as the last size, or (hs, …, nh) against one head of width C;
+    for y any two of the averaged, unsplit and un-split-qkv widths. The prompt gives nanoGPT's
+    block_size, since the causal mask buffer is registered at that size."""
+
+    version = 4
+    BLOCK_SIZES = (256, 512, 1024, 2048)
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        inputs = super().draw(rng, p)
+        sizes = [b for b in self.BLOCK_SIZES if b > inputs["T"]] or [2 * inputs["T"]]
+        return {**inputs, "block_size": sizes[int(rng.integers(len(sizes)))]}
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        B, T, C, nh, bs = (inputs[k] for k in ("B", "T", "C", "n_head", "block_size"))
+        extra = {
+            "q": [("single_head_of_width_c", [B, 1, T, C])],
+            "att": [("att_block_size", [B, nh, bs, bs]), ("heads_share_weights", [B, 1, T, T])],
+        }.get(inputs["ask"], [])
+        return solution._replace(distractors=[*solution.distractors, *extra])
+
+    def prompt(self, inputs: Inputs) -> str:
+        B, T, C, nh, bs = (inputs[k] for k in ("B", "T", "C", "n_head", "block_size"))
+        return (
+            f"nanoGPT 的 `CausalSelfAttention`（`block_size` $= {bs}$）：输入 `x` 的形状为 "
+            f"$(B, T, C) = ({B}, {T}, {C})$，`n_head` $= {nh}$。{self.QUESTIONS[inputs['ask']]}"
+        )
+
+    def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...] | None:
+        """A tensor's shape as its sizes (a learner compares options size by size); a width is one number."""
+        return tuple(value) if inputs["ask"] in self.RANKS else None
+
+
 class HeadDimensionV3(HeadDimensionV2):
     """Three real mistakes (no split, times the heads, the head count), two per variant."""
 

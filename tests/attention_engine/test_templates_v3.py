@@ -352,3 +352,22 @@ def test_nanogpt_shapes_new_mistakes():
                 if m in new:
                     assert value == new[m], (ask, v.seed, m)
             assert len(v.choices) == 3
+
+
+def test_nanogpt_shapes_version_4_mistakes_and_block_size():
+    """Version 4 (the options balanced on their sizes) adds the mask buffer's size, one table shared by
+    the heads and one head of width C; the prompt gives block_size, always larger than T."""
+    seen = set()
+    for ask in ("q", "att"):
+        for v in variants("nanogpt_shapes", ask=ask):
+            B, T, C, nh, bs = (v.given[k] for k in ("B", "T", "C", "n_head", "block_size"))
+            assert bs > T and f"`block_size` $= {bs}$" in v.prompt
+            new = {
+                "q": {"single_head_of_width_c": [B, 1, T, C]},
+                "att": {"att_block_size": [B, nh, bs, bs], "heads_share_weights": [B, 1, T, T]},
+            }[ask]
+            for m, value in offered(v).items():
+                if m in new:
+                    assert value == new[m], (ask, v.seed, m)
+                    seen.add(m)
+    assert seen == {"single_head_of_width_c", "att_block_size", "heads_share_weights"}
