@@ -437,6 +437,15 @@ class NanoGPTShapesV4(NanoGPTShapesV3):
         sizes = [b for b in self.BLOCK_SIZES if b > inputs["T"]] or [2 * inputs["T"]]
         return {**inputs, "block_size": sizes[int(rng.integers(len(sizes)))]}
 
+    # Partners side by side (see candidate_order): for att transposed_product and att_block_size, then
+    # split_wrong_order and heads_share_weights; for q no_head_split and qkv_split_forgotten, then
+    # split_wrong_order and single_head_of_width_c; missing_transpose has no partner. y's three widths
+    # balance in any pair (reassembly_forgotten has rank 4 and never passes the checks).
+    PAIRED: ClassVar[dict[str, tuple[str, ...]]] = {
+        "att": ("transposed_product", "att_block_size", "split_wrong_order", "heads_share_weights"),
+        "q": ("no_head_split", "qkv_split_forgotten", "split_wrong_order", "single_head_of_width_c"),
+    }
+
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
         B, T, C, nh, bs = (inputs[k] for k in ("B", "T", "C", "n_head", "block_size"))
@@ -444,7 +453,10 @@ class NanoGPTShapesV4(NanoGPTShapesV3):
             "q": [("single_head_of_width_c", [B, 1, T, C])],
             "att": [("att_block_size", [B, nh, bs, bs]), ("heads_share_weights", [B, 1, T, T])],
         }.get(inputs["ask"], [])
-        return solution._replace(distractors=[*solution.distractors, *extra])
+        distractors = [*solution.distractors, *extra]
+        first = self.PAIRED.get(inputs["ask"], ())
+        distractors.sort(key=lambda d: first.index(d[0]) if d[0] in first else len(first))
+        return solution._replace(distractors=distractors)
 
     def prompt(self, inputs: Inputs) -> str:
         B, T, C, nh, bs = (inputs[k] for k in ("B", "T", "C", "n_head", "block_size"))
@@ -456,6 +468,18 @@ class NanoGPTShapesV4(NanoGPTShapesV3):
     def parts(self, inputs: Inputs, value: Any) -> tuple[Any, ...] | None:
         """A tensor's shape as its sizes (a learner compares options size by size); a width is one number."""
         return tuple(value) if inputs["ask"] in self.RANKS else None
+
+    def candidate_order(self, p: Params, n: int, rng: np.random.Generator) -> list[int]:
+        """solve() lists partners (mistakes changing the same sizes) side by side; they are tried one
+        after the other (a pair in random order, the pairs in random order), so that the first two
+        candidates that pass the checks are usually a balanced set and fewer candidates are computed."""
+        shuffled: list[int] = rng.permutation(n).tolist()  # one draw: a pair goes where its first member lands
+        order: list[int] = []
+        for i in shuffled:
+            if i not in order:
+                partner = i ^ 1  # 0 and 1, 2 and 3, ...
+                order += [i, partner] if partner < n else [i]
+        return order
 
 
 class HeadDimensionV3(HeadDimensionV2):
