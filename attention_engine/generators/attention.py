@@ -717,7 +717,7 @@ def wrong_weight_tables(dots: FloatArray, d_k: int, faint: float = 0.0) -> dict[
     S = dots / math.sqrt(d_k)  # (T, T) the right scale
     scales = np.array([1.0, 1.0 / d_k, math.sqrt(d_k), 1.0 / math.sqrt(T)])[:, None, None]  # (4, 1, 1)
     # four wrong scales; row i = k_i·q_j (q and k swapped); Sᵀ, whose rows are the key columns of S
-    scores = np.concatenate([scales * dots, np.stack([S.T, S.T])])  # (6, T, T)
+    scores = np.concatenate([scales * dots, S.T[None], S.T[None]])  # (6, T, T)
     z = np.where(_table_masks(T), scores, -np.inf)  # (6, T, T)
     e = np.exp(z - z.max(axis=-1, keepdims=True))  # (6, T, T) e^-inf = 0 where masked
     W = e / e.sum(axis=-1, keepdims=True)  # (6, T, T) rows sum to 1
