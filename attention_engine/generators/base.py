@@ -186,7 +186,7 @@ def step(
     if shape is None and isinstance(value, np.ndarray):
         return Step(name, formula, plain(value), value.shape, misconception)  # shape: a tuple of python ints
     if shape is None:
-        shape = np.shape(value) if value is not None else ()
+        shape = () if value is None or type(value) is float or type(value) is int else np.shape(value)
     return Step(name, formula, plain(value), tuple(map(int, shape)), misconception)
 
 
