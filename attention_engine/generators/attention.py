@@ -717,7 +717,7 @@ def wrong_weight_tables(dots: FloatArray, d_k: int, faint: float = 0.0) -> dict[
     S = dots / math.sqrt(d_k)  # (T, T) the right scale
     scales = np.array([1.0, 1.0 / d_k, math.sqrt(d_k), 1.0 / math.sqrt(T)])[:, None, None]  # (4, 1, 1)
     # four wrong scales; row i = k_i·q_j (q and k swapped); Sᵀ, whose rows are the key columns of S
-    scores = np.concatenate([scales * dots, np.stack([S.T, S.T])])  # (6, T, T)
+    scores = np.concatenate([scales * dots, S.T[None], S.T[None]])  # (6, T, T)
     z = np.where(_table_masks(T), scores, -np.inf)  # (6, T, T)
     e = np.exp(z - z.max(axis=-1, keepdims=True))  # (6, T, T) e^-inf = 0 where masked
     W = e / e.sum(axis=-1, keepdims=True)  # (6, T, T) rows sum to 1
@@ -805,15 +805,17 @@ class CausalMaskedWeightsV3(RawScoresV3, CausalMaskedWeights):
             if not isinstance(value, list | tuple) or len(value) != T:
                 return False
             try:
-                return all(
-                    isinstance(w, list | tuple)
-                    and len(w) == T
-                    and min(w) >= 0
-                    and abs(sum(w) - 1.0) <= tol
-                    and not any(w[i + 1 :])
-                    and ordered(w, orders[i])
-                    for i, w in enumerate(value)
-                )
+                for i, w in enumerate(value):  # a plain loop: this runs for every candidate
+                    if not (
+                        isinstance(w, list | tuple)
+                        and len(w) == T
+                        and min(w) >= 0
+                        and abs(sum(w) - 1.0) <= tol
+                        and not any(w[i + 1 :])
+                        and ordered(w, orders[i])
+                    ):
+                        return False
+                return True
             except TypeError:  # not numbers
                 return False
 
@@ -852,7 +854,8 @@ class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
         S, d_k = self.scaled(inputs)  # (T, T)
         dots = np.asarray(inputs["dots"], dtype=float)  # (T, T)
         T, i = len(S), inputs["query"] - 1
-        visible = np.arange(T) <= i  # (T,)
+        mask = shared_causal_mask(T, T)  # (T, T) j <= i
+        visible = mask[i]  # (T,)
         filled = np.where(visible, S[i], 0.0)  # (T,)  the bug: 0, not -inf
         w = softmax(filled)  # (T,)  e^0 = 1: the future keeps a share
         right = softmax(np.where(visible, S[i], -np.inf))  # (T,)  what -inf gives
@@ -875,8 +878,9 @@ class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
                 S[i - 1],  # wrong_query_row: the previous query, filled after its own key
             ]
         )
-        last = np.array([i, i, i, i, i, i - 1])[:, None]  # (6, 1) the last visible key of each row
-        W = softmax(np.where(np.arange(T) <= last, rows, 0.0), axis=-1)  # (6, T)
+        # (6, T) the keys each row sees, the neighbour's ending one sooner (i = 0: not offered, see below)
+        seen = mask[[i, i, i, i, i, i - 1]]
+        W = softmax(np.where(seen, rows, 0.0), axis=-1)  # (6, T)
         # a row with a weight that rounds to 0 is refused by the check as displayed: None, before rounding
         below = half_unit(self.decimals) - 2e-9  # a weight under this rounds to 0
         faint = (W.min(axis=-1) < below).tolist()  # (6,)

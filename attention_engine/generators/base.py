@@ -186,7 +186,7 @@ def step(
     if shape is None and isinstance(value, np.ndarray):
         return Step(name, formula, plain(value), value.shape, misconception)  # shape: a tuple of python ints
     if shape is None:
-        shape = np.shape(value) if value is not None else ()
+        shape = () if value is None or type(value) is float or type(value) is int else np.shape(value)
     return Step(name, formula, plain(value), tuple(map(int, shape)), misconception)
 
 
@@ -537,11 +537,17 @@ class Template(ABC):
         """Whether an option passes the checks by eye as displayed: ``sane``, and no 0 where ``positive``."""
         check = self.sane_check(inputs)
         positive = self.positive(inputs)
+        # where a shown 0 is refused, worked out once per variant rather than zipped per candidate
+        known = [j for j, pos in enumerate(positive) if pos] if positive is not None else []
+        n = len(positive) if positive is not None else 0
 
         def shows_right(option: Option) -> bool:
             shown = option[1][1]
-            if positive is not None and any(x == 0 for x, pos in zip(shown, positive, strict=True) if pos):
-                return False  # 0.00 where the learner knows the value is positive
+            if positive is not None:
+                if len(shown) != n:
+                    raise ValueError(f"an option of {len(shown)} elements for {n} positive flags")
+                if any(shown[j] == 0 for j in known):
+                    return False  # 0.00 where the learner knows the value is positive
             return check(option[2])
 
         return shows_right

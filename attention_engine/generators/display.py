@@ -74,7 +74,7 @@ def fmt_value(value: Any, decimals: int | None = None, sig: int | None = None) -
 
 def fmt_shape(shape: Iterable[SupportsIndex]) -> str:
     """(4, 16) for a shape given as any sequence of ints."""
-    return "(" + ", ".join(str(int(n)) for n in shape) + ")"
+    return "(" + ", ".join(map(str, map(int, shape))) + ")"
 
 
 def latex_matrix(m: npt.ArrayLike, decimals: int) -> str:

@@ -100,8 +100,12 @@ def order_of(scores: Sequence[float]) -> list[tuple[int, int, bool]]:
 def ordered(weights: Sequence[float], order: list[tuple[int, int, bool]]) -> bool:
     """Weights in the order of their scores (``order_of``), as a learner sees by eye: softmax is
     increasing, so a larger score never shows a smaller weight, and equal scores show equal weights.
-    Not strict: two different scores may give weights that round alike."""
-    return all((weights[a] == weights[b]) if tied else (weights[a] <= weights[b]) for a, b, tied in order)
+    Not strict: two different scores may give weights that round alike. (A plain loop: it runs for
+    every candidate, on a handful of pairs, where a generator costs more than the comparisons.)"""
+    for a, b, tied in order:  # noqa: SIM110 (a loop on purpose, see above)
+        if not ((weights[a] == weights[b]) if tied else (weights[a] <= weights[b])):
+            return False
+    return True
 
 
 def ordered_like(weights: Sequence[float], scores: Sequence[float]) -> bool:

@@ -57,10 +57,12 @@ class OnlineSoftmax(Template):
         t1, t2 = np.asarray(inputs["tile_1"], dtype=float), np.asarray(inputs["tile_2"], dtype=float)  # (n,)
         m_1, l_1, j = inputs["m_1"], inputs["l_1"], inputs["key"]
         s_j = float(t1[j - 1])
-        m_2 = max(m_1, float(t2.max()))  # running max after tile 2
+        top_2 = float(t2.max())  # tile 2's largest score
+        m_2 = max(m_1, top_2)  # running max after tile 2
         rescale = math.exp(m_1 - m_2)  # <= 1: the old terms e^(s - m_1) -> e^(s - m_2)
         new = np.exp(t2 - m_2)  # (n,) tile 2's terms, relative to m_2
-        l_2 = l_1 * rescale + float(new.sum())
+        new_sum = float(new.sum())  # tile 2's sum relative to m_2
+        l_2 = l_1 * rescale + new_sum
         w_j = math.exp(s_j - m_2) / l_2  # the final weight of key j
         steps = [
             step(
@@ -69,7 +71,7 @@ class OnlineSoftmax(Template):
                 rf"\ell_1 = \sum_j e^{{s_j - m_1}} = {fmt(l_1, 3)}",
                 np.array([m_1, l_1]),
             ),
-            step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(t2.max(), 1)})", m_2),
+            step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(top_2, 1)})", m_2),
             step(
                 "旧的和换算到 m_2",
                 rf"\ell_1 \cdot e^{{m_1 - m_2}} = {fmt(l_1, 3)} \cdot e^{{{fmt(m_1 - m_2, 1)}}}",
@@ -80,7 +82,7 @@ class OnlineSoftmax(Template):
             step("最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j),
         ]
 
-        return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, float(new.sum()), s_j), steps)
+        return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, new_sum, s_j), steps)
 
     def wrong(self, m_1: float, m_2: float, l_1: float, new_sum: float, s_j: float) -> list[Distractor]:
         """The mistaken updates: (m₂, ℓ, w_j) from the maxima, ℓ₁, tile 2's sum relative to m₂ and s_j."""
@@ -184,7 +186,8 @@ class StableSoftmax(Template):
         m = float(x.max())
         shifted = x - m  # (n,) <= 0: e^shifted <= 1, no overflow
         e = np.exp(shifted)  # (n,) the largest is e^0 = 1
-        w = e / e.sum()  # (n,) unchanged by the shift: e^-m cancels
+        total = e.sum()
+        w = e / total  # (n,) unchanged by the shift: e^-m cancels
         over = [j + 1 for j in range(len(x)) if x[j] > limit]
         steps = [
             step(
@@ -197,7 +200,7 @@ class StableSoftmax(Template):
             ),
             step("减去最大值", rf"x_j - \max_k x_k = x_j - {fmt(m, 1)}", shifted),
             step("取指数", r"e^{x_j - \max_k x_k}", e),
-            step("求和", r"\sum_j e^{x_j - \max_k x_k}", float(e.sum())),
+            step("求和", r"\sum_j e^{x_j - \max_k x_k}", float(total)),
             step("归一化", r"w_j = e^{x_j - \max_k x_k} / \sum_k e^{x_k - \max x}", w),
         ]
         return Solution(w, self.wrong(x, limit), steps)
@@ -288,7 +291,8 @@ class StableSoftmaxV2(StableSoftmax):
 
     def wrong(self, x: FloatArray, limit: float) -> list[Distractor]:
         clamp = math.floor(limit)  # the largest whole logit whose e^x is finite; only the max is above it
-        z = (x - x.mean()) / x.std()  # (n,) <- standardised: the gaps divided by the std
+        centred = x - x.sum() / len(x)  # (n,) x minus its mean
+        z = centred / math.sqrt((centred * centred).sum() / len(x))  # (n,) <- standardised: divided by the std
         r = (x - x.min()) / (x.max() - x.min())  # (n,) <- min-max scaled to [0, 1]
         e = np.exp(np.stack([np.minimum(x, clamp) - clamp, z - z.max(), r - r.max()]))  # (3, n) each <= 1
         w = e / e.sum(axis=-1, keepdims=True)  # (3, n)
