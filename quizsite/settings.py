@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "quizzes.sitewide.compression.ApiCompressionMiddleware",  # gzip for /api/ (not HTML: BREACH), above a size
     "csp.middleware.CSPMiddleware",
     "quizzes.sitewide.headers.CacheControlMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -271,6 +272,9 @@ REST_KNOX = {
     "TOKEN_LIMIT_PER_USER": None,
 }
 #: Largest request body the API parses (bytes); bigger → 413 (quizzes.api.parsers, quizzes.sitewide.guards).
+#: API responses shorter than this (bytes) are sent uncompressed (quizzes.sitewide.compression): below it gzip's
+#: header and a round trip's packet cost more than they save.
+COMPRESS_MIN_BYTES = env.int("COMPRESS_MIN_BYTES", default=512)
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=512 * 1024)
 #: Deepest nesting of arrays/objects in a JSON body; deeper → 400 too_deep (checked before decoding).
 API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
