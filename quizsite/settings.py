@@ -9,7 +9,7 @@ import base64
 import hashlib
 import re
 import sys
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import environ
@@ -272,6 +272,8 @@ REST_KNOX = {
     "TOKEN_LIMIT_PER_USER": None,
 }
 #: Largest request body the API parses (bytes); bigger → 413 (quizzes.api.parsers, quizzes.sitewide.guards).
+#: The day the deprecated offline ``correct`` form stops being accepted (the Sunset header, quizzes.api.deprecation).
+OFFLINE_CORRECT_SUNSET = date.fromisoformat(env.str("OFFLINE_CORRECT_SUNSET", default="2027-06-30"))
 #: API responses shorter than this (bytes) are sent uncompressed (quizzes.sitewide.compression): below it gzip's
 #: header and a round trip's packet cost more than they save.
 COMPRESS_MIN_BYTES = env.int("COMPRESS_MIN_BYTES", default=512)

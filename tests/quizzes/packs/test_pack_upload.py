@@ -299,3 +299,23 @@ class TestChangedQuestion:
         body = {"client_uuid": str(uuid.uuid4()), "question_id": question.pk, "reviewed_at": timezone.now().isoformat()}
         (outcome,) = upload(api, {**body, "correct": True})
         assert (outcome["status"], outcome["reason"]) == ("rejected", "unknown_question")
+
+
+class TestDeprecatedFormSaysSo:
+    def test_an_upload_with_correct_carries_deprecation_sunset_and_a_link(self, api, world):
+        question = world[2]["choice"]
+        body = {"client_uuid": str(uuid.uuid4()), "question_id": question.pk, "correct": True}
+        response = api.post(UPLOAD, {"entries": [{**body, "reviewed_at": timezone.now().isoformat()}]}, format="json")
+        assert response.status_code == 200
+        assert response["Deprecation"] == "@1796030576"  # 2026-11-30T09:22:56Z, RFC 9745's @epoch
+        assert response["Sunset"] == "Wed, 30 Jun 2027 00:00:00 GMT"  # RFC 8594's HTTP-date
+        link = response["Link"]
+        docs = "<http://testserver/api/docs/#/reviews/reviews_offline_upload>"
+        assert f'{docs}; rel="deprecation"' in link and f'{docs}; rel="sunset"' in link
+
+    def test_pack_answers_and_ratings_carry_none_of_it(self, api, pack):
+        response = api.post(
+            UPLOAD, {"entries": [entry(item_of(pack, "prompt"), timezone.now(), rating=3)]}, format="json"
+        )
+        assert response.status_code == 200
+        assert not {"Deprecation", "Sunset", "Link"} & set(response.headers)
