@@ -200,6 +200,10 @@ THROTTLE_RATES = {
         "username": env.str("THROTTLE_PASSWORD_CONFIRM_PER_ACCOUNT", default="5/15m"),
         "ip": env.str("THROTTLE_PASSWORD_CONFIRM_PER_IP", default="20/15m"),
     },
+    # per-learner quotas (quizzes.accounts.throttle.learner_quota; RateLimit headers, 429 + Retry-After past them)
+    "answers": {"learner": env.str("THROTTLE_ANSWERS_PER_LEARNER", default="120/1m")},  # item answers (API)
+    "offline_uploads": {"learner": env.str("THROTTLE_OFFLINE_UPLOADS_PER_LEARNER", default="60/1h")},  # ≤ 500 each
+    "packs": {"learner": env.str("THROTTLE_PACKS_PER_LEARNER", default="30/1h")},  # review packs issued
     # data exports asked for (inline or as a job; polling a job and downloading its files do not count)
     "export": {
         "username": env.str("THROTTLE_EXPORT_PER_LEARNER", default="6/1h"),

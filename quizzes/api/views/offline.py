@@ -14,6 +14,7 @@ from quizzes.api import serializers as s
 from quizzes.api.deprecation import offline_correct_headers
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
 from quizzes.packs.upload import PackAnswer, UploadEntry, offline_upload
 from quizzes.reviews.offline import offline_entry_from_dict
@@ -77,10 +78,11 @@ class OfflineUploadView(APIView):
             "2 s of sandbox time) and per learner (10 s per minute): the code entries past it are rejected "
             "`grading_budget_exceeded`, nothing locked — upload them again later."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER, *DEPRECATION_HEADERS],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, *DEPRECATION_HEADERS, *RATELIMIT_HEADERS],
         request=s.OfflineUploadSerializer,
-        responses={200: s.OfflineUploadResultSerializer, **errors(400, 401, 413, 422)},
+        responses={200: s.OfflineUploadResultSerializer, 429: QUOTA_EXCEEDED, **errors(400, 401, 413, 422)},
     )
+    @learner_limited("offline_uploads")
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.OfflineUploadSerializer(data=request.data)
