@@ -2,7 +2,7 @@
 
 What is compressed: responses under ``/api/`` (the REST API, review packs, the schema) whose type is JSON,
 YAML, XML, SVG or another text type but not HTML, at least ``COMPRESS_MIN_BYTES`` long (streamed ones too,
-chunk by chunk). A 14-day pack is ≈ 158 KiB of JSON and ≈ 28 KiB gzipped.
+chunk by chunk). (Issue 28: a 14-day pack was 158 KiB on the wire, 28 KiB gzipped; bench/README.md has our figures.)
 
 **BREACH.** The attack needs a secret and attacker-chosen text in one compressed response, fetched by the victim's
 browser with its credentials, many times. Learner *pages* (HTML: the CSRF token and the learner's data next to
