@@ -470,8 +470,9 @@ class QuotaExceeded(Throttled):
 def learner_quota(scope: str, *, user_id: int) -> Quota:
     """Count one request of this learner against the scope's quota; raise QuotaExceeded past it.
 
-    A fixed window (``<count>/<period>``, the clock's own windows): one atomic INCR in the throttle cache, no
-    database query, so the answer POST keeps its speed; while Redis is down, counted per process (``_call``).
+    A fixed window (``<count>/<period>``, the clock's own windows): one counter in the throttle cache (ADD with its
+    expiry, then the atomic INCR: two round trips), no database query, so the answer POST keeps its speed; while
+    Redis is down, counted per process (``_call``).
     """
     rate = parse_rate(settings.THROTTLE_RATES[scope]["learner"])
     now = time.time()
