@@ -7,6 +7,8 @@ Runs against the load benchmark's database (BENCH_DATABASE_URL, default …/quiz
 ``make bench-load`` or ``manage.py seed_scale``) and Redis db 5, with DEBUG off, through Django's test
 client: the whole middleware + DRF stack, without gunicorn and the network. Each request uses a
 different random learner (fresh attempt items for ``answer``), like the load benchmark.
+Every request sends ``Accept-Encoding: gzip`` as a phone does (``BENCH_ACCEPT_ENCODING``, empty for none), so the
+API's compression (quizzes.sitewide.compression) is in the figures.
 Prints mean / median / p95 ms and queries per request; ``--pyinstrument`` adds the call tree. ``--rounds`` also
 prints the web process's own CPU per request (``time.thread_time``): on a shared host it moves far less than
 the wall time, which includes waiting for a core (PostgreSQL's and Redis's CPU are not in it).
@@ -149,6 +151,11 @@ def requests_for(name: str, count: int, rng: random.Random, entries: int = 20) -
         rows = _code_rows(users, count, rng)
     else:  # offline
         rows = _offline_rows(users[:count], rng, entries)
+    encoding = os.environ.get("BENCH_ACCEPT_ENCODING", "gzip")  # what a phone sends (OkHttp, URLSession); "" for none
+    if encoding:
+        rows = [
+            (method, path, {**headers, "HTTP_ACCEPT_ENCODING": encoding}, body) for method, path, headers, body in rows
+        ]
     return rows[:count]
 
 

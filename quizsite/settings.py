@@ -9,7 +9,7 @@ import base64
 import hashlib
 import re
 import sys
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import environ
@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "quizzes.sitewide.compression.ApiCompressionMiddleware",  # gzip for /api/ (not HTML: BREACH), above a size
     "csp.middleware.CSPMiddleware",
     "quizzes.sitewide.headers.CacheControlMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -199,6 +200,10 @@ THROTTLE_RATES = {
         "username": env.str("THROTTLE_PASSWORD_CONFIRM_PER_ACCOUNT", default="5/15m"),
         "ip": env.str("THROTTLE_PASSWORD_CONFIRM_PER_IP", default="20/15m"),
     },
+    # per-learner quotas (quizzes.accounts.throttle.learner_quota; RateLimit headers, 429 + Retry-After past them)
+    "answers": {"learner": env.str("THROTTLE_ANSWERS_PER_LEARNER", default="120/1m")},  # item answers (API)
+    "offline_uploads": {"learner": env.str("THROTTLE_OFFLINE_UPLOADS_PER_LEARNER", default="60/1h")},  # ≤ 500 each
+    "packs": {"learner": env.str("THROTTLE_PACKS_PER_LEARNER", default="30/1h")},  # review packs issued
     # data exports asked for (inline or as a job; polling a job and downloading its files do not count)
     "export": {
         "username": env.str("THROTTLE_EXPORT_PER_LEARNER", default="6/1h"),
@@ -271,6 +276,11 @@ REST_KNOX = {
     "TOKEN_LIMIT_PER_USER": None,
 }
 #: Largest request body the API parses (bytes); bigger → 413 (quizzes.api.parsers, quizzes.sitewide.guards).
+#: The day the deprecated offline ``correct`` form stops being accepted (the Sunset header, quizzes.api.deprecation).
+OFFLINE_CORRECT_SUNSET = date.fromisoformat(env.str("OFFLINE_CORRECT_SUNSET", default="2027-06-30"))
+#: API responses shorter than this (bytes) are sent uncompressed (quizzes.sitewide.compression): below it gzip's
+#: header and a round trip's packet cost more than they save.
+COMPRESS_MIN_BYTES = env.int("COMPRESS_MIN_BYTES", default=512)
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=512 * 1024)
 #: Deepest nesting of arrays/objects in a JSON body; deeper → 400 too_deep (checked before decoding).
 API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)

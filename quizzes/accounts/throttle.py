@@ -443,3 +443,52 @@ class ThrottledModelBackend(ModelBackend):
             return super().get_user(user_id)
         user = user_by_id(user_id=user_id)
         return user if user is not None and self.user_can_authenticate(user) else None
+
+
+# --- per-learner quotas where abuse costs us (issue 28): answers, offline uploads, pack creation -------------------
+
+#: Each quota's scope → its name in RateLimit-Policy / RateLimit; the rate is ``THROTTLE_RATES[scope]["learner"]``.
+LEARNER_SCOPES = ("answers", "offline_uploads", "packs")
+
+
+@dataclasses.dataclass(frozen=True)
+class Quota:
+    """One learner's standing in one quota's current window (a fixed window of ``rate.seconds``)."""
+
+    scope: str
+    rate: Rate
+    remaining: int
+    reset: int  # seconds until the window ends and the quota is whole again
+
+
+class QuotaExceeded(Throttled):
+    def __init__(self, quota: Quota) -> None:
+        super().__init__(quota.scope, "learner", quota.reset)
+        self.quota = quota
+
+
+def learner_quota(scope: str, *, user_id: int) -> Quota:
+    """Count one request of this learner against the scope's quota; raise QuotaExceeded past it.
+
+    A fixed window (``<count>/<period>``, the clock's own windows): one counter in the throttle cache (ADD with its
+    expiry, then the atomic INCR: two round trips), no database query, so the answer POST keeps its speed; while
+    Redis is down, counted per process (``_call``).
+    """
+    rate = parse_rate(settings.THROTTLE_RATES[scope]["learner"])
+    now = time.time()
+    window = int(now // rate.seconds)
+    used = counter_add(f"throttle:{scope}:learner:{user_id}:{window}", 1, rate.seconds + 1)
+    reset = max(1, math.ceil((window + 1) * rate.seconds - now))
+    quota = Quota(scope, rate, max(0, rate.count - used), reset)
+    if used > rate.count:
+        raise QuotaExceeded(quota)
+    return quota
+
+
+def ratelimit_headers(quota: Quota) -> dict[str, str]:
+    """RateLimit-Policy and RateLimit in draft-ietf-httpapi-ratelimit-headers-11's structured-field form:
+    ``RateLimit-Policy: "answers";q=120;w=60`` and ``RateLimit: "answers";r=119;t=42``."""
+    return {
+        "RateLimit-Policy": f'"{quota.scope}";q={quota.rate.count};w={quota.rate.seconds}',
+        "RateLimit": f'"{quota.scope}";r={quota.remaining};t={quota.reset}',
+    }

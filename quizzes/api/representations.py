@@ -264,12 +264,9 @@ def pack_summary(pack: ReviewPack, *, now: dt.datetime, item_count: int, answere
 def pack_public(pack: ReviewPack, *, now: dt.datetime | None = None) -> dict[str, Any]:
     """A pack with every item and its answer key, re-rendered from the pack's stored copies."""
     items = pack_items(pack=pack)
-    data = pack_summary(
-        pack,
-        now=now or timezone.now(),
-        item_count=len(items),
-        answered_count=sum(item.is_answered for item in items),
-    )
+    now = now or timezone.now()
+    data = pack_summary(pack, now=now, item_count=len(items), answered_count=sum(item.is_answered for item in items))
+    data["server_time"] = now
     data["items"] = pack_item_views(items)
     return data
 

@@ -795,6 +795,12 @@ class PackSummarySerializer(serializers.Serializer):
 
 
 class PackSerializer(PackSummarySerializer):
+    server_time = serializers.DateTimeField(
+        help_text=(
+            "The server's clock when it sent this pack (also the response's Date header): the app's clock minus "
+            "this, taken when the pack arrives, is how far off the phone's clock is. Not covered by the ETag."
+        )
+    )
     items = PackItemSerializer(many=True)
 
 

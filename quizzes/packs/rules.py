@@ -1,9 +1,10 @@
 """The rules of a pack's life and of an uploaded pack answer, written once.
 
 A pack lives ``PACK_LIFETIME`` from its issue. An uploaded answer is judged by **when the review
-happened** (its ``reviewed_at``), never by when it is uploaded: an answer reviewed before the pack was
-issued, at or after its revocation, or later than ``UPLOAD_GRACE`` after its expiry is refused, whenever
-it arrives. The grace covers a session that began before the pack expired, and a phone clock a little off.
+happened** (its ``reviewed_at``), never by when it is uploaded: an answer reviewed more than
+``MAX_CLOCK_SKEW`` before the pack was issued (a slow phone clock gets the tolerance a fast one gets), at
+or after its revocation, or later than ``UPLOAD_GRACE`` after its expiry is refused, whenever it arrives.
+The grace covers a session that began before the pack expired, and a phone clock a little off.
 The general checks of a client's review time (time zone, not in the future, not before the account)
 are quizzes.reviews.rules, as for every rating.
 """
@@ -17,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from quizzes.core.errors import ErrorCode
 from quizzes.packs.models import PackItem, ReviewPack
-from quizzes.reviews.rules import Refusal, review_time_refusal
+from quizzes.reviews.rules import MAX_CLOCK_SKEW, Refusal, clock_offset_text, review_time_refusal
 
 DEFAULT_DAYS = 3  # items due today and in the next 3 days
 MAX_DAYS = 14
@@ -44,8 +45,16 @@ def pack_answer_refusal(*, item: PackItem, reviewed_at: dt.datetime, now: dt.dat
     if refused is not None:
         return refused
     pack = item.pack
-    if reviewed_at < pack.issued_at:
-        return Refusal(ErrorCode.BEFORE_PACK_ISSUED, _("The review time is before this pack was issued."))
+    if reviewed_at < pack.issued_at - MAX_CLOCK_SKEW:  # a slow clock gets the tolerance a fast one gets
+        offset = clock_offset_text(pack.issued_at - reviewed_at)
+        return Refusal(
+            ErrorCode.BEFORE_PACK_ISSUED,
+            _(
+                "The review time is %(offset)s before this pack was issued (more than the %(skew)s allowed): if "
+                "you reviewed after downloading it, your device's clock seems to be at least %(offset)s slow."
+            )
+            % {"offset": offset, "skew": clock_offset_text(MAX_CLOCK_SKEW)},
+        )
     if pack.revoked_at is not None and reviewed_at >= pack.revoked_at:
         return Refusal(ErrorCode.PACK_REVOKED, _("This pack was revoked before the review time."))
     if reviewed_at > pack.expires_at + UPLOAD_GRACE:

@@ -4,7 +4,8 @@ A self-rating through the pages or the API (``card_rate``) and an entry of an of
 (``offline_reviews_merge``) are checked by the same functions, so they can never disagree again:
 
 * the rating is 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy);
-* a review time carries a time zone and is not in the future beyond ``MAX_CLOCK_SKEW``;
+* a review time carries a time zone and is not in the future beyond ``MAX_CLOCK_SKEW`` (the refusal says how
+  fast the client's clock seems to be; a pack answer gets the same tolerance the other way, quizzes.packs.rules);
 * a time a *client's* clock reported (an API rating with ``reviewed_at``, an offline entry) is not
   before the question existed or before the learner's account did;
 * a client UUID already stored for the learner names that stored rating: sending it again is a
@@ -33,7 +34,8 @@ from quizzes.content.models import Question
 from quizzes.core.errors import ErrorCode
 from quizzes.reviews.models import ReviewLog
 
-#: Ratings stamped further in the future than this (client clock skew) are refused.
+#: How far a client's clock may be off, either way: a rating stamped further in the future than this is refused,
+#: and an offline pack answer may be stamped up to this long before the pack was issued (quizzes.packs.rules).
 MAX_CLOCK_SKEW = dt.timedelta(minutes=5)
 
 
@@ -41,6 +43,35 @@ MAX_CLOCK_SKEW = dt.timedelta(minutes=5)
 class Refusal:
     code: ErrorCode
     message: str
+
+
+def clock_offset_text(offset: dt.timedelta) -> str:
+    """How far off a clock is, in the request's language: "7 min 12 s", "45 s", "2 h 5 min", "3 d 4 h"."""
+    seconds = max(1, round(abs(offset.total_seconds())))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    parts = [
+        (days, _("%(n)d d")),
+        (hours, _("%(n)d h")),
+        (minutes, _("%(n)d min")),
+        (seconds, _("%(n)d s")),
+    ]
+    shown = [text % {"n": n} for n, text in parts if n][:2]  # the two largest units are enough for a clock
+    return " ".join(shown)
+
+
+def clock_fast_refusal(*, ahead: dt.timedelta) -> Refusal:
+    """A review time ``ahead`` after the server's now: the client's clock seems at least that fast."""
+    offset = clock_offset_text(ahead)
+    return Refusal(
+        ErrorCode.IN_FUTURE,
+        _(
+            "The review time is %(offset)s ahead of the server's clock (more than the %(skew)s allowed): your "
+            "device's clock seems to be at least %(offset)s fast."
+        )
+        % {"offset": offset, "skew": clock_offset_text(MAX_CLOCK_SKEW)},
+    )
 
 
 def rating_refusal(*, rating: Any) -> Refusal | None:
@@ -63,7 +94,7 @@ def review_time_refusal(
     if timezone.is_naive(reviewed_at):
         return Refusal(ErrorCode.NAIVE_TIME, _("The review time needs a time zone."))
     if reviewed_at > now + MAX_CLOCK_SKEW:
-        return Refusal(ErrorCode.IN_FUTURE, _("The review time is in the future (beyond the allowed clock skew)."))
+        return clock_fast_refusal(ahead=reviewed_at - now)
     if question is not None and reviewed_at < question.created_at:
         return Refusal(ErrorCode.BEFORE_CARD_EXISTED, _("The review time is before this question existed."))
     joined = getattr(user, "date_joined", None)

@@ -17,6 +17,7 @@ from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.throttling import RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
 from quizzes.content.models import Question
@@ -254,7 +255,7 @@ class ItemAnswerView(APIView):
             "learner (by default 10 s of sandbox time per minute, far above what answering uses): past it, 429 "
             "with code `grading_budget_exceeded` and `Retry-After`; nothing is graded or locked."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, *RATELIMIT_HEADERS],
         request=s.AnswerSerializer,
         responses={
             200: s.AnswerResultSerializer,
@@ -271,11 +272,13 @@ class ItemAnswerView(APIView):
             429: OpenApiResponse(
                 s.ErrorResponseSerializer,
                 description="Code: grading_budget_exceeded (this learner's grading for the minute is spent; "
-                "nothing was locked). Retry after the Retry-After header's seconds.",
+                "nothing was locked), or throttled (this learner's answers quota, RateLimit-Policy / RateLimit). "
+                "Retry after the Retry-After header's seconds.",
             ),
             **errors(401, 404, 422),
         },
     )
+    @learner_limited("answers")
     @idempotent
     def post(self, request: LearnerApiRequest, item_id: int) -> Response:
         item = _item(request, item_id)

@@ -4,17 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
 from quizzes.api import serializers as s
+from quizzes.api.deprecation import offline_correct_headers
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
 from quizzes.packs.upload import PackAnswer, UploadEntry, offline_upload
 from quizzes.reviews.offline import offline_entry_from_dict
+
+DEPRECATION_HEADERS = [
+    OpenApiParameter(
+        name,
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=[200],
+        description=f"Only when an entry used the deprecated `correct` form: {text}",
+    )
+    for name, text in (
+        ("Deprecation", "`@<seconds since the epoch>` when the form was deprecated (RFC 9745)."),
+        ("Sunset", "the HTTP-date from which it is no longer accepted (RFC 8594)."),
+        ("Link", 'the docs of this operation, `rel="deprecation"` and `rel="sunset"`.'),
+    )
+]
 
 
 def _upload_entry(data: dict[str, Any]) -> UploadEntry:
@@ -49,7 +67,9 @@ class OfflineUploadView(APIView):
             "`rating` (prompts, recall cards) or `correct` for quiz questions — **deprecated**: the client's own "
             "grade, marked client-graded in the logs; it may update a card the learner has, never create one (rejected"
             " `not_studied`: a quiz question's first answer is graded by the server), and a card whose ratings are all"
-            " client-graded is not put in a review pack (no key). UUIDs already stored are skipped; a touched card "
+            " client-graded is not put in a review pack (no key); a response to an upload that used it carries "
+            "`Deprecation` (RFC 9745), `Sunset` (RFC 8594) and a `Link` to this page. UUIDs already stored are "
+            "skipped; a touched card "
             "takes one scheduling step per new entry from its stored state, or is rebuilt from its whole history in "
             "reviewed-at order when an entry predates one already stored, so uploading twice, in pieces or in any "
             "order gives the same schedule. Entries in the future (beyond 5 minutes of clock skew), before the "
@@ -58,10 +78,11 @@ class OfflineUploadView(APIView):
             "2 s of sandbox time) and per learner (10 s per minute): the code entries past it are rejected "
             "`grading_budget_exceeded`, nothing locked — upload them again later."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, *DEPRECATION_HEADERS, *RATELIMIT_HEADERS],
         request=s.OfflineUploadSerializer,
-        responses={200: s.OfflineUploadResultSerializer, **errors(400, 401, 413, 422)},
+        responses={200: s.OfflineUploadResultSerializer, 429: QUOTA_EXCEEDED, **errors(400, 401, 413, 422)},
     )
+    @learner_limited("offline_uploads")
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.OfflineUploadSerializer(data=request.data)
@@ -85,4 +106,6 @@ class OfflineUploadView(APIView):
             ],
             "cards": r.cards_public(result.cards, user=request.user, profile=result.profile),
         }
-        return Response(s.OfflineUploadResultSerializer(data).data)
+        deprecated = any("correct" in entry for entry in serializer.validated_data["entries"])
+        headers = offline_correct_headers(request) if deprecated else None
+        return Response(s.OfflineUploadResultSerializer(data).data, headers=headers)

@@ -19,6 +19,7 @@ from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent_by_reference
 from quizzes.api.schema import errors
+from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER
 from quizzes.core.errors import ErrorCode
@@ -57,7 +58,7 @@ def _served(request: LearnerApiRequest, pack: ReviewPack, *, status_code: int) -
             message=_("This pack was revoked or has expired; issue a new one."),
         )
     data = s.PackSerializer(r.pack_public(pack, now=now)).data
-    body = JSONRenderer().render(data)
+    body = JSONRenderer().render({k: v for k, v in data.items() if k != "server_time"})  # the pack, not the moment
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"}
     if request.method == "GET":
@@ -106,10 +107,11 @@ class PackListView(APIView):
             "keeps no copy of the answers), or 410 once the pack was revoked or expired. "
             "`Cache-Control: private, no-cache` with an `ETag`; re-sync with `GET /api/v1/packs/{id}/`."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, *RATELIMIT_HEADERS],
         request=s.PackCreateSerializer,
-        responses={201: s.PackSerializer, 410: GONE, **errors(400, 401, 422)},
+        responses={201: s.PackSerializer, 410: GONE, 429: QUOTA_EXCEEDED, **errors(400, 401, 422)},
     )
+    @learner_limited("packs")
     @idempotent_by_reference(reference=_reference, rerender=_rerender)
     def post(self, request: LearnerApiRequest) -> Response:
         serializer = s.PackCreateSerializer(data=request.data)

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from quizzes.accounts.throttle import QuotaExceeded, learner_quota, ratelimit_headers
 from quizzes.content.models import Question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.grading_budget import GradingBudgetExceeded
@@ -178,6 +179,10 @@ def attempt_answer(request: LearnerRequest, attempt_id: int, position: int) -> H
     attempt, item, total = _get_item(request, attempt_id, position)
     if item.is_answered:
         return _after_answer(request, attempt, item, total)
+    try:  # the learner's answers quota, shared with the API (quizzes.accounts.throttle.learner_quota)
+        learner_quota("answers", user_id=request.user.pk)
+    except QuotaExceeded as exc:
+        return _answers_throttled(request, _item_context(attempt, item, total), exc)
     form = None
     if item.question.kind == Question.Kind.CODE:
         return _answer_code(request, attempt, item, total)
@@ -203,6 +208,17 @@ def attempt_answer(request: LearnerRequest, attempt_id: int, position: int) -> H
         message = " ".join(exc.messages)
         return _render_item(request, _item_context(attempt, item, total, form=form, error=message), status=400)
     return _after_answer(request, attempt, outcome.item, total)
+
+
+def _answers_throttled(request: LearnerRequest, context: dict[str, Any], exc: QuotaExceeded) -> HttpResponse:
+    """429: the item again, nothing locked, with how long to wait (Retry-After and the RateLimit headers too)."""
+    context["error"] = _("Too many answers in a short time; wait %(seconds)d s and answer again.") % {
+        "seconds": exc.retry_after
+    }
+    response = _render_item(request, context, status=429)
+    for name, value in {"Retry-After": str(exc.retry_after), **ratelimit_headers(exc.quota)}.items():
+        response[name] = value
+    return response
 
 
 def _answer_code(request: LearnerRequest, attempt: Attempt, item: AttemptItem, total: int) -> HttpResponse:

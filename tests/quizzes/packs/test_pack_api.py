@@ -27,6 +27,12 @@ def issue(api, **body):
     return response
 
 
+def without_clock(pack: dict) -> dict:
+    """A pack without ``server_time`` (the moment it was sent, outside the ETag)."""
+    assert dt.datetime.fromisoformat(pack["server_time"])
+    return {k: v for k, v in pack.items() if k != "server_time"}
+
+
 def by_kind(pack) -> dict[str, dict]:
     found = {}
     for item in pack["items"]:
@@ -158,7 +164,7 @@ class TestReplayCacheAndLife:
         again = api.post(URL, {"days": 3}, format="json", HTTP_IDEMPOTENCY_KEY="pack-1")
         assert (first.status_code, again.status_code) == (201, 201)
         assert again["Idempotent-Replayed"] == "true"
-        assert again.json() == first.json()
+        assert without_clock(again.json()) == without_clock(first.json())
         assert again["ETag"] == first["ETag"]
         assert len(api.get(URL).json()["packs"]) == 1  # nothing new was issued
         record = IdempotencyKey.objects.get(key="pack-1")
@@ -203,4 +209,16 @@ class TestReplayCacheAndLife:
         question.options.update(text="改过的选项")
         Question.objects.filter(pk=question.pk).update(prompt="改过的题干", published=False)
         again = api.get(f"{URL}{created.json()['id']}/")
-        assert again.json() == created.json() and again["ETag"] == created["ETag"]
+        assert without_clock(again.json()) == without_clock(created.json()) and again["ETag"] == created["ETag"]
+
+
+class TestServerTime:
+    def test_a_pack_carries_the_servers_clock_and_its_etag_does_not(self, api, world):
+        with time_machine.travel(timezone.now(), tick=False) as clock:
+            created = issue(api)
+            assert dt.datetime.fromisoformat(created.json()["server_time"]) == timezone.now()
+            clock.shift(dt.timedelta(minutes=3))
+            again = api.get(f"{URL}{created.json()['id']}/")
+            assert dt.datetime.fromisoformat(again.json()["server_time"]) == timezone.now()
+            assert again["ETag"] == created["ETag"]
+            assert api.get(f"{URL}{created.json()['id']}/", HTTP_IF_NONE_MATCH=created["ETag"]).status_code == 304

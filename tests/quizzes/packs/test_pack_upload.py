@@ -12,6 +12,7 @@ from django.utils import timezone
 from attention_engine import generators
 from quizzes.models import Option, PackItem, Question, ReviewCard, ReviewLog
 from quizzes.practice.services import attempt_start, item_answer
+from quizzes.reviews.rules import MAX_CLOCK_SKEW
 from tests import factories
 from tests.quizzes.api.conftest import token_client
 from tests.quizzes.api.helpers import assert_error
@@ -175,10 +176,28 @@ class TestKeysOnlyForCardsTheServerSaw:
 
 
 class TestValidityByReviewTime:
-    def test_before_the_pack_was_issued(self, api, pack):
+    def test_before_the_pack_was_issued_beyond_the_clock_skew(self, api, pack):
         issued = dt.datetime.fromisoformat(pack["issued_at"])
-        (outcome,) = upload(api, entry(item_of(pack, "prompt"), issued - dt.timedelta(seconds=1), rating=3))
+        early = issued - MAX_CLOCK_SKEW - dt.timedelta(minutes=2, seconds=12)
+        (outcome,) = upload(api, entry(item_of(pack, "prompt"), early, rating=3))
         assert (outcome["status"], outcome["reason"]) == ("rejected", "before_pack_issued")
+        assert "clock seems to be at least 7 min 12 s slow" in outcome["message"]
+
+    def test_a_slow_clock_gets_the_tolerance_a_fast_one_gets(self, api, learner, pack):
+        """A phone 90 s slow, answering right after the download, and one 90 s fast: both count."""
+        issued = dt.datetime.fromisoformat(pack["issued_at"])
+        slow, fast = upload(
+            api,
+            entry(item_of(pack, "prompt"), issued - dt.timedelta(seconds=90), rating=3),
+            entry(item_of(pack, "recall"), timezone.now() + dt.timedelta(seconds=90), rating=3),
+        )
+        assert slow["status"] == fast["status"] == "applied"
+        prompt = item_of(pack, "prompt")["question"]["id"]
+        assert newest_log(learner, prompt).reviewed_at == issued - dt.timedelta(seconds=90)  # stored as reported
+        edge = issued - MAX_CLOCK_SKEW
+        choice = item_of(pack, "choice")
+        (at_the_edge,) = upload(api, entry(choice, edge, option_id=wrong_handle(choice)))
+        assert at_the_edge["status"] == "applied"
 
     def test_after_expiry_plus_grace_but_not_within_it(self, api, pack):
         until = dt.datetime.fromisoformat(pack["upload_until"])
@@ -213,10 +232,12 @@ class TestValidityByReviewTime:
         assert (outcome["status"], outcome["reason"]) == ("rejected", "unknown_pack_item")
         assert not ReviewCard.objects.filter(user=stranger).exists()
 
-    def test_the_future_is_refused_as_for_every_rating(self, api, pack):
-        future = timezone.now() + dt.timedelta(hours=1)
-        (outcome,) = upload(api, entry(item_of(pack, "prompt"), future, rating=3))
+    def test_the_future_is_refused_as_for_every_rating_saying_how_fast_the_clock_seems(self, api, pack):
+        with time_machine.travel(timezone.now(), tick=False):
+            future = timezone.now() + dt.timedelta(hours=1, minutes=3, seconds=20)
+            (outcome,) = upload(api, entry(item_of(pack, "prompt"), future, rating=3))
         assert outcome["reason"] == "in_future"
+        assert "clock seems to be at least 1 h 3 min fast" in outcome["message"]
 
 
 class TestFirstAnswerLocks:
@@ -278,3 +299,23 @@ class TestChangedQuestion:
         body = {"client_uuid": str(uuid.uuid4()), "question_id": question.pk, "reviewed_at": timezone.now().isoformat()}
         (outcome,) = upload(api, {**body, "correct": True})
         assert (outcome["status"], outcome["reason"]) == ("rejected", "unknown_question")
+
+
+class TestDeprecatedFormSaysSo:
+    def test_an_upload_with_correct_carries_deprecation_sunset_and_a_link(self, api, world):
+        question = world[2]["choice"]
+        body = {"client_uuid": str(uuid.uuid4()), "question_id": question.pk, "correct": True}
+        response = api.post(UPLOAD, {"entries": [{**body, "reviewed_at": timezone.now().isoformat()}]}, format="json")
+        assert response.status_code == 200
+        assert response["Deprecation"] == "@1796030576"  # 2026-11-30T09:22:56Z, RFC 9745's @epoch
+        assert response["Sunset"] == "Wed, 30 Jun 2027 00:00:00 GMT"  # RFC 8594's HTTP-date
+        link = response["Link"]
+        docs = "<http://testserver/api/docs/#/reviews/reviews_offline_upload>"
+        assert f'{docs}; rel="deprecation"' in link and f'{docs}; rel="sunset"' in link
+
+    def test_pack_answers_and_ratings_carry_none_of_it(self, api, pack):
+        response = api.post(
+            UPLOAD, {"entries": [entry(item_of(pack, "prompt"), timezone.now(), rating=3)]}, format="json"
+        )
+        assert response.status_code == 200
+        assert not {"Deprecation", "Sunset", "Link"} & set(response.headers)
