@@ -20,6 +20,7 @@ from quizzes.content.models import Option, Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import quote, row_update
+from quizzes.practice.grade_messages import why_ambiguous
 from quizzes.practice.grading_budget import GradingBudget
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard, ReviewLog
@@ -183,6 +184,12 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
         raise DomainError(
             ErrorCode.UNREADABLE_ANSWER, _("Could not read that answer: %(error)s") % {"error": exc}, field="value"
         ) from exc
+    if graded.code == "ambiguous":  # a number whose notation is in doubt ("1,5", "50%"): refused, nothing locks
+        raise DomainError(
+            ErrorCode.UNREADABLE_ANSWER,
+            why_ambiguous(str(graded.params["token"]), str(graded.params["reason"])),
+            field="value",
+        )
     misconception = None if graded.correct else _matching_distractor(variant, value)
     return {
         "correct": bool(graded.correct),
