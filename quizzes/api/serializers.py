@@ -23,6 +23,7 @@ from quizzes.api.fields import (
     StrictUUIDField,
 )
 from quizzes.api.scheduling_serializers import ParametersStatusSerializer
+from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.models import Attempt, Question, ReviewCard
 from quizzes.packs import rules as pack_rules
 from quizzes.practice.next_step import NextStepKind
@@ -456,7 +457,7 @@ class AnswerSerializer(serializers.Serializer):
         ),
     )
     code = StrictCharField(
-        max_length=20_000,
+        max_length=MAX_CODE_CHARS,
         required=False,
         trim_whitespace=False,
         help_text="Code questions: your lines (for a scaffold: one line per TODO, in order).",
@@ -620,7 +621,7 @@ class OfflineEntrySerializer(serializers.Serializer):
         help_text="Pack answers, numeric items with answer_form=input: a number, list, nested list or text.",
     )
     code = StrictCharField(
-        max_length=20000,
+        max_length=MAX_CODE_CHARS,
         required=False,
         trim_whitespace=False,
         help_text="Pack answers, code items: the code written offline; graded by the server at upload.",

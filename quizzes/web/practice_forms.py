@@ -14,6 +14,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from attention_engine.generators import Unreadable, parse_cell
+from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.content.number import without_unit
 from quizzes.content.selectors import MOCK_INTERVIEW_MAX
 from quizzes.practice.grade_messages import why_unreadable
@@ -106,7 +107,7 @@ class CodeAnswerForm(forms.Form):
 
     code = forms.CharField(
         strip=False,
-        max_length=20_000,
+        max_length=MAX_CODE_CHARS,
         widget=forms.Textarea(
             attrs={
                 "rows": 6,

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
+from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.content.models import Option, Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
@@ -29,8 +30,6 @@ from quizzes.reviews.services import card_rate_answer, card_record_answer
 log = logging.getLogger(__name__)
 
 MAX_NUMERIC_RESPONSE_CHARS = 2000
-#: A code answer longer than this is refused before it reaches the checker (whose own limit is lower).
-MAX_CODE_RESPONSE_CHARS = 20_000
 
 
 class CodeNotRunnable(DomainError):
@@ -219,7 +218,7 @@ def _grade_code(item: AttemptItem, code: Any, budget: GradingBudget) -> tuple[di
 
     if not isinstance(code, str) or not code.strip():
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("Write your code first."), field="code")
-    if len(code) > MAX_CODE_RESPONSE_CHARS:
+    if len(code) > MAX_CODE_CHARS:  # refused before it reaches the checker (whose spec limit may be lower)
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("That answer is too long."), field="code")
     problem = _unstorable(code)
     if problem:
