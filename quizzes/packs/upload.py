@@ -41,6 +41,7 @@ from quizzes.packs.models import PackItem
 from quizzes.packs.rules import pack_answer_refusal
 from quizzes.packs.selectors import pack_items_by_id
 from quizzes.practice.grading_budget import GradingBudget
+from quizzes.practice.services.locking import first_answer_lock
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.offline import EntryOutcome, EntryStatus, OfflineEntry, offline_reviews_merge, repeat_status
 from quizzes.reviews.rules import Refusal, stored_client_uuids
@@ -123,12 +124,16 @@ def _grade(
 def _lock(item: PackItem, upload: UploadEntry, result: dict[str, Any] | None, response: Any) -> EntryStatus | None:
     """Store the first answer on the pack item; None when this entry won, else what it is instead."""
     entry = upload.entry
-    won = PackItem.objects.filter(pk=item.pk, answered_at__isnull=True).update(
-        answered_at=entry.reviewed_at,
-        client_uuid=entry.client_uuid,
-        response=response,
-        is_correct=None if result is None else bool(result["correct"]),
-        result=result,
+    won = first_answer_lock(
+        PackItem,
+        pk=item.pk,
+        values={
+            "answered_at": entry.reviewed_at,
+            "client_uuid": entry.client_uuid,
+            "response": response,
+            "is_correct": None if result is None else bool(result["correct"]),
+            "result": result,
+        },
     )
     item.refresh_from_db(fields=["answered_at", "client_uuid", "response", "is_correct", "result"])
     if won:

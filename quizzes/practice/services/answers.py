@@ -20,10 +20,11 @@ from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.content.models import Option, Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.rows import quote, row_update
+from quizzes.core.rows import quote
 from quizzes.practice.grade_messages import why_ambiguous
 from quizzes.practice.grading_budget import GradingBudget
 from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.services.locking import first_answer_lock
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
 
@@ -384,14 +385,14 @@ def item_answer(
         # The finished-attempt check rides in the lock (one statement): NOT EXISTS is a subquery, not a join,
         # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
         items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
-        won = row_update(
+        won = first_answer_lock(
             AttemptItem,
             pk=item.pk,
             values={
                 **{name: value for name, value in answer.items() if name != "chosen_option"},
                 "chosen_option_id": chosen.pk if chosen else None,
             },
-            where=f"answered_at IS NULL AND NOT EXISTS (SELECT 1 FROM {attempts} a "
+            also=f"NOT EXISTS (SELECT 1 FROM {attempts} a "
             f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
         )
         if won:
