@@ -92,7 +92,7 @@ model), ``specs`` (the built-in questions), ``grading`` (runs, comparison, diagn
 
 from .functions import describe_allowlist
 from .grading import CheckResult, LineMark, SpecError, check_syntax, grade_code, validate_spec
-from .limits import DEFAULT_LIMITS, HARD_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, HARD_LIMITS, MAX_SOURCE_CHARS, Limits
 from .messages import Message
 from .spec import CaseSpec, InputSpec, MisconceptionCase, NameCheck, QuestionSpec
 from .specs import SPECS, get, names
@@ -101,6 +101,7 @@ from .worker import Sandbox, sandbox
 __all__ = [
     "DEFAULT_LIMITS",
     "HARD_LIMITS",
+    "MAX_SOURCE_CHARS",
     "SPECS",
     "CaseSpec",
     "CheckResult",

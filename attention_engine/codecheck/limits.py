@@ -64,9 +64,13 @@ class Limits:
         return Limits(**{k: min(v, hard[k]) for k, v in self.to_dict().items()})
 
 
+#: THE longest code answer anything accepts (issue 26): the hard source bound below, the web form, the API's
+#: answer and pack-upload fields and the answer service all use it (quizzes.content.code.MAX_CODE_CHARS).
+MAX_SOURCE_CHARS = 20_000
+
 # The most any spec may allow: 16x the defaults for sizes, and the parser-safe source bounds.
 HARD_LIMITS = Limits(
-    max_source_chars=20_000,
+    max_source_chars=MAX_SOURCE_CHARS,
     max_lines=400,
     max_nodes=2_000,
     max_depth=64,

@@ -44,7 +44,7 @@ from .counting import (
     RNNGradientDecayV2,
     RNNGradientDecayV3,
 )
-from .grading import GradeResult, grade
+from .grading import GradeResult, Unreadable, grade, parse_cell
 from .scaling import (
     DotProductVariance,
     DotProductVarianceV2,
@@ -168,10 +168,12 @@ __all__ = [
     "ParamSpec",
     "Step",
     "Template",
+    "Unreadable",
     "Variant",
     "generate",
     "get",
     "grade",
     "names",
+    "parse_cell",
     "versions",
 ]

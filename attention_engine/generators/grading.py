@@ -1,8 +1,30 @@
 """Grading a learner's numeric answer: shape first, then each element within the variant's tolerance.
 
 Learner input never raises: anything unreadable, non-finite or of the wrong shape is a wrong answer
-saying what was expected. Strings may use commas or spaces between values (also the full-width "，"),
-";" or newlines between matrix rows, brackets, a unicode minus and a trailing "%".
+saying what was expected — except an *ambiguous* one (code ``ambiguous``), which an app should refuse
+without locking, since the learner meant a number and only the notation is in doubt.
+
+**One number** (a cell: a grid's input box, a JSON string, one item of a list) — :func:`parse_cell`, the
+one grammar every caller uses (the web's answer grid, the API, the offline packs, the admin preview):
+
+* read after Unicode NFKC, so full-width digits and signs are plain ones ("１２．５" = 12.5, "－１" = -1), and
+  with the minus sign U+2212 ("−0.5") read as "-"; surrounding spaces are ignored;
+* a point is the decimal mark: "0.25", ".5", "-1.5", "+2", scientific "1e-3", "2.5E+4";
+* a space may group thousands, in groups of exactly three digits: "1 000", "12 345.5" (a thin or no-break
+  space too);
+* refused as **ambiguous** (code ``ambiguous``, params ``reason``): a comma between digits ("1,5" is 1.5 in
+  much of the world and 15 or two values elsewhere; "1,000" is a thousand or one) — ``reason: "comma"``;
+  and a "%" ("50%" is 0.5 as a weight or a probability but 50 when a question asks for a percentage) —
+  ``reason: "percent"``;
+* anything else ("zero", "1/2", "1_000", "0x1f") is unreadable; "inf", "nan" and "1e400" are not finite.
+
+**Several numbers in one text** (the API's text form, "0.54, 0.46" or "1 0; 0 1"): values are separated by
+commas (also "，" and "、") or spaces, matrix rows by ";" (also "；"), newlines or "], [", and the whole may be
+in brackets; each value is then one cell as above. A separator that is also a list delimiter cannot be
+part of a number there, so "1 000" reads as two values. When the answer is **a single number** the whole
+text (brackets aside) is first read as one cell, as the web's one answer box is: "1 000" = 1000, "1,5"
+ambiguous; a text that is not one number is then read as a list, so "0.5 0.5" is "expected a single number,
+got 2 values" (the web's one box calls it not a number; both are wrong, neither is graded as a number).
 
 Every result carries a ``code`` with JSON ``params`` besides the English ``message``, so an app can
 store the code and word it in the learner's language when it displays the result (the engine has
@@ -18,6 +40,8 @@ code               params                                                      m
 ``unreadable``     {"token": "zero", "expected": [2]}                          could not read 'zero' …
 ``empty``          {"expected": [2]}                                           the answer is empty; …
 ``not_finite``     {"token": "1e400", "expected": [2]}                         '1e400' is not a number …
+``ambiguous``      {"token": "1,5", "reason": "comma" | "percent",             '1,5' is ambiguous …
+                   "expected": []}
 =================  ==========================================================  ===========================
 """
 
@@ -25,6 +49,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +61,9 @@ from .base import Variant
 
 _ROWS = re.compile(r"[;；\n]|\]\s*[,，]?\s*\[")  # "a, b; c, d" or "[[a, b], [c, d]]"
 _ITEMS = re.compile(r"[,，、\s]+")
+_PLAIN = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")  # 0.25, .5, 1., -1.5e-3
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?: \d{3})+(?:\.\d+)?(?:[eE][+-]?\d+)?")  # 1 000, 12 345.5
+_COMMA_IN_NUMBER = re.compile(r"\d,\d")  # "1,5", "1,000": a comma decimal or a thousands comma
 _BRACKETS = "[]()（）{}"
 
 
@@ -62,13 +90,15 @@ class GradeResult:
 TOKEN_CHARS = 40  # a token echoed back in a message is cut to this many characters
 
 
-class _Unreadable(ValueError):
-    """The response cannot be read as finite numbers: ``code`` and ``token`` say why."""
+class Unreadable(ValueError):
+    """The response cannot be read as finite numbers: ``code`` (unreadable, not_finite, empty, ambiguous),
+    ``token`` and, for ``ambiguous``, ``reason`` (comma, percent) say why."""
 
-    def __init__(self, code: str, token: str = ""):
+    def __init__(self, code: str, token: str = "", reason: str = ""):
         # Echoed text is stored and rendered later: no control characters (NUL breaks jsonb), no lone surrogates.
         cut = token[:TOKEN_CHARS].encode("utf-8", "replace").decode("utf-8")
         self.code, self.token = code, "".join(c if c.isprintable() else "\ufffd" for c in cut)
+        self.reason = reason
         super().__init__(code)
 
     def message(self) -> str:
@@ -76,48 +106,91 @@ class _Unreadable(ValueError):
             return "the answer is empty"
         if self.code == "not_finite":
             return f"{self.token!r} is not a number I can grade (too large, infinite or NaN)"
+        if self.code == "ambiguous" and self.reason == "percent":
+            return f"{self.token!r} is ambiguous: 0.5 for a weight or a probability, the number alone for a percentage"
+        if self.code == "ambiguous":
+            return f"{self.token!r} is ambiguous: use a point for decimals (1.5) and a space for thousands (1 000)"
         return f"could not read {self.token!r} as a number"
+
+    def params(self, expected: list[int]) -> dict[str, Any]:
+        if self.code == "empty":
+            return {"expected": expected}
+        if self.code == "ambiguous":
+            return {"token": self.token, "reason": self.reason, "expected": expected}
+        return {"token": self.token, "expected": expected}
 
 
 def _finite(x: float, token: str) -> float:
     if not math.isfinite(x):
-        raise _Unreadable("not_finite", token)
+        raise Unreadable("not_finite", token)
     return x
 
 
 def _number(token: object) -> float:
     if isinstance(token, bool | np.bool_) or token is None:
-        raise _Unreadable("unreadable", repr(token))
+        raise Unreadable("unreadable", repr(token))
     if isinstance(token, int | np.integer):
         try:
             return float(token)
         except OverflowError:  # an int too large for a float, e.g. 10**400
-            raise _Unreadable("not_finite", f"~1e{int(int(token).bit_length() * math.log10(2))}") from None
+            raise Unreadable("not_finite", f"~1e{int(int(token).bit_length() * math.log10(2))}") from None
     if isinstance(token, float | np.floating):
         return _finite(float(token), repr(float(token)))
     if isinstance(token, str):
-        text = token.strip().replace("−", "-").removesuffix("%")
+        return parse_cell(token)
+    raise Unreadable("unreadable", type(token).__name__)
+
+
+def _normal(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()
+
+
+def parse_cell(text: str) -> float:
+    """One number typed by a learner, by the grammar in the module docstring; raises :class:`Unreadable`."""
+    cleaned = _normal(text)
+    if not cleaned:
+        raise Unreadable("empty")
+    if "%" in cleaned:
+        raise Unreadable("ambiguous", text.strip(), reason="percent")
+    if _COMMA_IN_NUMBER.search(cleaned):
+        raise Unreadable("ambiguous", text.strip(), reason="comma")
+    if _PLAIN.fullmatch(cleaned) or _GROUPED.fullmatch(cleaned):
+        return _finite(float(cleaned.replace(" ", "")), text.strip())
+    try:
+        value = float(cleaned)
+    except ValueError:
+        value = 0.0
+    if not math.isfinite(value):  # "inf", "nan", "-Infinity"
+        raise Unreadable("not_finite", text.strip())
+    raise Unreadable("unreadable", text.strip())
+
+
+def _text_rows(response: str, *, single: bool) -> list[list[float]]:
+    if single and not _ROWS.search(response):
         try:
-            value = float(text)
-        except ValueError:
-            raise _Unreadable("unreadable", token.strip()) from None
-        return _finite(value, token.strip())
-    raise _Unreadable("unreadable", type(token).__name__)
+            return [[parse_cell(response.strip(_BRACKETS + " \t"))]]
+        except Unreadable as exc:
+            if exc.code in ("ambiguous", "not_finite", "empty"):
+                raise
+        # not one number: read as a list, so "0.5 0.5" is two values where one was expected
+    response = _normal(response)
+    texts = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response)]
+    rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in texts if row.strip(_BRACKETS + " \t,，")]
+    if not rows:
+        raise Unreadable("empty")
+    return rows
 
 
-def _rows(response: object) -> list[list[float]]:
-    """The response as rows of numbers; a scalar or a flat list is a single row."""
+def _rows(response: object, *, single: bool = False) -> list[list[float]]:
+    """The response as rows of numbers; a scalar or a flat list is a single row. ``single``: the answer is one
+    number, so a text is first read as one cell."""
     if isinstance(response, np.ndarray):
         response = response.tolist()
     if isinstance(response, str):
-        texts = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response.strip())]
-        rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in texts if row.strip(_BRACKETS + " \t,，")]
-        if not rows:
-            raise _Unreadable("empty")
-        return rows
+        return _text_rows(response, single=single)
     if isinstance(response, list | tuple):
         if not response:
-            raise _Unreadable("empty")
+            raise Unreadable("empty")
         if all(isinstance(r, list | tuple | np.ndarray) for r in response):
             return [[_number(t) for t in row] for row in response]
         return [[_number(t) for t in response]]
@@ -165,9 +238,9 @@ def grade(variant: Variant | Mapping[str, Any], response: object) -> GradeResult
     shape = tuple(variant.answer_shape)
     expected = list(shape)
     try:
-        rows = _rows(response)
-    except _Unreadable as exc:
-        params = {"expected": expected} if exc.code == "empty" else {"token": exc.token, "expected": expected}
+        rows = _rows(response, single=shape == ())
+    except Unreadable as exc:
+        params = exc.params(expected)
         return GradeResult(False, 0.0, None, f"{exc.message()}; expected {_describe_expected(shape)}", exc.code, params)
     got = _fit(rows, shape)
     if got is None:

@@ -23,6 +23,7 @@ from quizzes.api.fields import (
     StrictUUIDField,
 )
 from quizzes.api.scheduling_serializers import ParametersStatusSerializer
+from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.models import Attempt, Question, ReviewCard
 from quizzes.packs import rules as pack_rules
 from quizzes.practice.next_step import NextStepKind
@@ -446,11 +447,17 @@ class AnswerSerializer(serializers.Serializer):
         required=False,
         help_text=(
             'Numeric, answer_form=input: a number, list, nested list or text like "0.54, 0.46". '
-            'Number questions (kind=number): one number, or text like "512" or "512 MiB" (its unit after it).'
+            'Number questions (kind=number): one number, or text like "512" or "512 MiB" (its unit after it). '
+            "One number (a string, a list's string, one value of a text): a point for decimals (0.25, -1.5, 1e-3), "
+            'full-width digits and the minus sign "−" read as plain ones; when the answer is a single number, '
+            'a space may group thousands ("1 000"). A comma between digits ("1,5", "1,000") or a "%" is '
+            "ambiguous: refused (400, the reason in fields.value) and nothing locks. A text of several numbers "
+            'separates them by commas ("，", "、") or spaces and rows by ";", newlines or "], [" — so there '
+            '"1 000" and "1,5" are two values.'
         ),
     )
     code = StrictCharField(
-        max_length=20_000,
+        max_length=MAX_CODE_CHARS,
         required=False,
         trim_whitespace=False,
         help_text="Code questions: your lines (for a scaffold: one line per TODO, in order).",
@@ -614,7 +621,7 @@ class OfflineEntrySerializer(serializers.Serializer):
         help_text="Pack answers, numeric items with answer_form=input: a number, list, nested list or text.",
     )
     code = StrictCharField(
-        max_length=20000,
+        max_length=MAX_CODE_CHARS,
         required=False,
         trim_whitespace=False,
         help_text="Pack answers, code items: the code written offline; graded by the server at upload.",

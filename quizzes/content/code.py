@@ -21,6 +21,10 @@ from typing import Any
 from attention_engine import codecheck
 from attention_engine.codecheck import QuestionSpec
 
+#: The longest code answer a learner may send, everywhere (the page's form, the API's answer and pack-upload
+#: fields, the answer service): the checker's hard source bound, one constant.
+MAX_CODE_CHARS = codecheck.MAX_SOURCE_CHARS
+
 #: Every grading uses this input seed: the checker caches its reference outputs per (spec, seed), and
 #: a fixed seed keeps a retake's worked example comparable with the last one (the code is what changes).
 GRADING_SEED = 0

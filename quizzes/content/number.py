@@ -2,8 +2,9 @@
 
 The literal counterpart of the generated numeric questions (and of Moodle's *numerical* type): the learner
 types one number and the server grades it with **the same grader and number grammar** as a typed numeric
-answer, ``attention_engine.generators.grade`` — commas or a full-width minus, a trailing "%", scientific
-notation, anything unreadable or non-finite a wrong answer saying so. To get there the question is seen as a
+answer, ``attention_engine.generators.grade`` (one cell, ``parse_cell``) — full-width digits, a unicode minus,
+a space grouping thousands, scientific notation; a comma or a "%" refused as ambiguous, anything unreadable or
+non-finite a wrong answer saying so. To get there the question is seen as a
 variant of no template (:func:`number_variant`): a scalar answer, ``atol`` = the tolerance, ``rtol`` = 0, so
 an answer ``x`` is right when ``|x − answer| ≤ tolerance`` (plus the grader's 1e-9 for binary floats), the
 closed interval Moodle's numerical type uses.

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
 
-from quizzes.content.models import Option, Question
+from quizzes.content.models import Option
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
-from quizzes.practice.models import AttemptItem
 from quizzes.reviews.models import ReviewCard
 
 
@@ -31,22 +29,6 @@ def cards_to_pack(*, user: User, until: dt.datetime, kinds: Iterable[str], limit
         .prefetch_related(Prefetch("question__options", queryset=Option.objects.all()))
         .order_by("due", "id")[:limit]
     )
-
-
-def seen_variant_seeds(*, user: User, questions: Iterable[Question]) -> dict[int, set[int]]:
-    """The numeric variant seeds this learner has been given (attempts and earlier packs), per question."""
-    ids = [q.pk for q in questions if q.kind == Question.Kind.NUMERIC]
-    seeds: dict[int, set[int]] = defaultdict(set)
-    if not ids:
-        return seeds
-    for rows in (
-        AttemptItem.objects.owned_by(user).filter(question_id__in=ids, variant_seed__isnull=False),
-        PackItem.objects.owned_by(user).filter(question_id__in=ids, variant_seed__isnull=False),
-    ):
-        for question_id, seed in rows.values_list("question_id", "variant_seed"):
-            if seed is not None:
-                seeds[question_id].add(seed)
-    return seeds
 
 
 def packed_ids(*, digests: Iterable[str]) -> dict[str, int]:

@@ -28,7 +28,8 @@ from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of, vari
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
 from quizzes.packs.pruning import shared_versions_lock
 from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
-from quizzes.practice.services.attempts import choose_option_order, choose_variant_seed
+from quizzes.practice.selectors import seen_variant_seeds
+from quizzes.practice.services.attempts import choose_option_order, variant_seed_for
 from quizzes.reviews.selectors import end_of_today
 
 MAX_DEVICE_CHARS = 100
@@ -49,7 +50,7 @@ def _item(
     if question.kind == Question.Kind.CHOICE:
         item.option_order = choose_option_order(options=live_options(question=question), rng=rng)
     elif question.kind == Question.Kind.NUMERIC:
-        seed = question.fixed_seed if question.fixed_seed is not None else choose_variant_seed(used=used, rng=rng)
+        seed = variant_seed_for(question=question, used=used, rng=rng)
         item.variant_seed = seed
         item.template_version = question.template_version  # the question's own version, never "the newest"
         digest = variant_digest(
@@ -150,7 +151,7 @@ def pack_issue(
     cards = selectors.cards_to_pack(user=user, until=until, kinds=PACKED_KINDS, limit=max_items)
     seed = secrets.randbits(62)
     rng = random.Random(seed)
-    seen = selectors.seen_variant_seeds(user=user, questions=[card.question for card in cards])
+    seen = seen_variant_seeds(user=user, questions=[card.question for card in cards])
     with transaction.atomic():
         pack = ReviewPack(
             user=user,

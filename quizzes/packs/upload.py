@@ -41,8 +41,9 @@ from quizzes.packs.models import PackItem
 from quizzes.packs.rules import pack_answer_refusal
 from quizzes.packs.selectors import pack_items_by_id
 from quizzes.practice.grading_budget import GradingBudget
+from quizzes.practice.services.locking import first_answer_lock
 from quizzes.reviews.models import ReviewCard, ReviewLog
-from quizzes.reviews.offline import EntryOutcome, EntryStatus, OfflineEntry, offline_reviews_merge
+from quizzes.reviews.offline import EntryOutcome, EntryStatus, OfflineEntry, offline_reviews_merge, repeat_status
 from quizzes.reviews.rules import Refusal, stored_client_uuids
 from quizzes.reviews.scheduling import rating_for_result
 
@@ -123,12 +124,16 @@ def _grade(
 def _lock(item: PackItem, upload: UploadEntry, result: dict[str, Any] | None, response: Any) -> EntryStatus | None:
     """Store the first answer on the pack item; None when this entry won, else what it is instead."""
     entry = upload.entry
-    won = PackItem.objects.filter(pk=item.pk, answered_at__isnull=True).update(
-        answered_at=entry.reviewed_at,
-        client_uuid=entry.client_uuid,
-        response=response,
-        is_correct=None if result is None else bool(result["correct"]),
-        result=result,
+    won = first_answer_lock(
+        PackItem,
+        pk=item.pk,
+        values={
+            "answered_at": entry.reviewed_at,
+            "client_uuid": entry.client_uuid,
+            "response": response,
+            "is_correct": None if result is None else bool(result["correct"]),
+            "result": result,
+        },
     )
     item.refresh_from_db(fields=["answered_at", "client_uuid", "response", "is_correct", "result"])
     if won:
@@ -216,12 +221,12 @@ def _pack_entry(
         pack_item_id=answer.pack_item_id,
     )
     done.outcome.question_id = item.question_id if item is not None else None
-    if entry.client_uuid in seen or entry.client_uuid in stored:  # sent before: nothing is graded or stored again
-        done.outcome.status = EntryStatus.DUPLICATE if entry.client_uuid in seen else EntryStatus.ALREADY_STORED
-        if item is not None and done.outcome.status == EntryStatus.ALREADY_STORED:
+    repeated = repeat_status(entry.client_uuid, seen=seen, stored=stored)
+    if repeated is not None:  # sent before: nothing is graded or stored again
+        done.outcome.status = repeated
+        if item is not None and repeated == EntryStatus.ALREADY_STORED:
             done.graded = answered_view(item) if item.client_uuid == entry.client_uuid else None
         return done
-    seen.add(entry.client_uuid)
     judged = _judge(item, upload, user=user, now=now, budget=budget)
     if isinstance(judged, Refusal):
         return _rejected(upload, judged)

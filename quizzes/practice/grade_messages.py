@@ -56,6 +56,27 @@ def _partly_correct(p: Mapping[str, Any]) -> str:
     raise ValueError(f"unknown unit {p['unit']!r}")
 
 
+def why_ambiguous(token: str, reason: str) -> str:
+    """Why a typed number is refused without locking (the engine's ``ambiguous`` code: a comma or a "%")."""
+    if reason == "percent":
+        return _(
+            "“%(token)s” is ambiguous: for a weight or a probability type 0.5, not 50%%; "
+            "for a percentage type the number alone."
+        ) % {"token": token}
+    return _(
+        "“%(token)s” is ambiguous: use a point for decimals (1.5) and a space for thousands (1 000), never a comma."
+    ) % {"token": token}
+
+
+def why_unreadable(code: str, token: str, reason: str = "") -> str:
+    """Why one typed cell is not a number (the engine's ``Unreadable`` codes), for the answer grid's cell."""
+    if code == "ambiguous":
+        return why_ambiguous(token, reason)
+    if code == "not_finite":
+        return _("“%(text)s” is too large, infinite or not a number.") % {"text": token}
+    return _("“%(text)s” is not a number.") % {"text": token}
+
+
 _WORDING: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "correct": lambda p: _("correct"),
     "incorrect": lambda p: _("incorrect"),
@@ -69,6 +90,7 @@ _WORDING: dict[str, Callable[[Mapping[str, Any]], str]] = {
         % {"token": str(p["token"]), "expected": describe_shape(p["expected"])}
     ),
     "empty": lambda p: _("the answer is empty; expected %(expected)s") % {"expected": describe_shape(p["expected"])},
+    "ambiguous": lambda p: why_ambiguous(str(p["token"]), str(p["reason"])),
     "not_finite": lambda p: (
         _("'%(token)s' is not a number that can be graded (too large, infinite or NaN); expected %(expected)s")
         % {"token": str(p["token"]), "expected": describe_shape(p["expected"])}

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.apps import apps
 from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Prefetch, QuerySet
@@ -28,7 +29,7 @@ from quizzes.content.selectors import lesson_heads_published_later
 from quizzes.core import rows
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.core.rows import quote
-from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.models import Attempt, AttemptItem, LockedAnswer
 from quizzes.reviews import selectors as review_selectors
 
 
@@ -381,3 +382,30 @@ def dashboard_reads(*, user: User, profile: LearnerProfile, now: dt.datetime, fo
         best_scores_later(user=user),
     )
     return DashboardReads(summary=summary, recent=recent, progress=_progress(lessons, best, summary.per_lesson))
+
+
+@functools.cache
+def seeded_item_models() -> tuple[type[LockedAnswer], ...]:
+    """Every kind of item that shows a learner a numeric variant by its seed: practice's attempt items and the
+    items of domains above practice (the offline packs' PackItem), found through Django's app registry — each a
+    LockedAnswer with a ``variant_seed`` whose queryset has ``owned_by(user)`` — so practice imports none of them."""
+    return tuple(
+        model
+        for model in apps.get_models()
+        if issubclass(model, LockedAnswer) and any(f.name == "variant_seed" for f in model._meta.get_fields())
+    )
+
+
+def seen_variant_seeds(*, user: User, questions: Iterable[Question]) -> dict[int, set[int]]:
+    """THE numeric variant seeds this learner has been shown, per question: in attempts and in review packs
+    alike, so neither an attempt nor a pack repeats a seed the other showed. One query per item model."""
+    ids = [q.pk for q in questions if q.kind == Question.Kind.NUMERIC]
+    seeds: dict[int, set[int]] = defaultdict(set)
+    if not ids:
+        return seeds
+    for model in seeded_item_models():
+        rows = model.objects.owned_by(user).filter(question_id__in=ids, variant_seed__isnull=False)  # type: ignore[attr-defined]
+        for question_id, seed in rows.values_list("question_id", "variant_seed"):
+            if seed is not None:  # excluded by the filter; the column is nullable
+                seeds[question_id].add(seed)
+    return seeds

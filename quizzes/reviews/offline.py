@@ -78,6 +78,16 @@ class EntryStatus(StrEnum):
     REJECTED = "rejected"
 
 
+def repeat_status(client_uuid: uuid.UUID, *, seen: set[uuid.UUID], stored: set[uuid.UUID]) -> EntryStatus | None:
+    """THE rule for a client UUID sent before (offline reviews and pack answers alike): DUPLICATE when this batch
+    already had it, else ALREADY_STORED when a stored rating has it (``stored_client_uuids``), else None — a new
+    entry. Either way the UUID is now in ``seen``; a repeated one is skipped, nothing judged or stored again."""
+    if client_uuid in seen:
+        return EntryStatus.DUPLICATE
+    seen.add(client_uuid)
+    return EntryStatus.ALREADY_STORED if client_uuid in stored else None
+
+
 @dataclasses.dataclass
 class EntryOutcome:
     client_uuid: uuid.UUID
@@ -155,12 +165,9 @@ def offline_reviews_merge(
         outcome = EntryOutcome(client_uuid=entry.client_uuid, status=EntryStatus.APPLIED)
         outcome.question_id = question.pk if question else None
         outcomes.append(outcome)
-        if entry.client_uuid in seen:
-            outcome.status = EntryStatus.DUPLICATE
-            continue
-        seen.add(entry.client_uuid)
-        if entry.client_uuid in stored:
-            outcome.status = EntryStatus.ALREADY_STORED
+        repeated = repeat_status(entry.client_uuid, seen=seen, stored=stored)
+        if repeated is not None:
+            outcome.status = repeated
             continue
         judged = _judge(entry, question, user=user, now=now)
         if isinstance(judged, Refusal):

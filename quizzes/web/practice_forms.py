@@ -7,28 +7,21 @@ unanswered and the learner keeps what they typed.
 
 from __future__ import annotations
 
-import math
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from attention_engine.generators import Unreadable, parse_cell
+from quizzes.content.code import MAX_CODE_CHARS
+from quizzes.content.number import without_unit
 from quizzes.content.selectors import MOCK_INTERVIEW_MAX
+from quizzes.practice.grade_messages import why_unreadable
 from quizzes.reviews.models import ReviewLog
 
 MAX_SELF_ANSWER_CHARS = 5000
 MAX_CELLS = 400  # a 20×20 grid; the engine's answers are far smaller
-
-
-def parse_number(text: str) -> float:
-    """A learner's number: full-width digits, a unicode minus and surrounding spaces are fine."""
-    cleaned = unicodedata.normalize("NFKC", text).strip().replace("−", "-").replace(" ", "")
-    value = float(cleaned)  # ValueError on anything else
-    if not math.isfinite(value):
-        raise ValueError(cleaned)
-    return value
 
 
 def cell_names(shape: Sequence[int]) -> list[list[str]]:
@@ -43,11 +36,17 @@ def cell_names(shape: Sequence[int]) -> list[list[str]]:
 
 
 class NumericAnswerForm(forms.Form):
-    """One input per element of the answer; ``cleaned_data["value"]`` has the answer's shape."""
+    """One input per element of the answer; ``cleaned_data["value"]`` has the answer's shape.
 
-    def __init__(self, *args: Any, shape: Sequence[int], **kwargs: Any) -> None:
+    Each cell is read by the engine's one number grammar (``attention_engine.generators.parse_cell``, the
+    grader's own, so the API and the packs read the same text the same way); a number question's ``unit``
+    typed after the number is taken off first, as the service does.
+    """
+
+    def __init__(self, *args: Any, shape: Sequence[int], unit: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.shape = tuple(shape)
+        self.unit = unit
         self.rows = cell_names(self.shape)
         if sum(len(row) for row in self.rows) > MAX_CELLS:
             raise ValueError("answer grid too large")
@@ -63,7 +62,7 @@ class NumericAnswerForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
-        empty, unreadable, values = [], [], []
+        empty, unreadable, reasons, values = [], [], [], []
         for row in self.rows:
             row_values = []
             for name in row:
@@ -72,10 +71,11 @@ class NumericAnswerForm(forms.Form):
                     empty.append(name)
                     continue
                 try:
-                    row_values.append(parse_number(text))
-                except ValueError:
+                    row_values.append(parse_cell(without_unit(text, self.unit)))
+                except Unreadable as exc:
                     unreadable.append(name)
-                    self.add_error(name, _("“%(text)s” is not a number.") % {"text": text})
+                    reasons.append(why_unreadable(exc.code, text, exc.reason))
+                    self.add_error(name, reasons[-1])
             values.append(row_values)
         for name in empty:
             self.add_error(name, _("Fill in this cell."))
@@ -85,8 +85,9 @@ class NumericAnswerForm(forms.Form):
                 code="empty_cells",
             )
         if unreadable:
-            raise forms.ValidationError(
-                _("Type plain numbers such as 0.25 or -1.5 (no letters or fractions)."), code="not_a_number"
+            raise forms.ValidationError(  # the first cell's reason, then the rule
+                f"{reasons[0]} {_('Type plain numbers such as 0.25 or -1.5 (no letters or fractions).')}",
+                code="not_a_number",
             )
         if len(self.shape) == 0:
             cleaned["value"] = values[0][0]
@@ -106,7 +107,7 @@ class CodeAnswerForm(forms.Form):
 
     code = forms.CharField(
         strip=False,
-        max_length=20_000,
+        max_length=MAX_CODE_CHARS,
         widget=forms.Textarea(
             attrs={
                 "rows": 6,

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -73,13 +73,22 @@ IF_NONE_MATCH_PARAMETER = OpenApiParameter(
 )
 
 
-def etag_response(request: Request, data: dict[str, Any]) -> Response:
-    """200 with an ETag over the exact body, or 304 when the client's If-None-Match already has it."""
-    body = JSONRenderer().render(data)
+NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
+
+
+def etag_response(
+    request: Request, data: dict[str, Any], *, status_code: int = 200, untagged: frozenset[str] = frozenset()
+) -> Response:
+    """THE ETag rule of the API (lessons, packs): ``status_code`` with a strong ETag over the exact body, or 304
+    with no body when a GET's (or HEAD's) If-None-Match already has that tag (a weak ``W/`` one or ``*`` too).
+    ``untagged`` fields (the pack's ``server_time``: the moment, not the content) are sent but left out of the
+    tag, or every GET would change it and never answer 304."""
+    body = JSONRenderer().render({k: v for k, v in data.items() if k not in untagged})
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"}
-    sent = request.headers.get("If-None-Match", "")
-    candidates = {tag.strip().removeprefix("W/") for tag in sent.split(",") if tag.strip()}
-    if etag in candidates or "*" in candidates:
-        return Response(status=304, headers=headers)
-    return Response(json.loads(body), headers=headers)
+    if request.method in ("GET", "HEAD"):
+        sent = request.headers.get("If-None-Match", "")
+        candidates = {tag.strip().removeprefix("W/") for tag in sent.split(",") if tag.strip()}
+        if etag in candidates or "*" in candidates:
+            return Response(status=304, headers=headers)
+    return Response(data if untagged else json.loads(body), status=status_code, headers=headers)

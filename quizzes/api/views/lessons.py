@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,11 +11,10 @@ from rest_framework.views import APIView
 from quizzes.api import representations as r
 from quizzes.api import serializers as s
 from quizzes.api.schema import errors
-from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, etag_response
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response
 from quizzes.content.selectors import lesson_list_published, lesson_with_content
 
 TAG = ["lessons"]
-NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
 
 
 class LessonListView(APIView):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from django.http import Http404
@@ -10,7 +9,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -21,7 +19,7 @@ from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent_by_ref
 from quizzes.api.schema import errors
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response
 from quizzes.core.errors import ErrorCode
 from quizzes.packs.models import ReviewPack
 from quizzes.packs.rules import pack_usable
@@ -38,7 +36,6 @@ KEY_ON_PURPOSE = (
     "against its own stored copy of the item (`POST /api/v1/reviews/offline/` with `pack_item_id`)."
 )
 GONE = OpenApiResponse(s.ErrorResponseSerializer, description="The pack was revoked or has expired (pack_gone).")
-NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
 
 
 def _pack(request: LearnerApiRequest, pack_id: int) -> ReviewPack:
@@ -58,15 +55,7 @@ def _served(request: LearnerApiRequest, pack: ReviewPack, *, status_code: int) -
             message=_("This pack was revoked or has expired; issue a new one."),
         )
     data = s.PackSerializer(r.pack_public(pack, now=now)).data
-    body = JSONRenderer().render({k: v for k, v in data.items() if k != "server_time"})  # the pack, not the moment
-    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-    headers = {"ETag": etag, "Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"}
-    if request.method == "GET":
-        sent = request.headers.get("If-None-Match", "")
-        candidates = {tag.strip().removeprefix("W/") for tag in sent.split(",") if tag.strip()}
-        if etag in candidates or "*" in candidates:
-            return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
-    return Response(data, status=status_code, headers=headers)
+    return etag_response(request, data, status_code=status_code, untagged=frozenset({"server_time"}))
 
 
 def _reference(response: Response) -> dict[str, Any]:

@@ -16,20 +16,21 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
+from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.content.models import Option, Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.rows import quote, row_update
+from quizzes.core.rows import quote
+from quizzes.practice.grade_messages import why_ambiguous
 from quizzes.practice.grading_budget import GradingBudget
 from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.services.locking import first_answer_lock
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
 
 log = logging.getLogger(__name__)
 
 MAX_NUMERIC_RESPONSE_CHARS = 2000
-#: A code answer longer than this is refused before it reaches the checker (whose own limit is lower).
-MAX_CODE_RESPONSE_CHARS = 20_000
 
 
 class CodeNotRunnable(DomainError):
@@ -183,6 +184,12 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
         raise DomainError(
             ErrorCode.UNREADABLE_ANSWER, _("Could not read that answer: %(error)s") % {"error": exc}, field="value"
         ) from exc
+    if graded.code == "ambiguous":  # a number whose notation is in doubt ("1,5", "50%"): refused, nothing locks
+        raise DomainError(
+            ErrorCode.UNREADABLE_ANSWER,
+            why_ambiguous(str(graded.params["token"]), str(graded.params["reason"])),
+            field="value",
+        )
     misconception = None if graded.correct else _matching_distractor(variant, value)
     return {
         "correct": bool(graded.correct),
@@ -212,7 +219,7 @@ def _grade_code(item: AttemptItem, code: Any, budget: GradingBudget) -> tuple[di
 
     if not isinstance(code, str) or not code.strip():
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("Write your code first."), field="code")
-    if len(code) > MAX_CODE_RESPONSE_CHARS:
+    if len(code) > MAX_CODE_CHARS:  # refused before it reaches the checker (whose spec limit may be lower)
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("That answer is too long."), field="code")
     problem = _unstorable(code)
     if problem:
@@ -378,14 +385,14 @@ def item_answer(
         # The finished-attempt check rides in the lock (one statement): NOT EXISTS is a subquery, not a join,
         # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
         items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
-        won = row_update(
+        won = first_answer_lock(
             AttemptItem,
             pk=item.pk,
             values={
                 **{name: value for name, value in answer.items() if name != "chosen_option"},
                 "chosen_option_id": chosen.pk if chosen else None,
             },
-            where=f"answered_at IS NULL AND NOT EXISTS (SELECT 1 FROM {attempts} a "
+            also=f"NOT EXISTS (SELECT 1 FROM {attempts} a "
             f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
         )
         if won:

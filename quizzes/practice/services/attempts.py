@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import random
 import secrets
-from collections import defaultdict
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -26,6 +25,7 @@ from quizzes.content.selectors import lesson_quiz_questions, live_options
 from quizzes.content.validation import MAX_VARIANT_SEED, VALIDATION_SEEDS
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.selectors import seen_variant_seeds
 from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.selectors import lesson_due_questions
 from quizzes.reviews.services import card_record_answer
@@ -63,18 +63,12 @@ def choose_variant_seed(*, used: set[int], rng: random.Random) -> int:
             return seed
 
 
-def _seen_variant_seeds(user: User, questions: Sequence[Question]) -> dict[int, set[int]]:
-    """The numeric variant seeds this learner has already been given, per question."""
-    seeds: dict[int, set[int]] = defaultdict(set)
-    rows = (
-        AttemptItem.objects.owned_by(user)
-        .filter(question__in=questions, variant_seed__isnull=False)
-        .values_list("question_id", "variant_seed")
-    )
-    for question_id, variant_seed in rows:
-        if variant_seed is not None:  # excluded by the filter; the column is nullable
-            seeds[question_id].add(variant_seed)
-    return seeds
+def variant_seed_for(*, question: Question, used: set[int], rng: random.Random) -> int:
+    """THE seed of a numeric question's variant for a new attempt item or pack item: a generated standalone
+    question's own fixed seed, always; otherwise one this learner has not seen (``choose_variant_seed``)."""
+    if question.fixed_seed is not None:
+        return question.fixed_seed
+    return choose_variant_seed(used=used, rng=rng)
 
 
 def _build_items(
@@ -82,7 +76,7 @@ def _build_items(
 ) -> list[AttemptItem]:
     from attention_engine import generators
 
-    seeds = _seen_variant_seeds(user, questions)
+    seeds = seen_variant_seeds(user=user, questions=questions)
     items = []
     for position, question in enumerate(questions):
         item = AttemptItem(attempt=attempt, question=question, position=position)
@@ -90,10 +84,7 @@ def _build_items(
             # live options only: never a retired one
             item.option_order = choose_option_order(options=live_options(question=question), rng=rng)
         elif question.kind == Question.Kind.NUMERIC:
-            if question.fixed_seed is not None:  # a generated standalone question: always its own variant
-                item.variant_seed = question.fixed_seed
-            else:
-                item.variant_seed = choose_variant_seed(used=seeds[question.pk], rng=rng)
+            item.variant_seed = variant_seed_for(question=question, used=seeds[question.pk], rng=rng)
             # The question's own template version, never "the newest": a newer version may draw other numbers.
             item.template_version = question.template_version
             item.variant = generators.generate(

@@ -38,7 +38,9 @@ def numeric_answer(request: HttpRequest, item: AttemptItem) -> NumericAnswer:
             return NumericAnswer(kwargs={"choice_index": int(request.POST.get("choice_index", ""))})
         except ValueError:
             return NumericAnswer(error=_("Choose one of the values."))
-    form = NumericAnswerForm(request.POST, shape=(item.variant or {}).get("answer_shape", []))
+    form = NumericAnswerForm(
+        request.POST, shape=(item.variant or {}).get("answer_shape", []), unit=item.question.number_unit or ""
+    )
     if not form.is_valid():
         return NumericAnswer(form=form, error=" ".join(str(error) for error in form.non_field_errors()))
     return NumericAnswer(kwargs={"value": form.cleaned_data["value"]}, form=form)

@@ -55,7 +55,8 @@ def test_within_the_tolerance_in_the_numeric_grammar_is_right(api, number_lesson
 @pytest.mark.parametrize(
     ("typed", "code"),
     [
-        ("0,55", "wrong_shape"),  # a comma separates values (the grader's grammar): two values where one is expected
+        ("0.55 0.45", "wrong_shape"),  # not one number: read as a list, two values where one is expected
+        ([0.55, 0.45], "wrong_shape"),  # a list of two where one is expected
         ("0.55 ms", "unreadable"),  # another unit is not this question's
         ("zero point five", "unreadable"),
         ("1e400", "not_finite"),
@@ -74,6 +75,15 @@ def test_outside_the_tolerance_is_wrong_and_locks(api, number_lesson):
     again = api.post(f"/api/v1/items/{item['id']}/answer/", {"value": 0.55}, format="json")
     assert again.status_code == 409  # the first answer locked the item
     assert ReviewLog.objects.filter(attempt_item_id=item["id"]).count() == 1
+
+
+@pytest.mark.parametrize("typed", ["0,55", "55%", "0,55 MiB"])
+def test_an_ambiguous_number_is_refused_with_its_reason_and_locks_nothing(api, number_lesson, typed):
+    item = _start(api, number_lesson)
+    response = api.post(f"/api/v1/items/{item['id']}/answer/", {"value": typed}, format="json")
+    assert response.status_code == 400
+    assert "ambiguous" in str(response.json()["error"]["fields"]["value"])
+    assert not AttemptItem.objects.get(pk=item["id"]).is_answered
 
 
 def test_a_missing_value_is_refused_and_locks_nothing(api, number_lesson):
