@@ -7,6 +7,9 @@ before the lock, opaque option handles, the reveal after it); the rest is here:
 
 * **Lesson content** lists live options (never retired ones) without ids, in an order derived from
   their text, and never the explanation, feedback, reference answer, rubric or expected lines.
+* **Teaching sections** are the lesson page's own (quizzes.content.teaching.teaching_sections: the same Markdown,
+  MathML and figures); a checkpoint shows the learner's own option handles and nothing about correctness until
+  its first answer (``result`` is null), then the marks, feedback and explanation.
 * **Cards** show their schedule; ``due_today`` uses the learner's study day.
 * **An attempt's score** is quizzes.practice.selectors.score_of: null before any answer.
 * **A review pack** is the one exception to "no answer before the lock": the learner downloads the keys of
@@ -27,6 +30,7 @@ from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.selectors import live_options
+from quizzes.content.teaching import checkpoint_order, checkpoint_owner, teaching_sections
 from quizzes.core.rendering import render_markdown
 from quizzes.packs.items import pack_item_views
 from quizzes.packs.models import ReviewPack
@@ -35,7 +39,7 @@ from quizzes.packs.selectors import pack_items, packs_for
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.next_step import NextStep
 from quizzes.practice.presenter import present_item, present_skipped_key
-from quizzes.practice.selectors import score_of
+from quizzes.practice.selectors import checkpoint_answers, score_of
 from quizzes.reviews import selectors as review_selectors
 from quizzes.reviews.models import ReviewCard
 
@@ -76,6 +80,82 @@ def lesson_summary(lesson: Lesson) -> dict[str, Any]:
 
 def lesson_content(lesson: Lesson) -> dict[str, Any]:
     return {**lesson_summary(lesson), "questions": [question_content(q) for q in lesson.questions.all()]}
+
+
+def lesson_detail(lesson: Lesson, *, user: User) -> dict[str, Any]:
+    """A lesson with its questions and its teaching sections as ``user`` sees them now."""
+    return {**lesson_content(lesson), "sections": lesson_sections(lesson, user=user)}
+
+
+def lesson_sections(lesson: Lesson, *, user: User) -> list[dict[str, Any]]:
+    """The lesson page's sections (teaching_sections), with the learner's handles and first answers; the options'
+    order is the learner's own and stable (checkpoint_order), so the lesson's ETag holds until something changes."""
+    owner = checkpoint_owner(user_id=user.pk)
+    answers = checkpoint_answers(user=user, lesson=lesson) if any(s.get("checkpoint") for s in lesson.teaching) else {}
+    views = teaching_sections(
+        lesson_key=lesson.key,
+        sections=lesson.teaching,
+        answers=answers,
+        owner=owner,
+        rng=checkpoint_order(owner=owner, lesson_key=lesson.key),
+    )
+    return [
+        {
+            "key": view["key"],
+            "title": view["title_text"],
+            "body": view["body"],
+            "body_html": view["body_html"],
+            "figure": figure_public(view["figure"], view["figure_data"], view["figure_svg"]),
+            "checkpoint": checkpoint_public(view["checkpoint"]) if view["checkpoint"] else None,
+        }
+        for view in views
+    ]
+
+
+#: Where a client draws the live d_k demo (``figure: dk_demo``): the engine's demo endpoint.
+DEMO_PATH = "/api/v1/engine/demo/"
+
+
+def figure_public(name: str, data: dict[str, Any] | None, svg: Any) -> dict[str, Any] | None:
+    """A section's picture: its name, the data it draws (a heatmap's matrices and labels, the five steps' shapes)
+    and its SVG; the interactive d_k demo names the endpoint that computes it instead."""
+    if not name:
+        return None
+    return {
+        "name": name,
+        "kind": data["kind"] if data else "demo",
+        "label": data["label"] if data else None,
+        "svg": svg,
+        "heatmap": {k: data[k] for k in HEATMAP_FIELDS} if data and data["kind"] == "heatmap" else None,
+        "steps": data["steps"] if data and data["kind"] == "shapes" else None,
+        "demo_path": None if data else DEMO_PATH,
+    }
+
+
+HEATMAP_FIELDS = ("weights", "masked", "row_labels", "col_labels", "highlight_row")
+_OPEN_OPTION = ("number", "text", "text_html", "label")
+_LOCKED_OPTION = ("number", "text", "text_html", "correct", "chosen", "feedback", "feedback_html")
+
+
+def checkpoint_public(view: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint (teaching's view of it) for the API: before the lock the options with the learner's handles
+    as ``id`` and ``result`` null; after it no handles, and ``result`` with the marks, feedback and explanation."""
+    data: dict[str, Any] = {
+        "section": view["section"],
+        "prompt": view["prompt"],
+        "prompt_html": view["prompt_html"],
+        "locked": view["locked"],
+        "options": [],
+        "result": None,
+    }
+    if not view["locked"]:
+        data["options"] = [{"id": o["handle"], **{k: o[k] for k in _OPEN_OPTION}} for o in view["options"]]
+        return data
+    result = {
+        k: view[k] for k in ("answered_correctly", "feedback", "feedback_html", "explanation", "explanation_html")
+    }
+    data["result"] = {**result, "options": [{k: o[k] for k in _LOCKED_OPTION} for o in view["options"]]}
+    return data
 
 
 def item_public(item: AttemptItem) -> dict[str, Any]:

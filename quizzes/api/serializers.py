@@ -117,10 +117,6 @@ class LessonListSerializer(serializers.Serializer):
     lessons = LessonSummarySerializer(many=True)
 
 
-class LessonDetailSerializer(LessonSummarySerializer):
-    questions = LessonQuestionSerializer(many=True)
-
-
 # --- attempts ----------------------------------------------------------------------------------
 
 

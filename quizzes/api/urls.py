@@ -38,6 +38,11 @@ v1 = [
     path("profile/exports/<int:export_id>/", exports.ExportDetailView.as_view(), name="export"),
     path("lessons/", lessons.LessonListView.as_view(), name="lessons"),
     path("lessons/<int:lesson_id>/", lessons.LessonDetailView.as_view(), name="lesson"),
+    path(
+        "lessons/<int:lesson_id>/checkpoints/<slug:section_key>/answer/",
+        lessons.CheckpointAnswerView.as_view(),
+        name="lesson-checkpoint-answer",
+    ),
     path("attempts/", attempts.AttemptListView.as_view(), name="attempts"),
     path("attempts/<int:attempt_id>/", attempts.AttemptDetailView.as_view(), name="attempt"),
     path("attempts/<int:attempt_id>/finish/", attempts.AttemptFinishView.as_view(), name="attempt-finish"),

@@ -38,7 +38,7 @@ from django.utils.translation import gettext as _
 
 from quizzes.content import cues
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.figures import FIGURES, INTERACTIVE_FIGURES, lesson_figure
+from quizzes.core.figures import FIGURES, INTERACTIVE_FIGURES, lesson_figure, lesson_figure_data
 from quizzes.core.rendering import render_markdown
 
 SECTION_KEYS = {"key", "title", "body", "figure", "checkpoint"}
@@ -257,6 +257,7 @@ def _checkpoint_view(
     locked = chosen in keys
     view: dict[str, Any] = {
         "section": section["key"],
+        "prompt": checkpoint["prompt"],
         "prompt_html": render_markdown(checkpoint["prompt"]),
         "locked": locked,
     }
@@ -271,6 +272,7 @@ def _checkpoint_view(
                 "handle": checkpoint_handle(
                     owner=owner, lesson_key=lesson_key, section_key=section["key"], option_key=o["key"]
                 ),
+                "text": o["text"],
                 "text_html": render_markdown(o["text"]),
                 "label": cues.plain_text(o["text"]),  # the button's name: math alone gives a screen reader none
             }
@@ -280,16 +282,20 @@ def _checkpoint_view(
     view["options"] = [
         {
             "number": number,
+            "text": o["text"],
             "text_html": render_markdown(o["text"]),
             "correct": o["correct"],
             "chosen": o["key"] == chosen,
+            "feedback": o.get("feedback") or "",
             "feedback_html": render_markdown(o.get("feedback")),
         }
         for number, o in enumerate(options, start=1)
     ]
     picked = next((o for o in options if o["key"] == chosen), None)
     view["answered_correctly"] = bool(picked and picked["correct"])
+    view["feedback"] = (picked.get("feedback") or "") if picked else ""
     view["feedback_html"] = render_markdown(picked.get("feedback")) if picked else ""
+    view["explanation"] = checkpoint["explanation"]
     view["explanation_html"] = render_markdown(checkpoint["explanation"])
     return view
 
@@ -312,8 +318,9 @@ def teaching_sections(
     reveal_all: bool = False,
     rng: random.Random | None = None,
 ) -> list[dict[str, Any]]:
-    """The sections rendered for a page: title, body HTML, picture, and the checkpoint as the learner sees
-    it now (options with ``owner``'s handles before the answer; marks, feedback and explanation after it).
+    """The sections rendered for a page or the lessons API: title, body HTML (and its Markdown, ``body``),
+    picture (its SVG and the data it draws), and the checkpoint as the learner sees it now (options with
+    ``owner``'s handles before the answer; marks, feedback and explanation after it; each text with its Markdown).
 
     ``answers`` maps :func:`answer_key` to the option key answered first; ``reveal_all`` shows every
     checkpoint's key (the admin preview: no handles).
@@ -328,15 +335,26 @@ def teaching_sections(
             {
                 "key": section["key"],
                 "title": escape(section["title"]),
+                "title_text": section["title"],
+                "body": section["body"],
                 "body_html": scrollable(render_markdown(section["body"])),
                 "figure": figure,
                 "figure_svg": lesson_figure(figure) if figure else None,
+                "figure_data": lesson_figure_data(figure) if figure else None,
                 "checkpoint": _checkpoint_view(
                     lesson_key, section, chosen, owner=owner, reveal_all=reveal_all, rng=rng
                 ),
             }
         )
     return views
+
+
+def checkpoint_order(*, owner: str, lesson_key: str) -> random.Random:
+    """The options' order for a client that caches (the lessons API's ETag): random, the same on every read by this
+    owner, another for every other owner, and unguessable (seeded by an HMAC under the site's secret). Like a
+    fresh order, it says nothing about correctness; the page draws a fresh one each time instead."""
+    seed = salted_hmac(_HANDLE_SALT + ".order", f"{owner}|{lesson_key}", algorithm="sha256").hexdigest()
+    return random.Random(seed)
 
 
 def has_checkpoints(sections: Any) -> bool:

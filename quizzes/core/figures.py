@@ -26,7 +26,17 @@ from attention_engine.core import causal_mask, scaled_dot_product_attention, sof
 from attention_engine.exercise import D_K, D_MODEL, D_V, T, exercise_tensors
 from attention_engine.generators.shapes import FIVE_STEPS
 
-__all__ = ["FIGURES", "attention_heatmap_svg", "five_steps_svg", "lesson_figure", "solution_heatmap"]
+__all__ = [
+    "FIGURES",
+    "attention_heatmap_svg",
+    "figure_svg",
+    "five_steps_data",
+    "five_steps_svg",
+    "heatmap_data",
+    "lesson_figure",
+    "lesson_figure_data",
+    "solution_heatmap",
+]
 
 _LIGHT = (0xF4, 0xF8, 0xFD)  # weight 0
 _DARK = (0x0B, 0x3D, 0x91)  # weight 1
@@ -65,6 +75,34 @@ def _weight_text(value: float) -> str:
     return f"{value:.2f}"
 
 
+def heatmap_data(
+    weights: Sequence[Sequence[float]],
+    *,
+    masked: Sequence[Sequence[bool]] | None = None,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    highlight_row: int | None = None,
+    label: str = "",
+) -> dict[str, Any]:
+    """What a heatmap draws, as data (the API's figure data; :func:`heatmap_svg` draws exactly this).
+
+    ``weights``: (rows, T) numbers; ``masked``: the same shape, True where a cell is masked (drawn grey, shown as 0);
+    ``highlight_row`` (0-based) the row a question asked about, outlined; ``label`` the one-sentence summary.
+    """
+    rows = [list(map(float, row)) for row in weights]
+    n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
+    highlighted = highlight_row if highlight_row is not None and 0 <= highlight_row < n_rows else None
+    return {
+        "kind": "heatmap",
+        "label": label or _("Attention weights: rows are queries, columns are keys"),
+        "weights": rows,
+        "masked": [[bool(cell) for cell in row] for row in masked] if masked else [[False] * n_cols for _ in rows],
+        "row_labels": [str(r) for r in row_labels] if row_labels else [f"q{i + 1}" for i in range(n_rows)],
+        "col_labels": [str(c) for c in col_labels] if col_labels else [f"k{j + 1}" for j in range(n_cols)],
+        "highlight_row": highlighted,
+    }
+
+
 def attention_heatmap_svg(
     weights: Sequence[Sequence[float]],
     *,
@@ -79,11 +117,23 @@ def attention_heatmap_svg(
     ``highlight_row`` (0-based) outlines the row a question asked about. ``label`` is the one-sentence
     summary (``aria-label`` and ``<title>``); ``<desc>`` lists every row's numbers.
     """
-    rows = [list(map(float, row)) for row in weights]
+    return heatmap_svg(
+        heatmap_data(
+            weights,
+            masked=masked,
+            row_labels=row_labels,
+            col_labels=col_labels,
+            highlight_row=highlight_row,
+            label=label,
+        )
+    )
+
+
+def heatmap_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of :func:`heatmap_data`'s figure."""
+    rows, masked = data["weights"], data["masked"]
+    row_labels, col_labels, highlight_row = data["row_labels"], data["col_labels"], data["highlight_row"]
     n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
-    masked = masked or [[False] * n_cols for _ in rows]
-    row_labels = list(row_labels or [f"q{i + 1}" for i in range(n_rows)])
-    col_labels = list(col_labels or [f"k{j + 1}" for j in range(n_cols)])
     cell_w, cell_h = 52, 34
     left = max(34, 8 + 13 * max((len(r) for r in row_labels), default=2))
     top = 24
@@ -119,16 +169,19 @@ def attention_heatmap_svg(
                 f'fill="{ink}">{escape(shown)}</text></g>'
             )
         descriptions.append(f"{row_labels[i]}: " + ", ".join(said))
-    if highlight_row is not None and 0 <= highlight_row < n_rows:
+    if highlight_row is not None:
         body.append(
             f'<rect x="{left - 1}" y="{top + highlight_row * cell_h - 1}" width="{n_cols * cell_w + 2}" '
             f'height="{cell_h + 2}" fill="none" stroke="#b45309" stroke-width="3"/>'
         )
-    return _svg(width, height, label or _("Attention weights: rows are queries, columns are keys"), descriptions, body)
+    return _svg(width, height, data["label"], descriptions, body, ident=ident)
 
 
-def _svg(width: int, height: int, label: str, description: Sequence[str], body: Sequence[str]) -> SafeString:
-    n = next(_ids)
+def _svg(
+    width: int, height: int, label: str, description: Sequence[str], body: Sequence[str], *, ident: str | None = None
+) -> SafeString:
+    """``ident``: the ids' stem (a lesson figure's name: the same bytes in every process); else a fresh number."""
+    n = ident or next(_ids)
     return mark_safe(
         f'<svg class="figure-svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
         f'aria-labelledby="fig{n}-title fig{n}-desc" xmlns="http://www.w3.org/2000/svg">'
@@ -204,19 +257,18 @@ def solution_heatmap(variant: Mapping[str, Any] | None) -> SafeString | None:
 # --------------------------------------------------------------------------- lesson figures
 
 
-def exercise_heatmap_svg() -> SafeString:
+def exercise_heatmap_data() -> dict[str, Any]:
     """Lesson 1: the exercise's causal weights (``default_rng(0)``), the matrix its expected output prints."""
     weights = exercise_tensors(np.random.default_rng(0))["weights"]  # (T, T)
-    return attention_heatmap_svg(
+    return heatmap_data(
         _rows(weights),
         masked=(~causal_mask(len(weights))).tolist(),
         label=_("The exercise's causal attention weights: above the diagonal every weight is 0"),
     )
 
 
-def five_steps_svg(t: int = T, d_model: int = D_MODEL, d_k: int = D_K, d_v: int = D_V) -> SafeString:
-    """The five steps top to bottom, each tensor drawn as a grid of its (rows, columns) with its shape."""
-    unit = 8  # px per entry
+def five_steps_data(t: int = T, d_model: int = D_MODEL, d_k: int = D_K, d_v: int = D_V) -> dict[str, Any]:
+    """The five steps top to bottom as data: each step's name (empty for the input), its tensor and its shape."""
     project, score, scale, soft, weighted = (s.label for s in FIVE_STEPS)
     steps = [
         ("", "X", (t, d_model)),
@@ -227,11 +279,34 @@ def five_steps_svg(t: int = T, d_model: int = D_MODEL, d_k: int = D_K, d_v: int 
         (soft, "W = softmax(S)", (t, t)),
         (weighted, "O = W V", (t, d_v)),
     ]
-    left, row_h = 140, max(unit * t + 18, 44)
-    width = left + unit * max(d_model, d_k, d_v, t) + 70
+    label = _("The shapes of the five steps for T=%(t)s, d_model=%(d_model)s, d_k=d_v=%(d_k)s") % {
+        "t": t,
+        "d_model": d_model,
+        "d_k": d_k,
+    }
+    return {
+        "kind": "shapes",
+        "label": label,
+        "steps": [{"step": str(step), "tensor": tensor, "shape": [rows, cols]} for step, tensor, (rows, cols) in steps],
+    }
+
+
+def five_steps_svg(t: int = T, d_model: int = D_MODEL, d_k: int = D_K, d_v: int = D_V) -> SafeString:
+    """The five steps top to bottom, each tensor drawn as a grid of its (rows, columns) with its shape."""
+    return shapes_svg(five_steps_data(t, d_model, d_k, d_v))
+
+
+def shapes_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of :func:`five_steps_data`'s figure."""
+    unit = 8  # px per entry
+    steps = data["steps"]
+    left = 140
+    row_h = max(unit * max((s["shape"][0] for s in steps), default=1) + 18, 44)
+    width = left + unit * max((s["shape"][1] for s in steps), default=1) + 70
     body: list[str] = []
     said = []
-    for i, (step_name, name, (rows, cols)) in enumerate(steps):
+    for i, step in enumerate(steps):
+        step_name, name, (rows, cols) = step["step"], step["tensor"], step["shape"]
         y = 10 + i * row_h
         shape = f"({rows}, {cols})"
         said.append(f"{step_name + ': ' if step_name else ''}{name} {shape}")
@@ -254,25 +329,35 @@ def five_steps_svg(t: int = T, d_model: int = D_MODEL, d_k: int = D_K, d_v: int 
             f"{escape(shape)}</text>"
         )
     height = 10 + len(steps) * row_h
-    label = _("The shapes of the five steps for T=%(t)s, d_model=%(d_model)s, d_k=d_v=%(d_k)s") % {
-        "t": t,
-        "d_model": d_model,
-        "d_k": d_k,
-    }
-    return _svg(width, height, label, said, body)
+    return _svg(width, height, data["label"], said, body, ident=ident)
 
 
-#: The pictures a teaching section may name (``figure:``); ``dk_demo`` is the live d_k demo (a form, not an SVG).
-FIGURES = {"five_steps": five_steps_svg, "causal_heatmap": exercise_heatmap_svg}
+def figure_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of a figure's data (:func:`heatmap_data` or :func:`five_steps_data`): the one drawing of each kind."""
+    draw = {"heatmap": heatmap_svg, "shapes": shapes_svg}[data["kind"]]
+    return draw(data, ident=ident)
+
+
+#: The pictures a teaching section may name (``figure:``), each as its data; ``dk_demo`` is the live d_k demo
+#: (a form on the page, GET /api/v1/engine/demo/ in the API), not an SVG.
+FIGURES = {"five_steps": five_steps_data, "causal_heatmap": exercise_heatmap_data}
 INTERACTIVE_FIGURES = ("dk_demo",)
 
 
+def lesson_figure_data(name: str) -> dict[str, Any] | None:
+    """A teaching section's picture as data (what its SVG draws); None for the interactive ones and unknown names."""
+    return _lesson_figure(name, get_language())[0] if name in FIGURES else None
+
+
 def lesson_figure(name: str) -> SafeString | None:
-    """A teaching section's picture by name; None for the interactive ones and unknown names."""
-    return _lesson_figure(name, get_language()) if name in FIGURES else None
+    """A teaching section's picture by name, drawn from :func:`lesson_figure_data`; None for the interactive ones
+    and unknown names."""
+    return _lesson_figure(name, get_language())[1] if name in FIGURES else None
 
 
 @functools.lru_cache(maxsize=64)
-def _lesson_figure(name: str, language: str | None) -> SafeString:
-    """Memoised per language: a lesson figure depends only on its name (its labels on the language)."""
-    return FIGURES[name]()
+def _lesson_figure(name: str, language: str | None) -> tuple[dict[str, Any], SafeString]:
+    """Memoised per language: a lesson figure depends only on its name (its labels on the language). Its ids are
+    named after it, so every process draws the same bytes (the lessons API's ETag). Callers must not mutate it."""
+    data = FIGURES[name]()
+    return data, figure_svg(data, ident=f"fig-{name.replace('_', '-')}")

@@ -1,20 +1,143 @@
-"""Lesson content for caching clients: no correctness data of any kind, ETag / If-None-Match → 304."""
+"""Lessons for caching clients (ETag / If-None-Match → 304): their questions without correctness data, their
+teaching sections as the lesson page shows them (quizzes.content.teaching), and a checkpoint's answer.
+
+A checkpoint is answered with the lesson page's own rules: the learner's own option handles, the first answer
+locks per learner (``checkpoint_answer_record``, the web's service: the same ``CheckpointAnswer`` row, so the
+web and the app share one lock), nothing about correctness before it, and no card or review log ever.
+"""
 
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
 from quizzes.api import serializers as s
+from quizzes.api.errors import ApiError
+from quizzes.api.fields import StrictCharField
+from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response
-from quizzes.content.selectors import lesson_list_published, lesson_with_content
+from quizzes.content.selectors import lesson_list_published, lesson_published_by_id, lesson_with_content
+from quizzes.content.teaching import checkpoint_answer, checkpoint_owner, checkpoint_section
+from quizzes.core.errors import DomainError, ErrorCode
+from quizzes.practice.services import checkpoint_answer_record
 
 TAG = ["lessons"]
+
+
+# --- serializers -----------------------------------------------------------------------------------------------
+
+
+class FigureHeatmapSerializer(serializers.Serializer):
+    weights = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField()), help_text="(rows, columns) attention weights."
+    )
+    masked = serializers.ListField(
+        child=serializers.ListField(child=serializers.BooleanField()),
+        help_text="The same shape: true where a cell is masked (drawn grey and dashed, its weight shown as 0).",
+    )
+    row_labels = serializers.ListField(child=serializers.CharField(), help_text='One per row ("q1", …).')
+    col_labels = serializers.ListField(child=serializers.CharField(), help_text='One per column ("k1", …).')
+    highlight_row = serializers.IntegerField(
+        allow_null=True, help_text="The outlined row (0-based): the one a question asks about; null for none."
+    )
+
+
+class ShapeStepSerializer(serializers.Serializer):
+    step = serializers.CharField(allow_blank=True, help_text='The step ("Project", …); empty for the input X.')
+    tensor = serializers.CharField(help_text='The tensor it makes ("Q, K", "W = softmax(S)", …).')
+    shape = serializers.ListField(child=serializers.IntegerField(), help_text="(rows, columns).")
+
+
+class FigureSerializer(serializers.Serializer):
+    name = serializers.ChoiceField(
+        choices=["five_steps", "causal_heatmap", "dk_demo"], help_text="The picture the section names."
+    )
+    kind = serializers.ChoiceField(
+        choices=["heatmap", "shapes", "demo"],
+        help_text="heatmap: `heatmap` is set; shapes: `steps` is set; demo: the live d_k demo at `demo_path`.",
+    )
+    label = serializers.CharField(allow_null=True, help_text="Its one-sentence summary (the SVG's title).")  # type: ignore[assignment]  # a field named label
+    svg = serializers.CharField(
+        allow_null=True, help_text="The SVG the lesson page draws (role=img, title and desc stating every number)."
+    )
+    heatmap = FigureHeatmapSerializer(allow_null=True)
+    steps = ShapeStepSerializer(many=True, allow_null=True, help_text="The five steps' tensors top to bottom.")
+    demo_path = serializers.CharField(
+        allow_null=True, help_text="The demo's endpoint (GET, with d_k, causal, scaled): lesson 1's d_k demo."
+    )
+
+
+class CheckpointOptionSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="Your own handle for this option: send it as option_id to answer.")
+    number = serializers.IntegerField(help_text="Its position as shown (a new random order per learner).")
+    text = serializers.CharField(help_text="Markdown with LaTeX in $…$.")
+    text_html = serializers.CharField()
+    label = serializers.CharField(help_text="The text as plain text (an accessible name for the button).")  # type: ignore[assignment]
+
+
+class CheckpointResultOptionSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    text = serializers.CharField()
+    text_html = serializers.CharField()
+    correct = serializers.BooleanField()
+    chosen = serializers.BooleanField(help_text="The option you answered first.")
+    feedback = serializers.CharField(allow_blank=True)
+    feedback_html = serializers.CharField(allow_blank=True)
+
+
+class CheckpointResultSerializer(serializers.Serializer):
+    answered_correctly = serializers.BooleanField()
+    feedback = serializers.CharField(allow_blank=True, help_text="The feedback of the option you chose.")
+    feedback_html = serializers.CharField(allow_blank=True)
+    explanation = serializers.CharField()
+    explanation_html = serializers.CharField()
+    options = CheckpointResultOptionSerializer(many=True, help_text="In authoring order, marked.")
+
+
+class CheckpointSerializer(serializers.Serializer):
+    section = serializers.CharField(help_text="The section's key: /lessons/{id}/checkpoints/{section_key}/answer/.")
+    prompt = serializers.CharField()
+    prompt_html = serializers.CharField()
+    locked = serializers.BooleanField(help_text="Answered: the first answer stands.")
+    options = CheckpointOptionSerializer(many=True, help_text="Before the answer; empty once locked.")
+    result = CheckpointResultSerializer(allow_null=True, help_text="null until the first answer.")
+
+
+class SectionSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    title = serializers.CharField()
+    body = serializers.CharField(help_text="Markdown with LaTeX in $…$ / $$…$$.")
+    body_html = serializers.CharField(help_text="The body as safe HTML with MathML (as the lesson page shows it).")
+    figure = FigureSerializer(allow_null=True)
+    checkpoint = CheckpointSerializer(allow_null=True)
+
+
+class LessonDetailSerializer(s.LessonSummarySerializer):
+    questions = s.LessonQuestionSerializer(many=True)
+    sections = SectionSerializer(many=True, help_text="The teaching text, read before the quiz.")
+
+
+class CheckpointAnswerSerializer(serializers.Serializer):
+    option_id = StrictCharField(max_length=64, help_text="One of the checkpoint's option ids (your own handles).")
+
+
+class CheckpointAnswerResultSerializer(serializers.Serializer):
+    checkpoint = CheckpointSerializer()
+
+
+class CheckpointConflictSerializer(s.ErrorResponseSerializer):
+    checkpoint = CheckpointSerializer(help_text="The locked checkpoint: your first answer stands.")
+
+
+# --- views -----------------------------------------------------------------------------------------------------
 
 
 class LessonListView(APIView):
@@ -34,12 +157,71 @@ class LessonDetailView(APIView):
     @extend_schema(
         tags=TAG,
         operation_id="lessons_read",
-        summary="A lesson with its published questions (no answers, explanations or feedback)",
+        summary="A lesson: its teaching sections (figures, checkpoints) and its published questions (no answers)",
+        description=(
+            "The sections are the lesson page's: Markdown and its HTML with MathML, each figure as data and as "
+            "SVG, and each checkpoint as you see it now: before your first answer its options with your own ids "
+            "and nothing about correctness (`result` null); after it the marks, feedback and explanation. The "
+            "questions carry no answers, explanations or feedback. The ETag changes when you answer a checkpoint."
+        ),
         parameters=[IF_NONE_MATCH_PARAMETER],
-        responses={200: s.LessonDetailSerializer, 304: NOT_MODIFIED, **errors(401, 404)},
+        responses={200: LessonDetailSerializer, 304: NOT_MODIFIED, **errors(401, 404)},
     )
-    def get(self, request: Request, lesson_id: int) -> Response:
+    def get(self, request: LearnerApiRequest, lesson_id: int) -> Response:
         lesson = lesson_with_content(lesson_id=lesson_id)
         if lesson is None:
             raise Http404
-        return etag_response(request, s.LessonDetailSerializer(r.lesson_content(lesson)).data)
+        return etag_response(request, LessonDetailSerializer(r.lesson_detail(lesson, user=request.user)).data)
+
+
+class CheckpointAnswerView(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="lessons_checkpoint_answer",
+        summary="Answer a lesson's checkpoint: the first answer locks it",
+        description=(
+            "Send one of the checkpoint's option ids (`sections[].checkpoint.options[].id`, your own). The first "
+            "answer locks, per learner (the lesson page shows the same one), and the response reveals the result. "
+            "The same answer again returns the same result; a different one is refused with 409 and the locked "
+            "checkpoint. An id that is not one of this checkpoint's options for you is a 400 (`foreign_option`, "
+            "on `option_id`); a section without a checkpoint (or another lesson's) is a 404. Checkpoints are "
+            "self-checks: no card, no review, never part of the schedule."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=CheckpointAnswerSerializer,
+        responses={
+            200: CheckpointAnswerResultSerializer,
+            409: OpenApiResponse(
+                CheckpointConflictSerializer, description="Already answered differently: the locked checkpoint."
+            ),
+            **errors(400, 401, 404, 422),
+        },
+    )
+    @idempotent
+    def post(self, request: LearnerApiRequest, lesson_id: int, section_key: str) -> Response:
+        lesson = lesson_published_by_id(lesson_id=lesson_id)
+        if lesson is None:
+            raise Http404
+        serializer = CheckpointAnswerSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        handle = serializer.validated_data["option_id"]
+        owner = checkpoint_owner(user_id=request.user.pk)
+        where = {"lesson_key": lesson.key, "sections": lesson.teaching, "section_key": section_key}
+        try:
+            answered = checkpoint_answer(owner=owner, handle=handle, **where)
+            chosen = checkpoint_answer_record(user=request.user, lesson=lesson, section_key=section_key, handle=handle)
+        except DomainError as exc:
+            if exc.error_code == ErrorCode.NOT_FOUND:
+                raise ApiError(status_code=404, code=ErrorCode.NOT_FOUND, message=exc.messages[0]) from exc
+            raise ApiError(
+                status_code=400, code=exc.error_code, message=exc.messages[0], fields={"option_id": exc.messages}
+            ) from exc
+        view = CheckpointSerializer(r.checkpoint_public(checkpoint_section(owner=owner, chosen=chosen, **where))).data
+        if chosen != answered:
+            raise ApiError(
+                status_code=status.HTTP_409_CONFLICT,
+                code=ErrorCode.ANSWER_LOCKED,
+                message=_("This checkpoint is already answered with a different answer; the first answer counts."),
+                extra={"checkpoint": view},
+            )
+        return Response({"checkpoint": view})

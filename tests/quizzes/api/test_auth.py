@@ -159,7 +159,7 @@ def _v1_routes():
 
     for pattern in v1:
         assert isinstance(pattern, URLPattern)
-        route = re.sub(r"<int:\w+>", "1", str(pattern.pattern))  # every id, so a new route is checked too
+        route = re.sub(r"<(?:int|slug):\w+>", "1", str(pattern.pattern))  # every id, so a new route is checked too
         methods = [m for m in ("get", "post", "patch", "put", "delete") if hasattr(pattern.callback.cls, m)]
         yield "/api/v1/" + route, methods
 

@@ -292,6 +292,7 @@ def world(db):
         "question_id": prompt.pk,
         "pack_id": pack_issue(user=user).pk,
         "export_id": data_export_request(user=user).export.pk,
+        "section_key": "check",
         "device_pk": api_token_create(user=user, device_id="corpus-phone", platform="android").device.pk,
     }
     return {"user": user, "token": token, "ids": ids, "prompt": prompt, "lesson": lesson, "attempt": attempt}
