@@ -44,7 +44,7 @@ from .counting import (
     RNNGradientDecayV2,
     RNNGradientDecayV3,
 )
-from .grading import GradeResult, Unreadable, grade, parse_cell
+from .grading import GradeResult, Unreadable, grade, parse_cell, percent_answer
 from .scaling import (
     DotProductVariance,
     DotProductVarianceV2,
@@ -175,5 +175,6 @@ __all__ = [
     "grade",
     "names",
     "parse_cell",
+    "percent_answer",
     "versions",
 ]

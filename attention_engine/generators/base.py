@@ -312,6 +312,8 @@ class Template(ABC):
     # The rules of issue 25 (see the module doc): the answer passes its own checks, zeros where a learner
     # knows a value is positive, options balanced on their parts, a pool of mistakes, the classic offered.
     cue_rules: ClassVar[bool] = False
+    # The answer (or one of its parts) is asked in percent ("节省百分之多少"): there a learner's "67%" is 67.
+    percent_answer: ClassVar[bool] = False
     classic: ClassVar[str | None] = None  # the misconception always offered when it applies (cue_rules)
 
     # --- what a template provides ------------------------------------------------------------

@@ -100,6 +100,7 @@ class NanoGPTParamCount(CountTemplate):
 
 class KVCacheSavings(CountTemplate):
     name = "kv_cache_savings"
+    percent_answer = True  # its third number is the saving in percent
     version = 1
     title_zh = "KV cache 省下多少次 K/V 投影"
     title_en = "K/V projections saved by a KV cache"

@@ -15,7 +15,8 @@ one grammar every caller uses (the web's answer grid, the API, the offline packs
 * refused as **ambiguous** (code ``ambiguous``, params ``reason``): a comma between digits ("1,5" is 1.5 in
   much of the world and 15 or two values elsewhere; "1,000" is a thousand or one) — ``reason: "comma"``;
   and a "%" ("50%" is 0.5 as a weight or a probability but 50 when a question asks for a percentage) —
-  ``reason: "percent"``;
+  ``reason: "percent"`` — except where the template asks for a percentage (``percent_answer``:
+  kv_cache_savings' saving), where one trailing "%" is the unit: "67%" = 67;
 * anything else ("zero", "1/2", "1_000", "0x1f") is unreadable; "inf", "nan" and "1e400" are not finite.
 
 **Several numbers in one text** (the API's text form, "0.54, 0.46" or "1 0; 0 1"): values are separated by
@@ -126,7 +127,22 @@ def _finite(x: float, token: str) -> float:
     return x
 
 
-def _number(token: object) -> float:
+def percent_answer(variant: Variant | Mapping[str, Any]) -> bool:
+    """Whether the variant's template asks for a percentage, so that a trailing "%" is its unit."""
+    from . import get  # the registry imports this module
+
+    name, version = (
+        (variant.template, variant.version)
+        if isinstance(variant, Variant)
+        else (variant.get("template"), variant.get("version"))
+    )
+    try:
+        return bool(get(str(name), int(version) if version is not None else None).percent_answer)
+    except (KeyError, ValueError, TypeError):
+        return False
+
+
+def _number(token: object, percent: bool = False) -> float:
     if isinstance(token, bool | np.bool_) or token is None:
         raise Unreadable("unreadable", repr(token))
     if isinstance(token, int | np.integer):
@@ -137,7 +153,7 @@ def _number(token: object) -> float:
     if isinstance(token, float | np.floating):
         return _finite(float(token), repr(float(token)))
     if isinstance(token, str):
-        return parse_cell(token)
+        return parse_cell(token, percent=percent)
     raise Unreadable("unreadable", type(token).__name__)
 
 
@@ -145,11 +161,14 @@ def _normal(text: str) -> str:
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()
 
 
-def parse_cell(text: str) -> float:
-    """One number typed by a learner, by the grammar in the module docstring; raises :class:`Unreadable`."""
+def parse_cell(text: str, *, percent: bool = False) -> float:
+    """One number typed by a learner, by the grammar in the module docstring; raises :class:`Unreadable`.
+    ``percent``: the question asks for a percentage, so one trailing "%" is its unit."""
     cleaned = _normal(text)
     if not cleaned:
         raise Unreadable("empty")
+    if percent and cleaned.endswith("%") and cleaned.count("%") == 1:
+        cleaned = cleaned[:-1].rstrip()
     if "%" in cleaned:
         raise Unreadable("ambiguous", text.strip(), reason="percent")
     if _COMMA_IN_NUMBER.search(cleaned):
@@ -165,36 +184,38 @@ def parse_cell(text: str) -> float:
     raise Unreadable("unreadable", text.strip())
 
 
-def _text_rows(response: str, *, single: bool) -> list[list[float]]:
+def _text_rows(response: str, *, single: bool, percent: bool) -> list[list[float]]:
     if single and not _ROWS.search(response):
         try:
-            return [[parse_cell(response.strip(_BRACKETS + " \t"))]]
+            return [[parse_cell(response.strip(_BRACKETS + " \t"), percent=percent)]]
         except Unreadable as exc:
             if exc.code in ("ambiguous", "not_finite", "empty"):
                 raise
         # not one number: read as a list, so "0.5 0.5" is two values where one was expected
     response = _normal(response)
+    if percent:  # "67 %": the unit belongs to its number, not a value of its own
+        response = re.sub(r"\s+%", "%", response)
     texts = [row.strip(_BRACKETS + " \t") for row in _ROWS.split(response)]
-    rows = [[_number(t) for t in _ITEMS.split(row) if t] for row in texts if row.strip(_BRACKETS + " \t,，")]
+    rows = [[_number(t, percent) for t in _ITEMS.split(row) if t] for row in texts if row.strip(_BRACKETS + " \t,，")]
     if not rows:
         raise Unreadable("empty")
     return rows
 
 
-def _rows(response: object, *, single: bool = False) -> list[list[float]]:
+def _rows(response: object, *, single: bool = False, percent: bool = False) -> list[list[float]]:
     """The response as rows of numbers; a scalar or a flat list is a single row. ``single``: the answer is one
     number, so a text is first read as one cell."""
     if isinstance(response, np.ndarray):
         response = response.tolist()
     if isinstance(response, str):
-        return _text_rows(response, single=single)
+        return _text_rows(response, single=single, percent=percent)
     if isinstance(response, list | tuple):
         if not response:
             raise Unreadable("empty")
         if all(isinstance(r, list | tuple | np.ndarray) for r in response):
-            return [[_number(t) for t in row] for row in response]
-        return [[_number(t) for t in response]]
-    return [[_number(response)]]
+            return [[_number(t, percent) for t in row] for row in response]
+        return [[_number(t, percent) for t in response]]
+    return [[_number(response, percent)]]
 
 
 def _plural(n: int) -> str:
@@ -238,7 +259,7 @@ def grade(variant: Variant | Mapping[str, Any], response: object) -> GradeResult
     shape = tuple(variant.answer_shape)
     expected = list(shape)
     try:
-        rows = _rows(response, single=shape == ())
+        rows = _rows(response, single=shape == (), percent=percent_answer(variant))
     except Unreadable as exc:
         params = exc.params(expected)
         return GradeResult(False, 0.0, None, f"{exc.message()}; expected {_describe_expected(shape)}", exc.code, params)

@@ -43,10 +43,11 @@ class NumericAnswerForm(forms.Form):
     typed after the number is taken off first, as the service does.
     """
 
-    def __init__(self, *args: Any, shape: Sequence[int], unit: str = "", **kwargs: Any) -> None:
+    def __init__(self, *args: Any, shape: Sequence[int], unit: str = "", percent: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.shape = tuple(shape)
         self.unit = unit
+        self.percent = percent  # the template asks for a percentage: "67%" is 67 (generators.percent_answer)
         self.rows = cell_names(self.shape)
         if sum(len(row) for row in self.rows) > MAX_CELLS:
             raise ValueError("answer grid too large")
@@ -71,7 +72,7 @@ class NumericAnswerForm(forms.Form):
                     empty.append(name)
                     continue
                 try:
-                    row_values.append(parse_cell(without_unit(text, self.unit)))
+                    row_values.append(parse_cell(without_unit(text, self.unit), percent=self.percent))
                 except Unreadable as exc:
                     unreadable.append(name)
                     reasons.append(why_unreadable(exc.code, text, exc.reason))

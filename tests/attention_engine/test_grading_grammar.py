@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from attention_engine import generators
 from attention_engine.generators import Unreadable, Variant, grade, parse_cell
 
 # (typed, the number it is) — accepted in a cell
@@ -126,3 +127,22 @@ def test_a_text_of_numbers(v, typed, correct, code):
 def test_an_ambiguous_text_says_why_in_its_params():
     assert grade(SINGLE, "1,000").params == {"token": "1,000", "reason": "comma", "expected": []}
     assert grade(PAIR, "1%, 5%").params == {"token": "1%", "reason": "percent", "expected": [2]}
+
+
+@pytest.mark.parametrize(
+    ("typed", "correct", "code"),
+    [
+        ("15, 5, 67%", True, "correct"),  # the seed's own answer (001): a question asking for a percentage
+        ("15, 5, 67 %", True, "correct"),
+        ("15, 5, ６７％", True, "correct"),
+        ("15, 5, 67", True, "correct"),
+        ("15, 5, 50%", False, "partly_correct"),
+        ("15, 5, 67%%", False, "ambiguous"),
+    ],
+)
+def test_a_percentage_question_takes_its_unit(typed, correct, code):
+    """Where the template asks for a percentage (kv_cache_savings' saving) one trailing "%" is the unit, as the
+    web's grid and the API read it; elsewhere "50%" stays ambiguous (above)."""
+    savings = generators.generate("kv_cache_savings", 0, n_steps=5)
+    result = grade(savings, typed)
+    assert (result.correct, result.code) == (correct, code)

@@ -13,6 +13,7 @@ import pytest
 from django.test import Client
 
 from quizzes.models import AttemptItem
+from quizzes.web.practice_forms import NumericAnswerForm
 from tests import factories
 from tests.quizzes.api.conftest import token_client
 from tests.quizzes.web.practice.conftest import item_url, start
@@ -125,3 +126,10 @@ def test_a_grid_and_the_apis_list_of_cells_agree(lesson, transform, verdict):
     else:
         api_verdict = "right" if answered.json()["item"]["result"]["correct"] else "wrong"
     assert (web_verdict, api_verdict) == (verdict, verdict)
+
+
+def test_the_web_grid_reads_a_percentage_where_the_question_asks_for_one():
+    data = {"cell_0": "15", "cell_1": "5", "cell_2": "67%"}
+    assert NumericAnswerForm(data, shape=[3], percent=True).is_valid()
+    refused = NumericAnswerForm(data, shape=[3])
+    assert not refused.is_valid() and "cell_2" in refused.errors

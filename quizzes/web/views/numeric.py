@@ -15,6 +15,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from attention_engine.generators import percent_answer
 from quizzes.content.models import Question
 from quizzes.core.rendering import render_markdown
 from quizzes.practice.models import AttemptItem
@@ -39,7 +40,10 @@ def numeric_answer(request: HttpRequest, item: AttemptItem) -> NumericAnswer:
         except ValueError:
             return NumericAnswer(error=_("Choose one of the values."))
     form = NumericAnswerForm(
-        request.POST, shape=(item.variant or {}).get("answer_shape", []), unit=item.question.number_unit or ""
+        request.POST,
+        shape=(item.variant or {}).get("answer_shape", []),
+        unit=item.question.number_unit or "",
+        percent=bool(item.variant) and percent_answer(item.variant or {}),
     )
     if not form.is_valid():
         return NumericAnswer(form=form, error=" ".join(str(error) for error in form.non_field_errors()))

@@ -213,7 +213,7 @@ class TestSelfRatings:
         assert "rating" in caught.value.message_dict
 
     def test_future_review_time_is_refused(self, user, prompt):
-        with pytest.raises(ValidationError, match="ahead of the server.s clock"):
+        with pytest.raises(ValidationError, match="ahead of the server's clock"):
             card_rate(user=user, question=prompt, rating=3, reviewed_at=dt.datetime.now(dt.UTC) + dt.timedelta(days=1))
 
     def test_client_uuid_makes_a_rating_idempotent(self, user, prompt):
