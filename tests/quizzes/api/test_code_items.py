@@ -101,6 +101,9 @@ def test_the_engines_attack_corpus_through_the_api_is_refused_clearly_never_a_50
     from quizzes.practice.services import attempt_start
     from tests.attention_engine.codecheck.test_attacks import ATTACK, CORPUS, source
 
+    # 195 answers from one learner in well under a minute: above the answers quota (tests/quizzes/api/test_quotas.py
+    # tests that), which this test is not about
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "answers": {"learner": f"{10 * len(CORPUS)}/1m"}}
     factories.CodeQuestionFactory(lesson=lesson, key="attack", code_spec=ATTACK.to_dict())
     for key in codecheck.names():
         factories.CodeQuestionFactory(lesson=lesson, key=key.replace("_", "-"), code_spec=key)
