@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from attention_engine import generators
-from attention_engine.generators import Unreadable, Variant, grade, parse_cell
+from attention_engine.generators import Unreadable, grade, parse_cell
+from tests.attention_engine.test_grading import variant
 
 # (typed, the number it is) — accepted in a cell
 CELLS_READ = [
@@ -69,24 +70,9 @@ def test_a_cell_refuses_with_a_reason(typed, code, reason):
     assert (caught.value.code, caught.value.reason) == (code, reason)
 
 
-def _variant(answer, shape) -> Variant:
-    return Variant(
-        template="t",
-        version=1,
-        seed=0,
-        params={},
-        prompt="",
-        given={},
-        answer=answer,
-        answer_shape=shape,
-        atol=0.01,
-        rtol=0.0,
-    )
-
-
-SINGLE = _variant(1000.0, ())
-PAIR = _variant([1.0, 5.0], (2,))
-MATRIX = _variant([[1.0, 0.0], [0.0, 1.0]], (2, 2))
+SINGLE = variant(1000.0)
+PAIR = variant([1.0, 5.0])
+MATRIX = variant([[1.0, 0.0], [0.0, 1.0]])
 
 # (variant, typed, correct, code): a text of several numbers — the delimiters win over the separators
 LISTS = [
