@@ -262,7 +262,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["quizzes.api.renderers.SafeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["quizzes.api.parsers.LimitedJSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "quizzes.api.schema.ProjectAutoSchema",
     "EXCEPTION_HANDLER": "quizzes.api.errors.api_exception_handler",
     "NUM_PROXIES": NUM_PROXIES,  # the same trusted-proxy rule as quizzes.accounts.throttle.client_ip
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
