@@ -148,9 +148,17 @@ else:
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="cache+memory://")
     CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 CELERY_TASK_EAGER_PROPAGATES = True
-#: How long a learner's cached due queue may be kept (quizzes/reviews/learner_cache.py); 0 = off. Off without
-#: Redis: a per-process cache can't see other processes' writes.
-LEARNER_CACHE_SECONDS = env.int("LEARNER_CACHE_SECONDS", default=300 if REDIS_URL else 0)
+#: One process serves every request and runs every task (`make run`: runserver, eager Celery). Only then may a
+#: per-process cache hold what every process must see alike (the learner cache below).
+SINGLE_PROCESS = env.bool("SINGLE_PROCESS", default=False)
+#: How long a learner's cached due queue may be kept (quizzes/reviews/learner_cache.py); 0 = off. A per-process
+#: cache can't see other processes' writes: without Redis it is on only in a single process, refused elsewhere.
+LEARNER_CACHE_SECONDS = env.int("LEARNER_CACHE_SECONDS", default=300 if REDIS_URL or SINGLE_PROCESS else 0)
+if LEARNER_CACHE_SECONDS > 0 and not REDIS_URL and not SINGLE_PROCESS:
+    raise ImproperlyConfigured(
+        "LEARNER_CACHE_SECONDS > 0 needs REDIS_URL: with the local-memory cache, one worker's write would not "
+        "reach another worker's cached reads. Set SINGLE_PROCESS=true only when one process serves everything."
+    )
 #: Start each web process's code-grading sandbox when the process starts (quizsite/wsgi.py), not on the
 #: first code answer it grades (≈ 2 s of waiting for that learner). Off: one process fewer per worker.
 CODECHECK_PRESTART = env.bool("CODECHECK_PRESTART", default=True)

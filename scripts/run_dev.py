@@ -14,6 +14,7 @@ sys.path.insert(0, str(REPO))
 os.chdir(REPO)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "quizsite.settings")
 os.environ.setdefault("DEBUG", "true")
+os.environ.setdefault("SINGLE_PROCESS", "true")  # runserver + eager Celery: the learner cache runs in local memory
 
 import django  # noqa: E402
 

@@ -33,7 +33,8 @@ from django.utils import timezone
 
 from quizzes.accounts.models import CHECK_SOON
 from quizzes.content.models import Lesson, Option, Question
-from quizzes.reviews import learner_cache, scheduling
+from quizzes.reviews import scheduling
+from quizzes.reviews.signals import content_rows_written
 
 USERNAME_PREFIX = "scale-"
 PASSWORD = "scale-pass"
@@ -139,7 +140,7 @@ class ScaleSeeder:
                           "quizzes_option"):  # fmt: skip
                 cursor.execute(f"{command} {table}")
         self._step(command)
-        learner_cache.content_changed()  # COPY sends no signals: no cached due queue may outlive the reseed
+        content_rows_written.send(sender=Question)  # COPY sends none: no cached queue outlives the reseed
         self.log(f"done in {time.perf_counter() - self.t0:.1f} s (password of every learner: {PASSWORD})")
 
     def _step(self, message: str) -> None:

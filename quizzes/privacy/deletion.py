@@ -27,8 +27,8 @@ from quizzes.accounts.services import user_sessions_end
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.services import attempts_anonymise
 from quizzes.privacy.services import data_exports_files, data_exports_files_delete
-from quizzes.reviews import learner_cache
 from quizzes.reviews.models import ReviewLog
+from quizzes.reviews.signals import learner_rows_written
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def _delete_review_logs(user_id: int) -> None:
     column = connection.ops.quote_name(ReviewLog._meta.get_field("user").column)
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {table} WHERE {column} = %s", [user_id])  # table and column names from _meta
-    learner_cache.learner_changed(user_id)  # once, as the per-log signals would have
+    learner_rows_written.send(sender=ReviewLog, user_id=user_id)  # once, as the per-log signals would have
 
 
 def _refuse(account: User, password: str) -> None:

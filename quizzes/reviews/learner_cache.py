@@ -16,10 +16,15 @@ learner, and carries three checks:
 
 The stamps and the value come back in one cache round trip. Stamps are random, never counters:
 a stamp lost to eviction comes back as a new value and can never match an old entry.
-Only a cache shared by every process (Redis) may hold these: with a per-process cache one
-worker's write could not reach another worker's copy, so ``LEARNER_CACHE_SECONDS`` is 0 (off)
-without ``REDIS_URL``. The same setting bounds how long a copy can outlive a write the cache
-never saw (Redis down at that moment: django-redis drops the write and logs it).
+Only a cache every serving process shares may hold these: with a per-process cache one worker's
+write could not reach another worker's copy. So the cache is on with Redis, and with local memory
+only where one process serves everything (``SINGLE_PROCESS``, which ``make run`` sets); the start-up
+check ``quizzes.E001`` refuses local memory anywhere else. ``LEARNER_CACHE_SECONDS`` also bounds how
+long a copy can outlive a write the cache never saw (Redis down at that moment: django-redis drops
+the write and logs it).
+
+Stamps are renewed in one way only: the receivers in ``quizzes.reviews.signals``, for Django's model
+signals and for the two signals there that the writes Django sends none for (bulk and plain SQL) send.
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from asgiref.local import Local
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 
 CONTENT_STAMP = "stamp:content"
 
@@ -57,53 +63,44 @@ def _renew_now_and_on_commit(key: str) -> None:
     transaction.on_commit(lambda: _renew(key))
 
 
-def _written() -> dict[int, Any]:
-    """Learners written in this connection's open transaction → that transaction's atomic block."""
-    found: dict[int, Any] | None = getattr(connection, "_learners_written", None)
+#: Learners written in this thread's open transaction (Django's connections are per thread, as this is).
+_open_writes = Local()
+
+
+def _written() -> set[int]:
+    found: set[int] | None = getattr(_open_writes, "learners", None)
     if found is None:
-        found = connection._learners_written = {}  # type: ignore[attr-defined]
+        found = _open_writes.learners = set()
     return found
 
 
-def _transaction_block() -> Any:
-    """The atomic block that is this connection's transaction: the outermost one a test case did not open
-    (Django marks a test case's own blocks ``_from_testcase``, as it does to check ``durable``)."""
-    return next((block for block in connection.atomic_blocks if not getattr(block, "_from_testcase", False)), None)
+def _skip(user_id: int) -> bool:
+    """Whether a read of this learner must skip the cache: they were written in the transaction still open.
 
-
-def _skip_or_renew(user_id: int) -> bool:
-    """Whether a read of this learner must skip the cache: they were written in this very transaction.
-
-    A write whose transaction has ended inside a test case's (which never commits, so the commit's renewal
-    never runs) is renewed here instead, as its commit would have.
+    With no transaction open, every earlier write has ended, committed (its stamp renewed on commit) or
+    rolled back (nothing to renew), and the record is cleared.
     """
     written = _written()
     if not written:
         return False
-    if not connection.in_atomic_block:
-        written.clear()  # the transactions that wrote have ended: committed (and renewed) or rolled back
+    if transaction.get_autocommit():
+        written.clear()
         return False
-    if user_id not in written:
-        return False
-    block = written[user_id]
-    if block is not None and any(open_block is block for open_block in connection.atomic_blocks):
-        return True
-    _renew_learner(user_id)
-    return False
+    return user_id in written
 
 
 def _renew_learner(user_id: int) -> None:
-    _written().pop(user_id, None)
+    _written().discard(user_id)
     _renew(_learner_stamp_key(user_id))
 
 
 def learner_changed(user_id: int) -> None:
     """Every cached read of this learner is stale once the transaction commits; until then their reads in
-    this transaction skip the cache (see learner_read)."""
+    this transaction skip the cache (see learner_read). Called by the receivers in quizzes.reviews.signals."""
     if enabled():
-        if connection.in_atomic_block:
-            _written()[user_id] = _transaction_block()
-        transaction.on_commit(lambda: _renew_learner(user_id))
+        if not transaction.get_autocommit():
+            _written().add(user_id)
+        transaction.on_commit(lambda: _renew_learner(user_id))  # at once when no transaction is open
 
 
 def content_changed() -> None:
@@ -141,7 +138,7 @@ def learner_read(
     ``build`` returns (value, valid_until); the value must pickle. ``params`` tells apart reads
     of the same name (a page number, say).
     """
-    if not enabled() or _skip_or_renew(user_id):
+    if not enabled() or _skip(user_id):
         return build()[0]  # after a write in this transaction: neither the old copy nor a copy that may roll back
     stamp_keys = [_learner_stamp_key(user_id), CONTENT_STAMP]
     value_key = ":".join(["learner", str(user_id), name, *map(str, params)])

@@ -46,11 +46,12 @@ from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Question
 from quizzes.core.errors import ErrorCode
-from quizzes.reviews import learner_cache, scheduling
+from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import Refusal, client_grade_refusal, review_time_refusal, stored_client_uuids
 from quizzes.reviews.services import ADVANCED_FIELDS, card_advance, card_replay
+from quizzes.reviews.signals import learner_rows_written
 
 
 @dataclasses.dataclass(frozen=True)
@@ -242,7 +243,7 @@ def _apply(*, user: User, to_apply: dict[int, list[Accepted]], profile: LearnerP
             ReviewCard.objects.filter(pk__in=[card.pk for card in empty]).delete()
         if advanced or replayed:
             reminder_clock_card_due(profile=profile, due=min(card.due for card in [*advanced, *replayed]))
-        learner_cache.learner_changed(user.pk)  # bulk writes send no signals
+        learner_rows_written.send(sender=ReviewCard, user_id=user.pk)  # bulk writes send no model signals
 
 
 def _card_logs(

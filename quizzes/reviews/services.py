@@ -28,12 +28,13 @@ from quizzes.content.models import Question
 from quizzes.core import rows
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import row_insert_and_update
-from quizzes.reviews import learner_cache, scheduling
+from quizzes.reviews import scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.parameters import learner_schedule
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import rating_refusal, review_time_refusal, stored_client_uuids
 from quizzes.reviews.selectors import card_state
+from quizzes.reviews.signals import learner_rows_written
 
 if TYPE_CHECKING:  # reviews sit below practice: the attempt item is only a type here
     from quizzes.practice.models import AttemptItem
@@ -244,7 +245,7 @@ def _add_log(
         row_insert_and_update(
             log, ReviewCard, pk=card.pk, values={field: getattr(card, field) for field in ADVANCED_FIELDS}
         )
-        learner_cache.learner_changed(user.pk)
+        learner_rows_written.send(sender=ReviewCard, user_id=user.pk)
     else:  # reviewed before a stored rating, or under other settings: replay the card's whole log
         log.save()
         card_replay(card=card, profile=profile)  # the card is the user's: no card.user query

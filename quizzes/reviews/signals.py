@@ -1,11 +1,12 @@
-"""Cache stamps follow the writes: any saved or deleted card, log or profile makes that learner's
-cached reads stale; any lesson, question or option change makes everyone's stale (quizzes.reviews.learner_cache).
+"""The one way a write makes cached reads stale (quizzes.reviews.learner_cache): a signal.
 
-Signals rather than calls in each service, because admin edits, content imports and cascades
-write these rows too. Every write path to them goes through ``save``/``delete`` (the one
-``bulk_update`` — log roles in ``card_replay`` — always comes with a card save in the same transaction),
-except the two that write in bulk or in plain SQL and call ``learner_cache.learner_changed`` once
-themselves: the offline upload and a rating's one FSRS step (``reviews.services._add_log``).
+Any saved or deleted card, log or profile makes that learner's cached reads stale; any lesson, question or
+option change makes everyone's stale. Django's model signals cover every row-by-row write, admin edits,
+content imports and cascades included. The writes Django sends none for (``bulk_create``, a queryset's
+``delete`` or ``update``, plain SQL, COPY) send ``learner_rows_written`` or ``content_rows_written``
+themselves, once per write: the offline upload, a rating's one FSRS step (``reviews.services._add_log``),
+the account deletion's review logs and the scale-data reseed. (The one ``bulk_update`` — log roles in
+``card_replay`` — always comes with a card save in the same transaction.)
 """
 
 from __future__ import annotations
@@ -13,12 +14,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
 from quizzes.accounts.models import LearnerProfile
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.reviews import learner_cache
 from quizzes.reviews.models import ReviewCard, ReviewLog
+
+#: Sent with ``user_id`` by a write of a learner's cards, logs or profile that sends no model signal.
+learner_rows_written = Signal()
+#: Sent by a write of lessons, questions or options that sends no model signal.
+content_rows_written = Signal()
 
 
 @receiver([post_save, post_delete], sender=ReviewCard)
@@ -28,8 +34,14 @@ def learner_rows_changed(sender: type, instance: Any, **kwargs: Any) -> None:
     learner_cache.learner_changed(instance.user_id)
 
 
+@receiver(learner_rows_written)
+def learner_rows_written_in_bulk(sender: type, user_id: int, **kwargs: Any) -> None:
+    learner_cache.learner_changed(user_id)
+
+
 @receiver([post_save, post_delete], sender=Lesson)
 @receiver([post_save, post_delete], sender=Question)
 @receiver([post_save, post_delete], sender=Option)
-def content_rows_changed(sender: type, instance: Any, **kwargs: Any) -> None:
+@receiver(content_rows_written)
+def content_rows_changed(sender: type, **kwargs: Any) -> None:
     learner_cache.content_changed()

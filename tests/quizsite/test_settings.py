@@ -25,12 +25,17 @@ print(json.dumps({
     "broker": app.conf.broker_url,
     "debug": settings.DEBUG,
     "hosts": settings.ALLOWED_HOSTS,
+    "learner_cache": settings.LEARNER_CACHE_SECONDS,
 }))
 """
 
 
 def probe(**env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "SINGLE_PROCESS", "LEARNER_CACHE_SECONDS"}
+    }
     clean.update(env, DJANGO_SETTINGS_MODULE="quizsite.settings")
     return subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=60, check=False
@@ -46,6 +51,21 @@ def test_defaults_need_nothing_installed():
     assert got["cache"].endswith("LocMemCache")
     assert got["eager"] is True
     assert got["debug"] is True
+    assert got["learner_cache"] == 0  # local memory is per process: off unless one process serves everything
+
+
+def test_make_run_caches_learners_in_local_memory_as_its_one_process():
+    done = probe(DEBUG="true", SINGLE_PROCESS="true")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["cache"].endswith("LocMemCache") and got["learner_cache"] == 300
+    assert 'os.environ.setdefault("SINGLE_PROCESS", "true")' in (ROOT / "scripts" / "run_dev.py").read_text()
+
+
+def test_a_learner_cache_in_local_memory_is_refused_where_several_processes_serve():
+    done = probe(DEBUG="true", LEARNER_CACHE_SECONDS="300")
+    assert done.returncode != 0
+    assert "LEARNER_CACHE_SECONDS > 0 needs REDIS_URL" in done.stderr
 
 
 def test_database_and_redis_urls_switch_to_postgres_and_redis():

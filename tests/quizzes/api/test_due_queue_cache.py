@@ -2,12 +2,15 @@
 
 Each test fetches the queue once (filling the cache), changes something the way the app does,
 and checks the next fetch shows the change. The cache is the real one: Redis when REDIS_URL is
-set, local memory otherwise (both hold the stamps the same way).
+set, local memory otherwise (both hold the stamps the same way). Every test commits for real
+(``transaction=True``): inside a test case's transaction nothing commits, so a learner written there
+skips the cache for the rest of the test, as any learner does inside their still-open transaction.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 import pytest
 import time_machine
@@ -23,7 +26,7 @@ from quizzes.reviews import learner_cache
 from quizzes.reviews.services import card_rate
 from tests import factories
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
@@ -116,21 +119,29 @@ def test_another_language_is_its_own_copy(api, user, lesson):
     assert english != chinese
 
 
-def test_a_copy_cached_before_the_write_commits_is_not_used_after(
-    api, user, lesson, django_capture_on_commit_callbacks
-):
-    """A reader can fetch between a write and its commit; the commit renews the stamp again."""
+@pytest.mark.postgres  # another connection reads while this one holds a write transaction open
+def test_a_copy_cached_while_the_write_was_uncommitted_is_not_used_after(api, user, lesson):
+    """Another request can read between a write and its commit; the commit renews the stamp."""
     cards = due_prompts(user, lesson, 2)
-    with django_capture_on_commit_callbacks() as on_commit:
+    racing: list[dict] = []
+
+    def read_from_another_request() -> None:
+        try:
+            racing.append(due(api))  # its own connection: the rating is not visible yet
+        finally:
+            from django.db import connection
+
+            connection.close()
+
+    with transaction.atomic():
         card_rate(user=user, question=cards[0].question, rating=3)
-        racing_read = due(api)  # stored under the stamp the write set
-    assert racing_read["count"] == 1
-    on_commit[-1]()  # the transaction commits
-    ReviewCard.objects.filter(pk=cards[1].pk).update(suspended=True)  # a change the stamps can't see
-    assert due(api)["count"] == 0  # rebuilt, not the racing copy
+        reader = threading.Thread(target=read_from_another_request)
+        reader.start()
+        reader.join()
+    assert racing[0]["count"] == 2  # stored under the stamp of before the write
+    assert due(api)["count"] == 1  # rebuilt after the commit, not the racing copy
 
 
-@pytest.mark.django_db(transaction=True)
 def test_an_answer_committed_in_its_own_transaction_shows_at_once(api, user, choice_lesson):
     """Real commits (no test transaction around them): the stamp is renewed when the answer commits."""
     assert due(api)["counts"]["new"] == 3
@@ -142,7 +153,6 @@ def test_an_answer_committed_in_its_own_transaction_shows_at_once(api, user, cho
     assert due(api)["counts"]["reviewed_today"] == 1
 
 
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("read_inside", [False, True])
 def test_a_write_rolled_back_changes_nothing_a_learner_sees(api, user, lesson, read_inside):
     """Also when the failed transaction read the queue after its write (that read sees the write, and no copy of
