@@ -55,6 +55,7 @@ messages: venv
 	cd quizzes && msgfmt --check -o locale/zh_Hans/LC_MESSAGES/django.mo locale/zh_Hans/LC_MESSAGES/django.po
 
 # Retake the README's screenshots (docs/screenshots/, desktop and phone) from the browser tests, DEBUG off.
+# Needs a font with Chinese glyphs (Debian: fonts-noto-cjk); the tests refuse to save boxes.
 screenshots: venv
 	SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest -q -p no:randomly -p no:cacheprovider tests/e2e -k "debug-off"
 

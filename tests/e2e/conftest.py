@@ -16,6 +16,7 @@ Django's async-safety check would otherwise refuse for ORM calls made by the tes
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -71,11 +72,19 @@ def lessons(transactional_db):
     content_load(directory=FIXTURES)
 
 
+def _has_chinese_font() -> bool:
+    listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, check=False)
+    return bool(listed.stdout.strip())
+
+
 @pytest.fixture
 def shoot(tmp_path):
     """Save a screenshot: under docs/screenshots/<name>.png (what the README shows) when SAVE_SCREENSHOTS=1,
     else in a temporary folder, so an ordinary test run leaves the working tree untouched."""
-    directory = SCREENSHOTS if os.environ.get("SAVE_SCREENSHOTS") == "1" else tmp_path
+    saving = os.environ.get("SAVE_SCREENSHOTS") == "1"
+    if saving and not _has_chinese_font():  # the lessons are Chinese: without a CJK font they show as boxes
+        pytest.fail("no font with Chinese glyphs: apt-get install fonts-noto-cjk before `make screenshots`")
+    directory = SCREENSHOTS if saving else tmp_path
     directory.mkdir(parents=True, exist_ok=True)
 
     def save(page, name: str, *, scroll_to: str | None = None, full_page: bool = False) -> Path:
