@@ -349,7 +349,7 @@ class StableSoftmaxV3(StableSoftmaxV2):
         return {"x": [tenths[i] / 10 for i in order], "dtype": dtype}  # (n,) the largest logit anywhere
 
     def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
-        w = solution.answer
+        w: list[float] = solution.answer  # (n,)
         return max(w) <= 0.9 and max(w) - min(w) >= 0.05  # neither one-hot nor flat
 
     def solve(self, inputs: Inputs) -> Solution:
