@@ -66,7 +66,7 @@ from .shapes import (
     NanoGPTShapesV3,
     NanoGPTShapesV4,
 )
-from .softmax import OnlineSoftmax, OnlineSoftmaxV2, StableSoftmax, StableSoftmaxV2, StableSoftmaxV3
+from .softmax import OnlineSoftmax, OnlineSoftmaxV2, OnlineSoftmaxV3, StableSoftmax, StableSoftmaxV2, StableSoftmaxV3
 
 _ALL: tuple[Template, ...] = (
     AttentionRowWeights(),
@@ -124,6 +124,7 @@ _ALL: tuple[Template, ...] = (
     NanoGPTShapesV4(),
     # issue 25, speed: the same questions computed in plain python on their handful of numbers
     StableSoftmaxV3(),
+    OnlineSoftmaxV3(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

@@ -391,3 +391,57 @@ class StableSoftmaxV3(StableSoftmaxV2):
             ("standardised_logits", softmax_list([c / std for c in centred])),  # <- divided by the std
             ("minmax_scaled_logits", softmax_list([(v - lo) / (hi - lo) for v in x])),  # <- scaled to [0, 1]
         ]
+
+
+class OnlineSoftmaxV3(OnlineSoftmaxV2):
+    """Version 2's question, numbers and mistakes, computed in plain python on the 2n scores (numpy's
+    per-call cost dominated the generation time): the same scores for the same seed."""
+
+    version = 3
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        n = self.pick(rng, p, "tile_size")
+        s = [k / 10 for k in rng.integers(-10, 26, size=2 * n).tolist()]  # (2n,) one-decimal scores in [-1.0, 2.5]
+        if max(s[:n]) > max(s[n:]):  # the tile with the larger max comes second:
+            s = s[n:] + s[:n]  # the case where the old sum needs rescaling
+        tile_1, tile_2 = s[:n], s[n:]  # (n,) each
+        m_1 = max(tile_1)
+        l_1 = round(sum(math.exp(t - m_1) for t in tile_1), 3)  # shown with 3 decimals, used as shown
+        return {"tile_1": tile_1, "tile_2": tile_2, "m_1": m_1, "l_1": l_1, "key": int(rng.integers(1, n + 1))}
+
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
+        return max(inputs["tile_2"]) > inputs["m_1"]  # a tie leaves nothing to rescale: redraw
+
+    def solve(self, inputs: Inputs) -> Solution:
+        t1, t2 = [float(s) for s in inputs["tile_1"]], [float(s) for s in inputs["tile_2"]]  # (n,) each
+        m_1, l_1, j = inputs["m_1"], inputs["l_1"], inputs["key"]
+        s_j = t1[j - 1]
+        top_2 = max(t2)  # tile 2's largest score
+        m_2 = max(m_1, top_2)  # running max after tile 2
+        rescale = math.exp(m_1 - m_2)  # <= 1: the old terms e^(s - m_1) -> e^(s - m_2)
+        new = [math.exp(s - m_2) for s in t2]  # (n,) tile 2's terms, relative to m_2
+        new_sum = sum(new)  # tile 2's sum relative to m_2
+        l_2 = l_1 * rescale + new_sum
+        w_j = math.exp(s_j - m_2) / l_2  # the final weight of key j
+        steps = [
+            step(
+                "tile 1 之后",
+                rf"m_1 = \max(s^{{(1)}}) = {fmt(m_1, 1)},\ "
+                rf"\ell_1 = \sum_j e^{{s_j - m_1}} = {fmt(l_1, 3)}",
+                [m_1, l_1],
+                (2,),
+            ),
+            step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(top_2, 1)})", m_2, ()),
+            step(
+                "旧的和换算到 m_2",
+                rf"\ell_1 \cdot e^{{m_1 - m_2}} = {fmt(l_1, 3)} \cdot e^{{{fmt(m_1 - m_2, 1)}}}",
+                l_1 * rescale,
+                (),
+            ),
+            step("tile 2 的项", r"e^{s_j - m_2},\ s_j \in s^{(2)}", new, (len(new),)),
+            step("新的运行和", r"\ell_2 = \ell_1 e^{m_1 - m_2} + \sum_{j \in \text{tile 2}} e^{s_j - m_2}", l_2, ()),
+            step(
+                "最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j, ()
+            ),
+        ]
+        return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, new_sum, s_j), steps)

@@ -17,7 +17,7 @@ from attention_engine import generators
 SEEDS = range(300)
 TIGHT = 1e-12  # float precision on numbers of order 1 (the l_1 of online_softmax is exact: shown to 3 dp)
 # (template, the version it speeds up, the speed version)
-SPEED_VERSIONS = [("stable_softmax", 2, 3)]
+SPEED_VERSIONS = [("stable_softmax", 2, 3), ("online_softmax", 2, 3)]
 IDS = [f"{name}-v{new}" for name, _, new in SPEED_VERSIONS]
 
 
@@ -69,3 +69,19 @@ def test_stable_softmax_v3_numbers_are_numpys():
         for c in v.choices:
             shown = np.round(expected[c.misconception], 2) if c.misconception else np.round(softmax(x), 2)
             assert np.allclose(c.value, shown, atol=0.005 + 1e-9), (v.seed, c.misconception)
+
+
+def test_online_softmax_v3_numbers_are_numpys():
+    for v in variants("online_softmax", 3):
+        g = v.given
+        t1, t2 = np.array(g["tile_1"]), np.array(g["tile_2"])  # (n,) each
+        assert g["m_1"] == t1.max() and g["l_1"] == round(float(np.exp(t1 - t1.max()).sum()), 3)
+        m_2 = max(g["m_1"], t2.max())
+        new = np.exp(t2 - m_2)  # (n,)
+        l_2 = g["l_1"] * np.exp(g["m_1"] - m_2) + new.sum()
+        w = np.exp(t1[g["key"] - 1] - m_2) / l_2
+        values = [s.value for s in v.solution]
+        assert close(values[0], [g["m_1"], g["l_1"]]) and values[1] == m_2
+        assert close(values[2], g["l_1"] * np.exp(g["m_1"] - m_2)) and close(values[3], new)
+        assert close(values[4], l_2) and close(values[5], w)
+        assert close(v.answer, [m_2, l_2, w])
