@@ -410,7 +410,7 @@ class OnlineSoftmaxV3(OnlineSoftmaxV2):
         return {"tile_1": tile_1, "tile_2": tile_2, "m_1": m_1, "l_1": l_1, "key": int(rng.integers(1, n + 1))}
 
     def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
-        return max(inputs["tile_2"]) > inputs["m_1"]  # a tie leaves nothing to rescale: redraw
+        return bool(max(inputs["tile_2"]) > inputs["m_1"])  # a tie leaves nothing to rescale: redraw
 
     def solve(self, inputs: Inputs) -> Solution:
         t1, t2 = [float(s) for s in inputs["tile_1"]], [float(s) for s in inputs["tile_2"]]  # (n,) each
