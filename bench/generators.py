@@ -1,6 +1,8 @@
 """Variant generation throughput per template, on one core.
 
-Usage: python bench/generators.py [--seconds 1.0] [--markdown] [--all-versions]
+Usage: python bench/generators.py [--seconds 1.0] [--markdown] [--all-versions] [--only NAME[@V],...]
+       valgrind --tool=callgrind --dump-after=functools_reduce python bench/generators.py --only NAME@V,... --loop 300
+
 
 For each template's newest version (and, with --all-versions, every older version that stored
 questions may still be pinned to): variants per second (numbers + answer + distractors + worked
@@ -8,6 +10,11 @@ solution, i.e. a full ``generators.generate`` call with fresh seeds and default 
 cost of one variant as a multiple of one bare ``scaled_dot_product_attention`` call on hand-sized
 (4, 4) query/key/value — the ratio is the figure that carries across machines. Target: >= 5,000
 variants/s for hand-sized templates (all but the two Monte Carlo ones).
+
+``--loop N`` times nothing: it generates seeds 0..N-1 of each ``--only`` template inside one
+``functools.reduce`` call (after 10 warm-up seeds), so that callgrind's ``--dump-after=functools_reduce``
+writes one profile per template holding just those N variants: instructions per variant, a figure the
+load of a shared host does not move.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import argparse  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from functools import reduce  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -52,14 +60,27 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="time per template")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table for bench/README.md")
     parser.add_argument("--all-versions", action="store_true", help="also measure the older versions")
+    parser.add_argument("--only", help="comma-separated templates, each NAME or NAME@VERSION (default: all)")
+    parser.add_argument("--loop", type=int, metavar="N", help="no timing: N seeds per template in one reduce call")
     args = parser.parse_args()
+    only = [(s.partition("@")[0], int(s.partition("@")[2] or 0) or None) for s in (args.only or "").split(",") if s]
+
+    if args.loop is not None:
+        for name, version in only:
+            template = generators.get(name, version)
+            for seed in range(1000, 1010):  # warm caches and lazy imports outside the profiled call
+                template.generate(seed)
+            print(f"{name} v{template.version}: seeds 0..{args.loop - 1}", flush=True)
+            reduce(lambda n, seed, t=template: (t.generate(seed), n + 1)[1], range(args.loop), 0)
+        return
 
     q, k, v = np.random.default_rng(0).standard_normal((3, 4, 4))
     sdpa_rate = rate(lambda _: scaled_dot_product_attention(q, k, v), args.seconds)
     rows = []
-    for name in generators.names():
+    for name in sorted({n for n, _ in only}) if only else generators.names():
         newest = generators.get(name).version
-        for version in generators.versions(name) if args.all_versions else [newest]:
+        chosen = [v for n, v in only if n == name and v is not None]
+        for version in chosen or (generators.versions(name) if args.all_versions else [newest]):
             per_second = rate(
                 lambda seed, name=name, version=version: generators.generate(name, seed, version=version), args.seconds
             )

@@ -66,7 +66,7 @@ from .shapes import (
     NanoGPTShapesV3,
     NanoGPTShapesV4,
 )
-from .softmax import OnlineSoftmax, OnlineSoftmaxV2, StableSoftmax, StableSoftmaxV2
+from .softmax import OnlineSoftmax, OnlineSoftmaxV2, OnlineSoftmaxV3, StableSoftmax, StableSoftmaxV2, StableSoftmaxV3
 
 _ALL: tuple[Template, ...] = (
     AttentionRowWeights(),
@@ -122,6 +122,9 @@ _ALL: tuple[Template, ...] = (
     StableSoftmaxV2(),
     # issue 25 b: nanoGPT's shapes balanced on their sizes
     NanoGPTShapesV4(),
+    # issue 25, speed: the same questions computed in plain python on their handful of numbers
+    StableSoftmaxV3(),
+    OnlineSoftmaxV3(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

@@ -7,8 +7,7 @@ this rounding, so the learner never sees two options that print the same.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
-from itertools import repeat
+from math import floor
 from typing import Any, SupportsIndex, TypeAlias
 
 import numpy as np
@@ -22,11 +21,27 @@ def round_flat(values: Iterable[float], decimals: int | None = None, sig: int | 
     """Round to ``decimals`` places, or to ``sig`` significant digits (for values spanning decades).
 
     Python's correctly rounded round()/format(), so a rounded value always equals its printed label.
+    round(v, d) is the float nearest to the decimal k / 10^d, k the integer nearest to v·10^d; where
+    v·10^d is clearly not a tie that k is floor(v·10^d + 0.5) and the float nearest to k / 10^d is
+    k / 10^d (a correctly rounded division), the same number at a third of round()'s cost. Near a tie,
+    past ±1e9 and for anything but a float, round() itself decides.
     """
-    if sig is None:
+    if sig is not None:
+        spec = f".{sig}g"
+        return [float(format(v, spec)) + 0.0 for v in values]
+    if decimals is None or not 0 <= decimals <= 6:
         return [round(v, decimals) + 0.0 for v in values]  # + 0.0 turns -0.0 into 0.0
-    spec = f".{sig}g"
-    return [float(format(v, spec)) + 0.0 for v in values]
+    scale = 10.0**decimals  # exact
+    out = []
+    for v in values:  # a plain loop: this runs on every element of every candidate
+        y = v * scale
+        if type(y) is float and -1e9 < y < 1e9:  # finite python floats (and ints)
+            k = floor(y + 0.5)
+            if -0.4999 < y - k < 0.4999:  # v·10^d's rounding error is < 1e-6 here: k is the nearest integer
+                out.append(k / scale + 0.0)  # + 0.0 turns -0.0 into 0.0
+                continue
+        out.append(round(v, decimals) + 0.0)
+    return out
 
 
 def nest(shape: tuple[int, ...], flat: list[float]) -> Nested:
@@ -42,19 +57,42 @@ def nest(shape: tuple[int, ...], flat: list[float]) -> Nested:
 def fmt_many(values: Iterable[float], decimals: int | None = None, sig: int | None = None) -> list[str]:
     """Numbers as shown: fixed decimals, or significant digits; never "-0.00"."""
     spec = f".{sig}g" if sig is not None else f".{decimals}f"
-    return list(map(_fmt, values, repeat(spec)))
+    known = _known(spec)
+    out = []
+    for x in values:
+        text = known.get(x)
+        if text is None:
+            text = known[x] = _fmt(x, spec)
+        out.append(text)
+    return out
 
 
-@lru_cache(maxsize=4096)
+# spec -> {number: text}: prompts and options print the same few hundred numbers over and over (inputs
+# in tenths, options rounded to hundredths), and float formatting is the costly part
+_TEXTS: dict[str, dict[float, str]] = {}
+
+
+def _known(spec: str) -> dict[float, str]:
+    """The memo of ``spec``'s texts, started afresh once it holds 4,096 numbers."""
+    known = _TEXTS.get(spec)
+    if known is None or len(known) >= 4096:
+        known = _TEXTS[spec] = {}
+    return known
+
+
 def _fmt(x: float, spec: str) -> str:
-    """One number, memoised: prompts and options print the same few hundred numbers over and over
-    (inputs in tenths, options rounded to hundredths), and float formatting is the costly part."""
+    """One number in ``spec``, "-0.00" shown as "0.00"."""
     text = format(x, spec)
     return text[1:] if text[0] == "-" and not text.strip("-0.") else text  # "-0.00" -> "0.00"
 
 
 def fmt(x: float, decimals: int | None = None, sig: int | None = None) -> str:
-    return fmt_many((x,), decimals, sig)[0]
+    spec = f".{sig}g" if sig is not None else f".{decimals}f"
+    known = _known(spec)
+    text = known.get(x)
+    if text is None:
+        text = known[x] = _fmt(x, spec)
+    return text
 
 
 def fmt_value(value: Any, decimals: int | None = None, sig: int | None = None) -> str:

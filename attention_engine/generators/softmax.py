@@ -314,3 +314,134 @@ class StableSoftmaxV2(StableSoftmax):
             return w is not None and probability_row(w) and ordered(w, order)
 
         return check
+
+
+# --- issue 25, speed -----------------------------------------------------------------------------
+
+
+def softmax_list(xs: list[float]) -> list[float]:
+    """Softmax of a few python floats, max subtracted: plain arithmetic, because on a handful of
+    numbers each numpy call costs more than the whole computation."""
+    m = max(xs)
+    e = [math.exp(x - m) for x in xs]  # (n,) the largest is e^0 = 1
+    total = sum(e)
+    return [v / total for v in e]
+
+
+# the largest finite value of each dtype, for the overflow step
+FINFO_MAX = {"float32": float(np.finfo(np.float32).max), "float64": float(np.finfo(np.float64).max)}
+
+
+class StableSoftmaxV3(StableSoftmaxV2):
+    """Version 2's question, numbers and mistakes, computed in plain python on the n logits (numpy's
+    per-call cost dominated the generation time): the same logits for the same seed, the weights
+    equal to version 2's up to the last bits of e^x (math.exp instead of np.exp)."""
+
+    version = 3
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        dtype, n = self.pick(rng, p, "dtype"), self.pick(rng, p, "n")
+        top = self.TOPS[dtype][int(rng.integers(len(self.TOPS[dtype])))]
+        first = round(10 * (top - math.floor(OVERFLOW[dtype]))) + 1  # the smallest gap that ends below the clamp
+        gaps = rng.permutation(31 - first)[: n - 1].tolist()  # (n-1,) distinct gaps first..30 tenths, less first
+        tenths = [round(10 * top), *(round(10 * top) - first - g for g in gaps)]  # (n,) the logits in tenths
+        order = rng.permutation(n).tolist()
+        return {"x": [tenths[i] / 10 for i in order], "dtype": dtype}  # (n,) the largest logit anywhere
+
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
+        w: list[float] = solution.answer  # (n,)
+        return max(w) <= 0.9 and max(w) - min(w) >= 0.05  # neither one-hot nor flat
+
+    def solve(self, inputs: Inputs) -> Solution:
+        x = [float(v) for v in inputs["x"]]  # (n,)
+        n, dtype = len(x), inputs["dtype"]
+        limit = OVERFLOW[dtype]
+        m = max(x)
+        shifted = [v - m for v in x]  # (n,) <= 0: e^shifted <= 1, no overflow
+        e = [math.exp(v) for v in shifted]  # (n,) the largest is e^0 = 1
+        total = sum(e)
+        w = [v / total for v in e]  # (n,) unchanged by the shift: e^-m cancels
+        over = [j + 1 for j in range(n) if x[j] > limit]
+        steps = [
+            step(
+                "直接算 e^x（不减最大值）",
+                rf"e^{{x_j}} > e^{{{limit:.2f}}} \approx {sci(FINFO_MAX[dtype])}"
+                rf"\ (j = {', '.join(map(str, over))})：\text{{{dtype} 溢出为 inf，}}"
+                r"\ \infty / \infty = \text{nan}",
+                shape=(n,),
+                misconception="no_max_subtraction",
+            ),
+            step("减去最大值", rf"x_j - \max_k x_k = x_j - {fmt(m, 1)}", shifted, (n,)),
+            step("取指数", r"e^{x_j - \max_k x_k}", e, (n,)),
+            step("求和", r"\sum_j e^{x_j - \max_k x_k}", total, ()),
+            step("归一化", r"w_j = e^{x_j - \max_k x_k} / \sum_k e^{x_k - \max x}", w, (n,)),
+        ]
+        return Solution(w, self.wrong_list(x, limit), steps)
+
+    def wrong_list(self, x: list[float], limit: float) -> list[Distractor]:
+        """Version 2's three mistakes for the logits x (n,): clamped, standardised, min-max scaled."""
+        n = len(x)
+        clamp = math.floor(limit)  # the largest whole logit whose e^x is finite; only the max is above it
+        mean = sum(x) / n
+        centred = [v - mean for v in x]  # (n,) x minus its mean
+        std = math.sqrt(sum(c * c for c in centred) / n)
+        lo, hi = min(x), max(x)
+        return [
+            ("clamp_logits", softmax_list([min(v, clamp) for v in x])),
+            ("standardised_logits", softmax_list([c / std for c in centred])),  # <- divided by the std
+            ("minmax_scaled_logits", softmax_list([(v - lo) / (hi - lo) for v in x])),  # <- scaled to [0, 1]
+        ]
+
+
+class OnlineSoftmaxV3(OnlineSoftmaxV2):
+    """Version 2's question, numbers and mistakes, computed in plain python on the 2n scores (numpy's
+    per-call cost dominated the generation time): the same scores for the same seed."""
+
+    version = 3
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        n = self.pick(rng, p, "tile_size")
+        s = [k / 10 for k in rng.integers(-10, 26, size=2 * n).tolist()]  # (2n,) one-decimal scores in [-1.0, 2.5]
+        if max(s[:n]) > max(s[n:]):  # the tile with the larger max comes second:
+            s = s[n:] + s[:n]  # the case where the old sum needs rescaling
+        tile_1, tile_2 = s[:n], s[n:]  # (n,) each
+        m_1 = max(tile_1)
+        l_1 = round(sum(math.exp(t - m_1) for t in tile_1), 3)  # shown with 3 decimals, used as shown
+        return {"tile_1": tile_1, "tile_2": tile_2, "m_1": m_1, "l_1": l_1, "key": int(rng.integers(1, n + 1))}
+
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
+        return bool(max(inputs["tile_2"]) > inputs["m_1"])  # a tie leaves nothing to rescale: redraw
+
+    def solve(self, inputs: Inputs) -> Solution:
+        t1, t2 = [float(s) for s in inputs["tile_1"]], [float(s) for s in inputs["tile_2"]]  # (n,) each
+        m_1, l_1, j = inputs["m_1"], inputs["l_1"], inputs["key"]
+        s_j = t1[j - 1]
+        top_2 = max(t2)  # tile 2's largest score
+        m_2 = max(m_1, top_2)  # running max after tile 2
+        rescale = math.exp(m_1 - m_2)  # <= 1: the old terms e^(s - m_1) -> e^(s - m_2)
+        new = [math.exp(s - m_2) for s in t2]  # (n,) tile 2's terms, relative to m_2
+        new_sum = sum(new)  # tile 2's sum relative to m_2
+        l_2 = l_1 * rescale + new_sum
+        w_j = math.exp(s_j - m_2) / l_2  # the final weight of key j
+        steps = [
+            step(
+                "tile 1 之后",
+                rf"m_1 = \max(s^{{(1)}}) = {fmt(m_1, 1)},\ "
+                rf"\ell_1 = \sum_j e^{{s_j - m_1}} = {fmt(l_1, 3)}",
+                [m_1, l_1],
+                (2,),
+            ),
+            step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(top_2, 1)})", m_2, ()),
+            step(
+                "旧的和换算到 m_2",
+                rf"\ell_1 \cdot e^{{m_1 - m_2}} = {fmt(l_1, 3)} \cdot e^{{{fmt(m_1 - m_2, 1)}}}",
+                l_1 * rescale,
+                (),
+            ),
+            step("tile 2 的项", r"e^{s_j - m_2},\ s_j \in s^{(2)}", new, (len(new),)),
+            step("新的运行和", r"\ell_2 = \ell_1 e^{m_1 - m_2} + \sum_{j \in \text{tile 2}} e^{s_j - m_2}", l_2, ()),
+            step(
+                "最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j, ()
+            ),
+        ]
+        return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, new_sum, s_j), steps)
