@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from attention_engine import misconceptions
+from quizzes.item_statistics.selectors import lesson_statistics
 from quizzes.models import AnonymousAnswer, Attempt, AttemptItem, ReviewCard
-from quizzes.statistics.selectors import lesson_statistics
 from tests.factories import LessonFactory, NumericQuestionFactory, OptionFactory, QuestionFactory, UserFactory
 
 START = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC)

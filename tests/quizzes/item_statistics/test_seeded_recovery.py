@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from quizzes.item_statistics.selectors import lesson_statistics
 from quizzes.models import Lesson, Question
 from quizzes.operations.scale_data import rasch_answers
-from quizzes.statistics.selectors import lesson_statistics
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -4,7 +4,7 @@ Which answers count: each learner's first study-mode attempt at the lesson, when
 attempt has seen the answers; a review or missed-items attempt is not a first encounter), and the anonymous
 copies of deleted learners' first attempts (``AnonymousAnswer``). A skipped item counts as wrong. Numeric
 questions are kept apart per template version (a new version is a new item). The database returns columns;
-numpy computes every statistic over them (quizzes.statistics.measures).
+numpy computes every statistic over them (quizzes.item_statistics.measures).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
 from quizzes.content.models import Lesson, Option, Question
+from quizzes.item_statistics import measures
 from quizzes.practice.models import AnonymousAnswer, Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard
-from quizzes.statistics import measures
 
 #: The flags' thresholds (issue 27): too easy, too hard, does not separate, a distractor nobody picks.
 FACILITY_HIGH, FACILITY_LOW = 0.9, 0.2
