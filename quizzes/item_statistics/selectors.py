@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 import numpy as np
-from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Avg, Count, DurationField, Exists, ExpressionWrapper, F, OuterRef, QuerySet, Sum
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
@@ -83,14 +83,18 @@ class LessonStats:
 
 
 def first_study_attempts(*, lesson: Lesson) -> QuerySet[Attempt]:
-    """The lesson's finished attempts that are their learner's first study-mode attempt at it."""
-    first = (
-        Attempt.objects.filter(user=OuterRef("user"), lesson=lesson, mode=Attempt.Mode.STUDY)
-        .order_by("number")
-        .values("number")[:1]
+    """The lesson's finished attempts that are their learner's first study-mode attempt at it.
+
+    "No earlier study attempt" (NOT EXISTS) rather than "number = the smallest": PostgreSQL answers it with one
+    anti-join instead of a subquery per attempt.
+    """
+    earlier = Attempt.objects.filter(
+        user=OuterRef("user"), lesson=lesson, mode=Attempt.Mode.STUDY, number__lt=OuterRef("number")
     )
-    return Attempt.objects.filter(
-        lesson=lesson, mode=Attempt.Mode.STUDY, finished_at__isnull=False, number=Subquery(first)
+    return (
+        Attempt.objects.filter(lesson=lesson, mode=Attempt.Mode.STUDY, finished_at__isnull=False)
+        .exclude(Exists(earlier))
+        .order_by()
     )
 
 
@@ -105,25 +109,31 @@ def _with_none_as(column: list, missing: float) -> np.ndarray:
     return np.where(np.isnan(values), missing, values)
 
 
-def _names(column: list) -> np.ndarray:
-    """A column of strings with NULLs, as an object array with "" for each NULL."""
-    values = np.array(column, dtype=object)
-    return np.where(values == None, "", values)  # noqa: E711  (elementwise: numpy compares each entry)
-
-
 def _columns(lesson: Lesson) -> dict[str, np.ndarray]:
     """One entry per item of a counted attempt: attempt (0..A-1), question, version, correct, option, misconception,
     seconds since the attempt started (NaN unless answered) or, for an anonymous answer, its own duration."""
-    rows = AttemptItem.objects.filter(attempt__in=first_study_attempts(lesson=lesson)).values_list(
+    items = AttemptItem.objects.filter(attempt__in=first_study_attempts(lesson=lesson)).order_by()
+    rows = items.values_list(
+        "pk",
         "attempt_id",
         "question_id",
         "template_version",
         "is_correct",
         "chosen_option_id",
-        "result__misconception__id",
         ExpressionWrapper(F("answered_at") - F("attempt__started_at"), output_field=DurationField()),
     )
-    attempt, question, version, correct, option, mid, offset = _as_columns(list(rows), 7)
+    pk, attempt, question, version, correct, option, offset = _as_columns(list(rows), 7)
+    # The misconception a wrong numeric answer matched: read for those items only (the JSON costs per row).
+    named = (
+        items.exclude(question__kind=Question.Kind.CHOICE)
+        .filter(result__misconception__id__isnull=False)
+        .values_list("pk", "result__misconception__id")
+    )
+    named_pk, named_id = _as_columns(list(named), 2)
+    mid = np.full(len(pk), "", dtype=object)  # (rows,)
+    if named_pk:
+        order = np.argsort(pk)
+        mid[order[np.searchsorted(np.array(pk), np.array(named_pk), sorter=order)]] = named_id
     anon = AnonymousAnswer.objects.filter(question__lesson=lesson).values_list(
         "sitting", "question_id", "template_version", "is_correct", "chosen_option_id", "duration_ms"
     )
@@ -140,7 +150,7 @@ def _columns(lesson: Lesson) -> dict[str, np.ndarray]:
         "correct": _with_none_as(correct + a_correct, 0.0),  # a skip is wrong
         "answered": np.concatenate((~np.isnan(offsets), ~np.isnan(_with_none_as(a_correct, np.nan)))),
         "option": _with_none_as(option + a_option, -1).astype(np.int64),
-        "misconception": np.concatenate((_names(mid), np.full(len(a_option), "", dtype=object))),
+        "misconception": np.concatenate((mid, np.full(len(a_option), "", dtype=object))),
         "offset": offsets,
         "anon_seconds": _with_none_as(a_ms, np.nan) / 1000.0,
     }
@@ -166,8 +176,10 @@ def lesson_statistics(*, lesson: Lesson) -> LessonStats:
     n_rows = c["question"].size
     n_attempt_rows = c["offset"].size
     n_attempts = c["attempt_id"].size
-    pairs = np.stack((c["question"], c["version"]), axis=1) if n_rows else np.zeros((0, 2), dtype=np.int64)
-    groups, group = np.unique(pairs, axis=0, return_inverse=True)
+    # One integer per (question, version): a 1-D unique sorts int64s (axis=0 on pairs sorts raw bytes, 30× slower).
+    span = int(c["version"].max()) + 2 if n_rows else 1
+    codes, group = np.unique(c["question"] * span + c["version"] + 1, return_inverse=True)
+    groups = np.stack((codes // span, codes % span - 1), axis=1)  # (G, 2) question id, version (-1: none)
     group = group.reshape(-1).astype(np.int64)
     n_groups = len(groups)
     correct, attempt = c["correct"], c["attempt"]
@@ -219,12 +231,13 @@ def _option_picks(
     out: dict[int, list[tuple[OptionMeta, int, int]]] = {}
     chosen = c["option"] >= 0
     if chosen.any():
-        pairs = np.stack((group[chosen], c["option"][chosen]), axis=1)
-        found, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        span = int(c["option"].max()) + 1
+        found, inverse = np.unique(group[chosen] * span + c["option"][chosen], return_inverse=True)
         picks = np.bincount(inverse.reshape(-1), minlength=len(found))
         top_picks = np.bincount(inverse.reshape(-1), weights=top[chosen], minlength=len(found))
         by_group_option = {
-            (int(g), int(o)): (int(p), int(t)) for (g, o), p, t in zip(found, picks, top_picks, strict=True)
+            (int(code // span), int(code % span)): (int(p), int(t))
+            for code, p, t in zip(found, picks, top_picks, strict=True)
         }
     else:
         by_group_option = {}
