@@ -31,6 +31,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.admin.moodle import MoodleLessonAdmin, export_lessons_as_moodle, export_questions_as_moodle
+from quizzes.admin.statistics import StatisticsLessonAdmin
 from quizzes.content import cues
 from quizzes.content.generation import generation_job_create, generation_source_check
 from quizzes.content.models import Lesson, Option, Question
@@ -316,7 +317,7 @@ class QuestionInline(admin.TabularInline):
 
 
 @admin.register(Lesson)
-class LessonAdmin(MoodleLessonAdmin):  # + "Import Moodle XML" / "Export as Moodle XML" (quizzes.admin.moodle)
+class LessonAdmin(StatisticsLessonAdmin, MoodleLessonAdmin):  # + Item statistics; Moodle XML (quizzes.admin.moodle)
     form = LessonForm
     actions = (export_lessons_as_moodle,)
     list_display = ("order", "key", "title", "published", "question_count", "updated_at")

@@ -5,7 +5,8 @@ profile (time zones from a varied list), M review cards with realistic FSRS stat
 review / relearning; stability and difficulty spread like a real collection; ``last_review`` in the
 past and ``due`` spread over past and future, so ≈ 13 % of a learner's cards are due today), one
 review log per scheduled review (``reps`` logs per card, the first one ``role=first``) and one
-finished study attempt of the first lesson with its choice items answered.
+finished study attempt of the first lesson with its choice items answered from a Rasch model
+(``rasch_answers``: planted difficulties and one planted bad distractor, for the item statistics).
 
 Learner k's profile, cards and logs depend only on (seed, k): learner 1 of a 100-learner run is the
 same learner as learner 1 of a 10,000-learner run, which is what the scaling benchmark compares.
@@ -25,6 +26,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from django.contrib.auth.hashers import make_password
@@ -57,6 +59,9 @@ TIME_ZONES = (
     "Africa/Cairo",
 )
 DAY = 86400.0
+#: The Rasch model of the seeded attempts: planted difficulties (logits) and the planted bad distractor's weight.
+RASCH_DIFFICULTIES = (-1.5, 1.5)
+BAD_DISTRACTOR_WEIGHT = 0.05
 
 
 def _reserve_ids(table: str, count: int) -> int:
@@ -416,7 +421,7 @@ class ScaleSeeder:
     # --- attempts ---------------------------------------------------------------------------
 
     def _attempts(self, user_ids: list[int], seed: int, now: dt.datetime) -> tuple[int, int]:
-        """One finished study attempt of the first lesson per learner, its choice questions answered."""
+        """One finished study attempt of the first lesson per learner, its choice questions answered (Rasch model)."""
         lesson = Lesson.objects.published().order_by("order", "key").first()
         assert lesson is not None  # run() checked there is a published lesson
         questions = list(
@@ -425,11 +430,20 @@ class ScaleSeeder:
             .prefetch_related("options")
             .order_by("order", "key")
         )
+        options = [list(question.options.all()) for question in questions]
+        draw = rasch_answers(
+            seed=seed,
+            learners=len(user_ids),
+            keys=[next((i for i, o in enumerate(opts) if o.is_correct), 0) for opts in options],
+            option_counts=[len(opts) for opts in options],
+        )
         first_attempt = _reserve_ids("quizzes_attempt", len(user_ids))
         first_item = _reserve_ids("quizzes_attemptitem", len(user_ids) * len(questions))
         rng = np.random.default_rng([seed, 0])
         seeds = rng.integers(0, 2**31 - 1, size=len(user_ids))
-        started = [now - dt.timedelta(days=int(d), minutes=5) for d in rng.integers(1, 60, size=len(user_ids))]
+        started = [now - dt.timedelta(days=int(d), minutes=30) for d in rng.integers(1, 60, size=len(user_ids))]
+        answered = np.cumsum(draw.seconds, axis=1)  # (N, Q) seconds from the start, questions in order
+        finished = answered[:, -1] + 5.0 if questions else np.full(len(user_ids), 60.0)  # (N,)
         n_attempts = _copy(
             "quizzes_attempt",
             ("id", "user_id", "lesson_id", "number", "mode", "seed", "started_at", "finished_at"),
@@ -442,7 +456,7 @@ class ScaleSeeder:
                     "study",
                     int(seeds[n]),
                     started[n],
-                    started[n] + dt.timedelta(minutes=4),
+                    started[n] + dt.timedelta(seconds=float(finished[n])),
                 )
                 for n, uid in enumerate(user_ids)
             ),
@@ -452,17 +466,16 @@ class ScaleSeeder:
             item_id = first_item
             for n in range(len(user_ids)):
                 order_rng = np.random.default_rng([seed, n, 1])
-                for position, question in enumerate(questions):
-                    options = list(question.options.all())
-                    order = [options[i].pk for i in order_rng.permutation(len(options))]
-                    chosen = options[int(order_rng.integers(len(options)))]
-                    correct = next((o for o in options if o.is_correct), chosen)
+                for position, (question, opts) in enumerate(zip(questions, options, strict=True)):
+                    order = [opts[i].pk for i in order_rng.permutation(len(opts))]
+                    chosen = opts[int(draw.chosen[n, position])]
+                    correct = next((o for o in opts if o.is_correct), chosen)
                     result = {"kind": "choice", "correct": chosen.is_correct, "score": float(chosen.is_correct),
                               "chosen_option_id": chosen.pk, "correct_option_id": correct.pk,
                               "feedback": chosen.feedback, "explanation": question.explanation}  # fmt: skip
                     yield (item_id, first_attempt + n, question.pk, position, json.dumps(order), json.dumps(chosen.pk),
                            chosen.pk, chosen.is_correct, float(chosen.is_correct), json.dumps(result),
-                           started[n] + dt.timedelta(seconds=20 * (position + 1)))  # fmt: skip
+                           started[n] + dt.timedelta(seconds=float(answered[n, position])))  # fmt: skip
                     item_id += 1
 
         n_items = _copy(
@@ -483,3 +496,48 @@ class ScaleSeeder:
             item_rows(),
         )
         return n_attempts, n_items
+
+
+@dataclass(frozen=True)
+class RaschDraw:
+    """Planted item parameters and the answers drawn from them (see ``rasch_answers``)."""
+
+    difficulty: np.ndarray  # (Q,) b_j in logits
+    ability: np.ndarray  # (N,) θ_n in logits
+    chosen: np.ndarray  # (N, Q) index of the option picked, in the question's option order
+    seconds: np.ndarray  # (N, Q) time to answer each question
+    bad_question: int  # the question whose distractor ``bad_option`` is planted to be (almost) never picked
+    bad_option: int
+
+
+def rasch_answers(*, seed: int, learners: int, keys: list[int], option_counts: list[int]) -> RaschDraw:
+    """Answers from a Rasch model, P(correct) = logistic(θ_n − b_j), so item statistics have something to recover.
+
+    Difficulties are spread evenly over RASCH_DIFFICULTIES in an order shuffled by the seed (not the questions'
+    order); abilities are N(0, 1). A wrong answer picks a distractor uniformly, except in one planted question
+    (the middle difficulty, so it has many wrong answers), where its last distractor gets BAD_DISTRACTOR_WEIGHT:
+    almost nobody picks it, which the statistics must flag. Learner k's row depends only on (seed, k).
+    """
+    q = len(keys)
+    low, high = RASCH_DIFFICULTIES
+    difficulty = np.random.default_rng([seed, 2]).permutation(np.linspace(low, high, q))  # (Q,)
+    ability = np.random.default_rng([seed, 3]).normal(0.0, 1.0, size=learners)  # (N,)
+    p_correct = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))  # (N, Q)
+    draws = np.random.default_rng([seed, 4]).random((learners, q, 2))  # (N, Q, 2): correct?, which distractor
+    is_correct = draws[:, :, 0] < p_correct  # (N, Q)
+    bad_question = int(np.argsort(difficulty)[q // 2]) if q else -1
+    chosen = np.empty((learners, q), dtype=np.int64)
+    for j, (key, count) in enumerate(zip(keys, option_counts, strict=True)):
+        weights = np.ones(count)  # (options,)
+        weights[key] = 0.0
+        distractors = [i for i in range(count) if i != key]
+        if j == bad_question and len(distractors) > 1:
+            weights[distractors[-1]] = BAD_DISTRACTOR_WEIGHT
+        cumulative = np.cumsum(weights) / weights.sum() if weights.sum() else np.ones(count)  # (options,)
+        wrong_pick = np.minimum(np.searchsorted(cumulative, draws[:, j, 1], side="right"), count - 1)  # (N,)
+        chosen[:, j] = np.where(is_correct[:, j], key, wrong_pick)
+    # Harder questions take longer: a median of 8 s + 4 s per logit of difficulty above the easiest one.
+    median = 8.0 + 4.0 * (difficulty - low)  # (Q,)
+    seconds = np.random.default_rng([seed, 5]).lognormal(np.log(median)[None, :], 0.4, size=(learners, q))  # (N, Q)
+    bad_option = ([i for i in range(option_counts[bad_question]) if i != keys[bad_question]] or [-1])[-1] if q else -1
+    return RaschDraw(difficulty, ability, chosen, seconds, bad_question, bad_option)

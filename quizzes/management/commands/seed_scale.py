@@ -20,7 +20,10 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0, help="random seed (learner k depends only on seed, k)")
         parser.add_argument("--wipe", action="store_true", help="delete a previous scale run first")
         parser.add_argument(
-            "--attempts", action=argparse.BooleanOptionalAction, default=True, help="one finished attempt per learner"
+            "--attempts",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="one finished attempt per learner, answers drawn from a Rasch model (planted difficulties)",
         )
 
     def handle(

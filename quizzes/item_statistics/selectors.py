@@ -1,0 +1,344 @@
+"""Item statistics of one lesson, read from learners' first study attempts (issue 27, item 5).
+
+Which answers count: each learner's first study-mode attempt at the lesson, when it was finished (a later
+attempt has seen the answers; a review or missed-items attempt is not a first encounter), and the anonymous
+copies of deleted learners' first attempts (``AnonymousAnswer``). A skipped item counts as wrong. Numeric
+questions are kept apart per template version (a new version is a new item). The database returns columns;
+numpy computes every statistic over them (quizzes.item_statistics.measures).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+import numpy as np
+from django.db.models import Avg, Count, DurationField, Exists, ExpressionWrapper, F, OuterRef, QuerySet, Sum
+from django.utils.translation import gettext as _
+
+from attention_engine import misconceptions
+from quizzes.content.models import Lesson, Option, Question
+from quizzes.item_statistics import measures
+from quizzes.practice.models import AnonymousAnswer, Attempt, AttemptItem
+from quizzes.reviews.models import ReviewCard
+
+#: The flags' thresholds (issue 27): too easy, too hard, does not separate, a distractor nobody picks.
+FACILITY_HIGH, FACILITY_LOW = 0.9, 0.2
+DISCRIMINATION_LOW = 0.2
+RARE_DISTRACTOR = 0.05
+
+
+@dataclass(frozen=True)
+class Flag:
+    code: str  # easy, hard, low_discrimination, negative_discrimination, rare_distractor, top_third_prefers
+    text: str
+
+
+class OptionMeta(TypedDict):
+    key: str
+    text: str
+    misconception: str
+    is_key: bool
+    retired: bool
+
+
+@dataclass(frozen=True)
+class OptionStat:
+    """One answer the learners could pick: a choice option, or a numeric item's named misconception."""
+
+    key: str
+    text: str
+    misconception: str  # what picking it says: the option's feedback, or the misconception's title
+    is_key: bool
+    retired: bool
+    picks: int
+    rate: float  # share of the item's attempts (skips included)
+    top_rate: float | None  # share among the top third of attempts
+
+
+@dataclass
+class ItemStat:
+    question_id: int
+    key: str
+    kind: str
+    template_version: int | None
+    attempts: int
+    facility: float
+    discrimination: float | None  # None: undefined (nobody or everybody right, or no spread in the rest)
+    median_seconds: float | None
+    options: list[OptionStat]
+    cards: int = 0
+    lapse_rate: float | None = None
+    mean_difficulty: float | None = None
+    flags: list[Flag] = field(default_factory=list)
+
+
+@dataclass
+class LessonStats:
+    lesson: Lesson
+    attempts: int  # first study attempts counted (deleted learners' included)
+    complete_attempts: int  # of those, the ones that answered every item (KR-20's)
+    kr20: float | None
+    items: list[ItemStat]
+
+
+def first_study_attempts(*, lesson: Lesson) -> QuerySet[Attempt]:
+    """The lesson's finished attempts that are their learner's first study-mode attempt at it.
+
+    "No earlier study attempt" (NOT EXISTS) rather than "number = the smallest": PostgreSQL answers it with one
+    anti-join instead of a subquery per attempt.
+    """
+    earlier = Attempt.objects.filter(
+        user=OuterRef("user"), lesson=lesson, mode=Attempt.Mode.STUDY, number__lt=OuterRef("number")
+    )
+    return (
+        Attempt.objects.filter(lesson=lesson, mode=Attempt.Mode.STUDY, finished_at__isnull=False)
+        .exclude(Exists(earlier))
+        .order_by()
+    )
+
+
+def _as_columns(rows: list[tuple[object, ...]], width: int) -> list[list]:
+    """values_list rows → one list per column (empty lists when there are no rows)."""
+    return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+
+
+def _with_none_as(column: list, missing: float) -> np.ndarray:
+    """A column of numbers (or booleans) with NULLs, as floats with ``missing`` for each NULL."""
+    values = np.array(column, dtype=np.float64)  # None → nan
+    return np.where(np.isnan(values), missing, values)
+
+
+def _columns(lesson: Lesson) -> dict[str, np.ndarray]:
+    """One entry per item of a counted attempt: attempt (0..A-1), question, version, correct, option, misconception,
+    seconds since the attempt started (NaN unless answered) or, for an anonymous answer, its own duration."""
+    items = AttemptItem.objects.filter(attempt__in=first_study_attempts(lesson=lesson)).order_by()
+    rows = items.values_list(
+        "pk",
+        "attempt_id",
+        "question_id",
+        "template_version",
+        "is_correct",
+        "chosen_option_id",
+        ExpressionWrapper(F("answered_at") - F("attempt__started_at"), output_field=DurationField()),
+    )
+    pk, attempt, question, version, correct, option, offset = _as_columns(list(rows), 7)
+    # The misconception a wrong numeric answer matched: read for those items only (the JSON costs per row).
+    named = (
+        items.exclude(question__kind=Question.Kind.CHOICE)
+        .filter(result__misconception__id__isnull=False)
+        .values_list("pk", "result__misconception__id")
+    )
+    named_pk, named_id = _as_columns(list(named), 2)
+    mid = np.full(len(pk), "", dtype=object)  # (rows,)
+    if named_pk:
+        order = np.argsort(pk)
+        mid[order[np.searchsorted(np.array(pk), np.array(named_pk), sorter=order)]] = named_id
+    anon = AnonymousAnswer.objects.filter(question__lesson=lesson).values_list(
+        "sitting", "question_id", "template_version", "is_correct", "chosen_option_id", "duration_ms"
+    )
+    sitting, a_question, a_version, a_correct, a_option, a_ms = _as_columns(list(anon), 6)
+    ids, attempt_index = np.unique(np.array(attempt, dtype=np.int64), return_inverse=True)
+    sittings, sitting_index = np.unique(np.array([str(s) for s in sitting], dtype=object), return_inverse=True)
+    deltas = np.array(offset, dtype="timedelta64[ms]")  # (rows,) NaT for a skipped item
+    offsets = np.where(np.isnat(deltas), np.nan, deltas.astype(np.int64) / 1000.0)  # seconds since the start
+    return {
+        "attempt": np.concatenate((attempt_index, sitting_index + ids.size)).astype(np.int64),
+        "attempt_id": np.concatenate((ids, -1 - np.arange(sittings.size))).astype(np.int64),
+        "question": np.array(question + a_question, dtype=np.int64),
+        "version": _with_none_as(version + a_version, -1).astype(np.int64),
+        "correct": _with_none_as(correct + a_correct, 0.0),  # a skip is wrong
+        "answered": np.concatenate((~np.isnan(offsets), ~np.isnan(_with_none_as(a_correct, np.nan)))),
+        "option": _with_none_as(option + a_option, -1).astype(np.int64),
+        "misconception": np.concatenate((mid, np.full(len(a_option), "", dtype=object))),
+        "offset": offsets,
+        "anon_seconds": _with_none_as(a_ms, np.nan) / 1000.0,
+    }
+
+
+def _answer_seconds(c: dict[str, np.ndarray], n_attempt_rows: int) -> np.ndarray:
+    """Time to answer each item: since the attempt's previous answer (or its start). Skips: NaN."""
+    off = c["offset"]
+    att = c["attempt"][:n_attempt_rows]
+    order = np.lexsort((off, att))  # by attempt, then answer time (NaN last)
+    sorted_off, sorted_att = off[order], att[order]
+    previous = np.concatenate(([0.0], sorted_off[:-1])) if off.size else off
+    same = np.concatenate(([False], sorted_att[1:] == sorted_att[:-1])) if off.size else np.zeros(0, dtype=bool)
+    gap = sorted_off - np.where(same & ~np.isnan(previous), previous, 0.0)
+    seconds = np.empty_like(off)
+    seconds[order] = gap
+    return np.concatenate((seconds, c["anon_seconds"]))
+
+
+def lesson_statistics(*, lesson: Lesson) -> LessonStats:
+    """Every item's statistics and flags for one lesson, and the lesson's KR-20."""
+    c = _columns(lesson)
+    n_rows = c["question"].size
+    n_attempt_rows = c["offset"].size
+    n_attempts = c["attempt_id"].size
+    # One integer per (question, version): a 1-D unique sorts int64s (axis=0 on pairs sorts raw bytes, 30× slower).
+    span = int(c["version"].max()) + 2 if n_rows else 1
+    codes, group = np.unique(c["question"] * span + c["version"] + 1, return_inverse=True)
+    groups = np.stack((codes // span, codes % span - 1), axis=1)  # (G, 2) question id, version (-1: none)
+    group = group.reshape(-1).astype(np.int64)
+    n_groups = len(groups)
+    correct, attempt = c["correct"], c["attempt"]
+
+    counts = np.bincount(group, minlength=n_groups)
+    facility = np.bincount(group, weights=correct, minlength=n_groups) / np.maximum(counts, 1)
+    discrimination = measures.grouped_rest_correlation(group, attempt, correct, n_groups)
+    medians = measures.grouped_median(group, _answer_seconds(c, n_attempt_rows), n_groups)
+    totals = measures.attempt_totals(attempt, correct, n_attempts)
+    top = measures.top_third(totals, c["attempt_id"])[attempt] if n_rows else np.zeros(0, dtype=bool)
+    top_counts = np.bincount(group, weights=top.astype(np.float64), minlength=n_groups)
+    top_facility = np.bincount(group, weights=correct * top, minlength=n_groups) / np.maximum(top_counts, 1)
+
+    questions = {q.pk: q for q in Question.objects.filter(pk__in=[int(g[0]) for g in groups]).order_by("order", "key")}
+    options = _option_picks(c, groups, group, top.astype(np.float64), questions)
+    cards = _card_figures(list(questions))
+    items = []
+    for g, (qid, version) in enumerate(groups.tolist()):
+        question = questions[qid]
+        n, n_top = int(counts[g]), float(top_counts[g])
+        stats = [
+            OptionStat(**meta, picks=picks, rate=picks / n, top_rate=(top_picks / n_top) if n_top else None)
+            for meta, picks, top_picks in options.get(g, [])
+        ]
+        item = ItemStat(
+            question_id=qid,
+            key=question.key,
+            kind=question.kind,
+            template_version=None if version < 0 else version,
+            attempts=n,
+            facility=float(facility[g]),
+            discrimination=None if np.isnan(discrimination[g]) else float(discrimination[g]),
+            median_seconds=None if np.isnan(medians[g]) else float(medians[g]),
+            options=stats,
+            **cards.get(qid, NO_CARDS),
+        )
+        item.flags = _flags(item, float(top_facility[g]) if n_top else None, question.kind)
+        items.append(item)
+    position = {qid: i for i, qid in enumerate(questions)}
+    items.sort(key=lambda i: (position[i.question_id], i.template_version or 0))
+    complete, reliability = _kr20(c, n_attempts)
+    return LessonStats(lesson=lesson, attempts=n_attempts, complete_attempts=complete, kr20=reliability, items=items)
+
+
+def _option_picks(
+    c: dict[str, np.ndarray], groups: np.ndarray, group: np.ndarray, top: np.ndarray, questions: dict[int, Question]
+) -> dict[int, list[tuple[OptionMeta, int, int]]]:
+    """Per group: each option (choice) or named misconception (numeric) with its picks overall and in the top third."""
+    out: dict[int, list[tuple[OptionMeta, int, int]]] = {}
+    chosen = c["option"] >= 0
+    if chosen.any():
+        span = int(c["option"].max()) + 1
+        found, inverse = np.unique(group[chosen] * span + c["option"][chosen], return_inverse=True)
+        picks = np.bincount(inverse.reshape(-1), minlength=len(found))
+        top_picks = np.bincount(inverse.reshape(-1), weights=top[chosen], minlength=len(found))
+        by_group_option = {
+            (int(code // span), int(code % span)): (int(p), int(t))
+            for code, p, t in zip(found, picks, top_picks, strict=True)
+        }
+    else:
+        by_group_option = {}
+    group_question = dict(enumerate(groups[:, 0].tolist()))
+    choice_ids = [qid for qid in set(group_question.values()) if questions[qid].kind == Question.Kind.CHOICE]
+    all_options: dict[int, list[Option]] = {}
+    for option in Option.objects.filter(question_id__in=choice_ids).order_by("order", "key"):
+        all_options.setdefault(option.question_id, []).append(option)
+    for g, qid in group_question.items():
+        for option in all_options.get(qid, []):
+            p, t = by_group_option.get((g, option.pk), (0, 0))
+            if option.retired and not p:
+                continue  # retired before anyone counted here picked it: not part of this item
+            meta: OptionMeta = {"key": option.key, "text": option.text, "misconception": option.feedback,
+                    "is_key": option.is_correct, "retired": option.retired}  # fmt: skip
+            out.setdefault(g, []).append((meta, p, t))
+    named = c["misconception"] != ""
+    if named.any():
+        keys = np.array(
+            [f"{g}|{m}" for g, m in zip(group[named], c["misconception"][named], strict=True)], dtype=object
+        )
+        found_m, inverse_m = np.unique(keys, return_inverse=True)
+        picks_m = np.bincount(inverse_m, minlength=len(found_m))
+        top_m = np.bincount(inverse_m, weights=top[named], minlength=len(found_m))
+        for key, p, t in zip(found_m.tolist(), picks_m.tolist(), top_m.tolist(), strict=True):
+            g_text, mid = key.split("|", 1)
+            if questions[group_question[int(g_text)]].kind == Question.Kind.CHOICE:
+                continue
+            title = (misconceptions.describe(mid) or {}).get("title_en", mid)
+            meta = {"key": mid, "text": title, "misconception": title, "is_key": False, "retired": False}
+            out.setdefault(int(g_text), []).append((meta, int(p), int(t)))
+    return out
+
+
+class CardFigures(TypedDict):
+    cards: int
+    lapse_rate: float | None
+    mean_difficulty: float | None
+
+
+NO_CARDS: CardFigures = {"cards": 0, "lapse_rate": None, "mean_difficulty": None}
+
+
+def _card_figures(question_ids: list[int]) -> dict[int, CardFigures]:
+    """From reviews, per question: its cards, lapses per review and the cards' mean FSRS difficulty."""
+    rows = (
+        ReviewCard.objects.filter(question_id__in=question_ids)
+        .values("question_id")
+        .annotate(n=Count("id"), lapses=Sum("lapses"), reps=Sum("reps"), difficulty=Avg("difficulty"))
+        .values_list("question_id", "n", "lapses", "reps", "difficulty")
+    )
+    return {
+        qid: {"cards": n, "lapse_rate": (lapses / reps) if reps else None, "mean_difficulty": difficulty}
+        for qid, n, lapses, reps, difficulty in rows
+    }
+
+
+def _flags(item: ItemStat, top_facility: float | None, kind: str) -> list[Flag]:
+    flags = []
+    if item.facility > FACILITY_HIGH:
+        flags.append(Flag("easy", _("Facility above %(t)s: almost everyone is right.") % {"t": FACILITY_HIGH}))
+    if item.facility < FACILITY_LOW:
+        flags.append(Flag("hard", _("Facility below %(t)s: almost everyone is wrong.") % {"t": FACILITY_LOW}))
+    if item.discrimination is not None and item.discrimination < 0:
+        flags.append(Flag("negative_discrimination", _("Negative discrimination: stronger learners miss it more.")))
+    elif item.discrimination is not None and item.discrimination < DISCRIMINATION_LOW:
+        flags.append(
+            Flag(
+                "low_discrimination",
+                _("Discrimination below %(t)s: it barely separates learners.") % {"t": DISCRIMINATION_LOW},
+            )
+        )
+    for option in item.options:
+        if option.is_key or option.retired:
+            continue
+        if kind == Question.Kind.CHOICE and option.rate < RARE_DISTRACTOR:
+            flags.append(Flag("rare_distractor", _("Distractor %(key)s is picked by under 5%%.") % {"key": option.key}))
+        if option.top_rate is not None and top_facility is not None and option.top_rate > top_facility:
+            flags.append(
+                Flag(
+                    "top_third_prefers", _("The top third picks %(key)s more often than the key.") % {"key": option.key}
+                )
+            )
+    return flags
+
+
+def _kr20(c: dict[str, np.ndarray], n_attempts: int) -> tuple[int, float | None]:
+    """KR-20 over the attempts that answered every item, among those showing the lesson's most common question set."""
+    if not c["question"].size:
+        return 0, None
+    attempt = c["attempt"]
+    skipped = np.bincount(attempt, weights=~c["answered"], minlength=n_attempts)
+    complete = skipped == 0  # (A,)
+    qids, column = np.unique(c["question"], return_inverse=True)
+    matrix = np.full((n_attempts, qids.size), np.nan)
+    matrix[attempt, column.reshape(-1)] = c["correct"]
+    shown = ~np.isnan(matrix)
+    rows = np.flatnonzero(complete)
+    if not rows.size:
+        return 0, None
+    patterns, which, sizes = np.unique(shown[rows], axis=0, return_inverse=True, return_counts=True)
+    modal = patterns[int(np.argmax(sizes))]
+    chosen = rows[which.reshape(-1) == int(np.argmax(sizes))]
+    return int(chosen.size), measures.kr20(matrix[np.ix_(chosen, np.flatnonzero(modal))])
