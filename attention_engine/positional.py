@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -85,6 +86,32 @@ def rope_score(q: npt.ArrayLike, k: npt.ArrayLike, m: int, n: int, base: float =
     q_m = apply_rope(as_float_array(q)[None, :], [m], base)[0]  # (d,)
     k_n = apply_rope(as_float_array(k)[None, :], [n], base)[0]  # (d,)
     return float(q_m @ k_n)
+
+
+def interleaved_pairs(d: int) -> list[tuple[int, int]]:
+    """RoFormer's pairs: (0, 1), (2, 3), ..., (d − 2, d − 1); pair i turns with θ_i."""
+    return [(2 * i, 2 * i + 1) for i in range(d // 2)]
+
+
+def half_pairs(d: int) -> list[tuple[int, int]]:
+    """rotate_half's pairs: (0, d/2), (1, d/2 + 1), ..., (d/2 − 1, d − 1); pair i turns with θ_i."""
+    return [(i, i + d // 2) for i in range(d // 2)]
+
+
+def relative_score(
+    q: Sequence[float],
+    k: Sequence[float],
+    offset: int,
+    theta: Sequence[float],
+    pairs: Sequence[tuple[int, int]] | None = None,
+) -> float:
+    """q·(R_offset k) = (R_m q)·(R_n k) for offset = n − m, by hand: per pair (a, b) turned by φ = offset·θ_i,
+    (q_a k_a + q_b k_b) cos φ + (q_b k_a − q_a k_b) sin φ. Plain python: q, k are a handful of numbers."""
+    total = 0.0
+    for (a, b), t in zip(pairs or interleaved_pairs(len(q)), theta, strict=True):
+        phi = offset * t
+        total += (q[a] * k[a] + q[b] * k[b]) * math.cos(phi) + (q[b] * k[a] - q[a] * k[b]) * math.sin(phi)
+    return total
 
 
 def alibi_slopes(n_head: int) -> list[float]:

@@ -45,6 +45,7 @@ from .counting import (
     RNNGradientDecayV3,
 )
 from .grading import GradeResult, Unreadable, grade, parse_cell, percent_answer
+from .positional import AlibiBias, RopeRelativeScore, SinusoidalValue  # issue 29, lesson 4
 from .scaling import (
     DotProductVariance,
     DotProductVarianceV2,
@@ -122,6 +123,10 @@ _ALL: tuple[Template, ...] = (
     StableSoftmaxV2(),
     # issue 25 b: nanoGPT's shapes balanced on their sizes
     NanoGPTShapesV4(),
+    # issue 29, lesson 4: positional information
+    SinusoidalValue(),
+    RopeRelativeScore(),
+    AlibiBias(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}
