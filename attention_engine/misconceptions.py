@@ -998,7 +998,153 @@ _ALL = (
     ),
 )
 
-MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in _ALL}
+# --- issue 29, lesson 4: positional information (sinusoidal, RoPE, ALiBi) ------------------------
+_POSITIONAL = (
+    Misconception(
+        "sinusoid_sin_cos_swapped",
+        "正弦编码里 sin 和 cos 放反了",
+        "Swapped sin and cos in the sinusoidal encoding",
+        "偶数维 2i 放 sin，奇数维 2i+1 放 cos：PE(pos, 2i) = sin(pos/10000^(2i/d))，PE(pos, 2i+1) = cos(同一个角度)；"
+        "位置 0 的编码因此是 [0, 1, 0, 1, …]。",
+        "Even dimensions 2i hold the sine, odd dimensions 2i+1 the cosine of the same angle: PE(pos, 2i) = "
+        "sin(pos/10000^(2i/d)), PE(pos, 2i+1) = cos(pos/10000^(2i/d)); position 0 is therefore [0, 1, 0, 1, …].",
+    ),
+    Misconception(
+        "sinusoid_exponent_missing_two",
+        "指数写成了 i/d，少了 2",
+        "Wrote the exponent as i/d, without the 2",
+        "第 i 对的频率是 1/10000^(2i/d)：指数里是这一对的第一个维度下标 2i，除以 d_model。写成 i/d 时频率下降得慢一倍，"
+        "最低的频率只到 10000^(-1/2)。",
+        "Pair i has frequency 1/10000^(2i/d): the exponent holds 2i, the pair's first dimension, over d_model. "
+        "With i/d the frequencies fall half as fast and the lowest is only 10000^(-1/2).",
+    ),
+    Misconception(
+        "sinusoid_dim_as_pair_index",
+        "把维度下标当成了 i",
+        "Used the dimension index as the pair index i",
+        "维度 2i 和 2i+1 共用第 i 对的频率 10000^(-2i/d)；把维度下标 dim 直接当成 i，指数成了 2·dim/d，"
+        "算的是另一对、频率更低的维度。",
+        "Dimensions 2i and 2i+1 share pair i's frequency 10000^(-2i/d); taking the dimension index itself as i "
+        "gives the exponent 2·dim/d, the frequency of another, slower pair.",
+    ),
+    Misconception(
+        "sinusoid_multiplied_not_divided",
+        "位置乘以 10000^(2i/d) 而不是除以",
+        "Multiplied the position by 10000^(2i/d) instead of dividing",
+        "角度是 pos / 10000^(2i/d)：维度越高，波长越长（从 2π 到 10000·2π）。乘以 10000^(2i/d) 让高维转得最快，"
+        "方向正好反了。",
+        "The angle is pos / 10000^(2i/d): the higher the dimension, the longer the wavelength (2π up to "
+        "10000·2π). Multiplying by 10000^(2i/d) makes the high dimensions turn fastest, the wrong way round.",
+    ),
+    Misconception(
+        "trig_in_degrees",
+        "把弧度当成了角度（计算器在 DEG 模式）",
+        "Took the angle in degrees (a calculator in DEG mode)",
+        "公式里的 sin、cos 以弧度为单位（numpy 的 np.sin 也是）；把同一个数当作角度，sin 的值完全不同。",
+        "The sin and cos of the formulas take radians (so does np.sin); the same number read as degrees gives a "
+        "quite different value.",
+    ),
+    Misconception(
+        "sinusoid_position_from_one",
+        "位置从 1 数起",
+        "Counted positions from 1",
+        "正弦编码的 pos 就是 token 的下标，第一个 token 是 pos = 0（编码 [0, 1, 0, 1, …]）；"
+        "从 1 数起，每个位置都错了一位。",
+        "The pos of the sinusoidal encoding is the token's index, the first token being pos = 0 (encoded "
+        "[0, 1, 0, 1, …]); counting from 1 shifts every position by one.",
+    ),
+    Misconception(
+        "rope_offset_sign",
+        "相对位置的符号反了",
+        "Took the relative position with the wrong sign",
+        "(R_m q)·(R_n k) = q·(R_{n−m} k)：k 相对 q 转过 (n − m)θ_i。用 m − n 时余弦项不变，正弦项变号，"
+        "分数一般就错了。",
+        "(R_m q)·(R_n k) = q·(R_{n−m} k): k is turned by (n − m)θ_i relative to q. With m − n the cosine terms "
+        "stay but the sine terms change sign, so the score is wrong in general.",
+    ),
+    Misconception(
+        "rope_half_pairing_on_interleaved",
+        "交错配对的数据用了 rotate_half 的配对",
+        "Used rotate_half's pairing on interleaved data",
+        "RoFormer 把下标 (2i, 2i+1) 配成一对；rotate_half 配的是 (i, i + d/2)。同一组 q、k 用另一种配对旋转，"
+        "得到的是另一组向量和另一个分数；两种写法只在坐标按固定置换重排后才一致。",
+        "RoFormer pairs indices (2i, 2i+1); rotate_half pairs (i, i + d/2). Rotating the same q and k with the "
+        "other pairing gives other vectors and another score; the two agree only after the coordinates are "
+        "permuted by a fixed permutation.",
+    ),
+    Misconception(
+        "rope_theta_exponent",
+        "θ_i 的指数少了 2：10000^(−i/d)",
+        "Dropped the 2 from θ_i's exponent: 10000^(−i/d)",
+        "RoPE 的频率是 θ_i = 10000^(−2i/d)，i = 0 … d/2 − 1，与正弦编码同一组；写成 10000^(−i/d)，除第 0 对以外"
+        "每一对都转得太快。",
+        "RoPE's frequencies are θ_i = 10000^(−2i/d), i = 0 … d/2 − 1, the same as the sinusoidal encoding's; "
+        "with 10000^(−i/d) every pair but the first turns too fast.",
+    ),
+    Misconception(
+        "rope_same_angle_both",
+        "q 和 k 转了同一个角度",
+        "Rotated q and k by the same angle",
+        "q 按它自己的位置 m 旋转，k 按它的位置 n 旋转。两者转同一个角度（例如都按 n），旋转相互抵消，"
+        "分数就是未旋转的 q·k，位置信息没了。",
+        "q turns by its own position m and k by its position n. Turned by the same angle (both by n, say), the "
+        "rotations cancel and the score is the unrotated q·k: the position information is gone.",
+    ),
+    Misconception(
+        "rope_only_q",
+        "只旋转了 q，没有旋转 k",
+        "Rotated q but not k",
+        "RoPE 同时旋转 q（按 m）和 k（按 n），分数才只依赖 n − m；只转 q 时分数是 q·(R_{−m} k)，取决于绝对位置 m。",
+        "RoPE rotates both q (by m) and k (by n), which is why the score depends only on n − m; rotating q alone "
+        "gives q·(R_{−m} k), which depends on the absolute position m.",
+    ),
+    Misconception(
+        "alibi_slope_from_zero",
+        "斜率的指数从 0 数起",
+        "Counted the slope's exponent from 0",
+        "n 个头的斜率是 2^(−8/n), 2^(−16/n), …, 2^(−8)：第 h 个头（从 1 数起）是 2^(−8h/n)。从 0 数起，"
+        "第一个头的斜率成了 1，整列都错一位。",
+        "The slopes of n heads are 2^(−8/n), 2^(−16/n), …, 2^(−8): head h (counted from 1) has 2^(−8h/n). "
+        "Counting from 0 gives the first head slope 1 and shifts the whole sequence by one.",
+    ),
+    Misconception(
+        "alibi_eight_head_slopes",
+        "不管几个头都用 1/2, 1/4, …",
+        "Used 1/2, 1/4, … whatever the number of heads",
+        "1/2, 1/4, …, 1/256 是 8 个头时的斜率；首项和公比都是 2^(−8/n)，随头数而变：4 个头是 1/4, 1/16, …，"
+        "16 个头从 2^(−1/2) 开始。",
+        "1/2, 1/4, …, 1/256 are the slopes for 8 heads; first term and ratio are both 2^(−8/n) and change with "
+        "the number of heads: 4 heads have 1/4, 1/16, …, and 16 heads start at 2^(−1/2).",
+    ),
+    Misconception(
+        "alibi_heads_reversed",
+        "头的顺序反了：第一个头斜率最小",
+        "Reversed the heads: the first head got the smallest slope",
+        "官方的 get_slopes 从最大的斜率 2^(−8/n) 开始，逐头乘以 2^(−8/n)，最后一个头是 2^(−8)；"
+        "把顺序反过来，第 h 个头拿到的是第 n + 1 − h 个头的斜率。",
+        "The official get_slopes starts at the largest slope 2^(−8/n) and multiplies by 2^(−8/n) per head, "
+        "ending at 2^(−8); reversed, head h gets the slope of head n + 1 − h.",
+    ),
+    Misconception(
+        "alibi_forgot_slope",
+        "只用了距离，忘了乘斜率",
+        "Used the distance alone, without the slope",
+        "ALiBi 加的是 −m·(i − j)：距离乘以这个头的斜率 m。只减距离，等于每个头的斜率都是 1，"
+        "比 ALiBi 的任何一个头都陡。",
+        "ALiBi adds −m·(i − j): the distance times the head's slope m. Subtracting the distance alone gives "
+        "every head slope 1, steeper than any of ALiBi's heads.",
+    ),
+    Misconception(
+        "alibi_distance_off_by_one",
+        "距离多数了一个（数了两端）",
+        "Counted one too many in the distance (both ends)",
+        "距离是 i − j：query 看它自己时是 0，看前一个 token 是 1。把两端都数上得到 i − j + 1，每个偏置都多减了一个 m。",
+        "The distance is i − j: 0 when the query looks at itself, 1 for the token before. Counting both ends "
+        "gives i − j + 1, and every bias loses one m too many.",
+    ),
+)
+
+MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in (*_ALL, *_POSITIONAL)}
 ATTENTION_IDS: tuple[str, ...] = tuple(m.id for m in _ALL if m.is_attention)
 
 

@@ -45,6 +45,7 @@ from .counting import (
     RNNGradientDecayV3,
 )
 from .grading import GradeResult, Unreadable, grade, parse_cell, percent_answer
+from .positional import AlibiBias, RopeRelativeScore, SinusoidalValue  # issue 29, lesson 4
 from .scaling import (
     DotProductVariance,
     DotProductVarianceV2,
@@ -125,6 +126,10 @@ _ALL: tuple[Template, ...] = (
     # issue 25, speed: the same questions computed in plain python on their handful of numbers
     StableSoftmaxV3(),
     OnlineSoftmaxV3(),
+    # issue 29, lesson 4: positional information
+    SinusoidalValue(),
+    RopeRelativeScore(),
+    AlibiBias(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

@@ -45,6 +45,11 @@ ADDED_WITH_ISSUE_11 = ("kv_cache_memory", "online_softmax", "stable_softmax")  #
 NEWEST = {name: 2 if name in (*ADDED_WITH_ISSUE_11, "attention_output") else 3 for name in CONTRACT_NAMES}
 NEWEST["nanogpt_shapes"] = 4
 NEWEST["stable_softmax"] = NEWEST["online_softmax"] = 3  # issue 25, speed: version 2 in plain python
+# issue 29, lesson 4 (positional information): new templates at version 1, written from the issue's sources
+LESSON_4 = ["sinusoidal_value", "rope_relative_score", "alibi_bias"]
+CONTRACT_NAMES += LESSON_4
+NEWEST.update(dict.fromkeys(LESSON_4, 1))
+SOURCES = ("000", "001", "004", "issue-29")  # the seed documents, and issue 29 for lesson 4
 VERSIONS = [(name, v) for name in CONTRACT_NAMES for v in range(1, NEWEST[name] + 1)]
 VERSION_IDS = [f"{name}-v{v}" for name, v in VERSIONS]
 SEEDS = range(200)
@@ -91,7 +96,7 @@ def test_template_metadata(name, version):
     t = generators.get(name, version)
     assert isinstance(t, Template) and t.name == name
     assert t.version == version
-    assert t.title_zh and t.title_en and t.source in ("000", "001", "004")
+    assert t.title_zh and t.title_en and t.source in SOURCES
     for key, spec in t.params.items():
         assert isinstance(spec, ParamSpec) and spec.name == key
         assert spec.kind in ("int", "float", "bool", "choice")
@@ -214,7 +219,7 @@ def test_newest_prompts_ask_only_the_question(name):
         assert v.to_dict()["answer_format"] == v.answer_format
 
 
-@pytest.mark.parametrize("name", [n for n in CONTRACT_NAMES if n not in ADDED_WITH_ISSUE_11])
+@pytest.mark.parametrize("name", [n for n in CONTRACT_NAMES if n not in (*ADDED_WITH_ISSUE_11, *LESSON_4)])
 def test_version_1_keeps_the_typing_instructions_in_its_prompt(name):
     """What a stored version-1 question showed, it still shows: no answer_format key in its dict."""
     for v in variants(name, 1)[:20]:

@@ -348,3 +348,47 @@ def test_yarn_leaves_fast_pairs_alone_interpolates_slow_ones_and_scales_the_logi
     q, k = np.array([1.0, 2.0]), np.array([0.5, -1.0])
     assert (mscale * q) @ (mscale * k) == pytest.approx(mscale**2 * (q @ k))  # logits × (0.1 ln s + 1)²
     assert "(0.1\\ln s+1)^2" in QUESTIONS["l4-yarn-extra"]["explanation"]
+
+
+# --- phase 2: the numeric questions -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "template"),
+    [
+        ("l4-num-sinusoid-value", "sinusoidal_value"),
+        ("l4-num-rope-score", "rope_relative_score"),
+        ("l4-num-alibi-bias", "alibi_bias"),
+    ],
+)
+def test_the_numeric_questions_use_lesson_4s_templates(key, template):
+    from attention_engine import generators
+
+    q = QUESTIONS[key]
+    assert q["kind"] == "numeric" and q["template"] == template
+    assert template in generators.names()
+
+
+def test_the_rope_question_explains_the_pair_formula_the_engine_grades():
+    """(q_a k_a + q_b k_b) cos φ + (q_b k_a − q_a k_b) sin φ per pair, φ = (n − m) θ_i, summed: q·(R_{n−m} k)."""
+    assert r"(q_b k_a-q_a k_b)\sin((n-m)\theta_i)" in QUESTIONS["l4-num-rope-score"]["explanation"]
+    rng = np.random.default_rng(4)
+    d, m, n = 6, 1234, 1230
+    q, k = rng.standard_normal((2, d))
+    theta = rope_theta(d)
+    by_pairs = sum(
+        (q[2 * i] * k[2 * i] + q[2 * i + 1] * k[2 * i + 1]) * math.cos((n - m) * theta[i])
+        + (q[2 * i + 1] * k[2 * i] - q[2 * i] * k[2 * i + 1]) * math.sin((n - m) * theta[i])
+        for i in range(d // 2)
+    )
+
+    def rotate(x, pos):  # complex form of RoFormer's interleaved rotation
+        z = (x[0::2] + 1j * x[1::2]) * np.exp(1j * pos * theta)
+        return np.stack([z.real, z.imag], axis=-1).ravel()
+
+    assert by_pairs == pytest.approx(float(rotate(q, m) @ rotate(k, n)))
+
+
+def test_the_alibi_question_states_the_eight_head_slopes():
+    assert r"\tfrac12,\tfrac14,\dots,\tfrac1{256}" in QUESTIONS["l4-num-alibi-bias"]["explanation"]
+    assert alibi_slopes(8) == [2.0**-h for h in range(1, 9)]
