@@ -1099,6 +1099,28 @@ _POSITIONAL = (
         "gives q·(R_{−m} k), which depends on the absolute position m.",
     ),
     Misconception(
+        "rope_query_by_key_position",
+        "q 按 key 的位置 n 旋转，而不是它自己的 m",
+        "Rotated q by the key's position n instead of its own m",
+        "每个向量按它自己所在的位置旋转：q 按 m，k 按 n。q 用了 n 的角度，分数里的相对位置就成了 0 或别的数，"
+        "query 和 key 的长度不同时连形状都对不上。",
+        "Each vector turns by its own position: q by m, k by n. With n's angles for q the relative position in the "
+        "score becomes 0 or some other number, and when the queries and keys differ in number the shapes do not "
+        "even match.",
+    ),
+    Misconception(
+        "rope_pairs_not_interleaved_back",
+        "旋转后没有把两半交错放回 (2i, 2i+1)",
+        "Did not interleave the rotated pairs back into (2i, 2i+1)",
+        "交错配对从 x[..., 0::2] 和 x[..., 1::2] 取出每对的两个坐标，旋转后要放回原来的位置："
+        "np.stack([a, b], axis=-1).reshape(x.shape)。直接 np.concatenate([a, b], axis=-1) 把它们排成了前后两半，"
+        "坐标的顺序变了（点积在 q、k 同样排列时不变，但 q_rot、k_rot 本身错了）。",
+        "The interleaved pairing takes each pair's coordinates from x[..., 0::2] and x[..., 1::2]; after the "
+        "rotation they go back where they were: np.stack([a, b], axis=-1).reshape(x.shape). "
+        "np.concatenate([a, b], axis=-1) lays them out as two halves instead: the coordinates are reordered "
+        "(dot products survive when q and k are reordered alike, but q_rot and k_rot themselves are wrong).",
+    ),
+    Misconception(
         "alibi_slope_from_zero",
         "斜率的指数从 0 数起",
         "Counted the slope's exponent from 0",

@@ -9,7 +9,8 @@ Each is a ``QuestionSpec`` (pure data: ``SPECS[key].to_dict()`` is what an admin
 - ``causal_mask`` — build the mask and apply it, either boolean convention, any fill that gives
   the same weights;
 - ``split_merge_heads`` — nanoGPT's (B, T, C) → (B, nh, T, hs) and back;
-- ``kv_cache_step`` — one decoding step: append to the cache, attend to all of it.
+- ``kv_cache_step`` — one decoding step: append to the cache, attend to all of it;
+- ``apply_rope`` — lesson 4's RoPE on q and k with RoFormer's interleaved pairs (the scaffold fixes them).
 
 What is compared is what the code computes, not how an intermediate is spelled: lesson 1's mask by
 which positions it hides (``compare="truth"``: a bool, 0/1 or −∞/0 mask all do), the masked scores
@@ -490,8 +491,123 @@ KV_CACHE_STEP: Final = QuestionSpec(
     ),
 )
 
+# ---------------------------------------------------------------------------------------------
+# Lesson 4 (issue 29): RoPE with RoFormer's interleaved pairs
+
+_ROPE_SCAFFOLD = """\
+d = q.shape[-1]
+theta = ...
+m_pos = m + np.arange(q.shape[-2])
+n_pos = n + np.arange(k.shape[-2])
+cos_q, sin_q = np.cos(m_pos[:, None] * theta), np.sin(m_pos[:, None] * theta)
+cos_k, sin_k = np.cos(n_pos[:, None] * theta), np.sin(n_pos[:, None] * theta)
+q1, q2 = q[..., 0::2], q[..., 1::2]
+k1, k2 = k[..., 0::2], k[..., 1::2]
+q_rot = ...
+k_rot = ...
+"""
+
+
+def _rope(
+    theta: str = "theta = 10000.0 ** (-np.arange(0, d, 2) / d)",
+    q_rot: str = "q_rot = np.stack([q1 * cos_q - q2 * sin_q, q1 * sin_q + q2 * cos_q], axis=-1).reshape(q.shape)",
+    k_rot: str = "k_rot = np.stack([k1 * cos_k - k2 * sin_k, k1 * sin_k + k2 * cos_k], axis=-1).reshape(k.shape)",
+) -> str:
+    return f"{theta}\n{q_rot}\n{k_rot}\n"
+
+
+def _half(x: str, c: str, s: str) -> str:
+    """rotate_half's pairing (i, i + d/2) applied to ``x``: the GPT-NeoX / Hugging Face spelling."""
+    return (
+        f"{x} * np.concatenate([{c}, {c}], axis=-1) "
+        f"+ np.concatenate([-{x}[..., d // 2:], {x}[..., :d // 2]], axis=-1) * np.concatenate([{s}, {s}], axis=-1)"
+    )
+
+
+APPLY_ROPE: Final = QuestionSpec(
+    key="apply_rope",
+    version=1,
+    title="Apply RoPE to q (positions m, m+1, ...) and k (positions n, n+1, ...) with RoFormer's pairs (2i, 2i+1)",
+    inputs=(
+        InputSpec("q", shape=("...", "T", "d")),
+        InputSpec("k", shape=("...", "S", "d")),
+        InputSpec("m", kind="value", value=0),
+        InputSpec("n", kind="value", value=0),
+    ),
+    cases=(
+        CaseSpec(
+            "plain", {"T": 3, "S": 3, "d": 4}, values={"m": 2, "n": 0}, note="3 queries from m = 2, 3 keys from n = 0"
+        ),
+        CaseSpec("wider", {"T": 4, "S": 4, "d": 8}, values={"m": 10, "n": 7}, note="d = 8, m = 10, n = 7"),
+        CaseSpec(
+            "far",
+            {"T": 2, "S": 2, "d": 6},
+            values={"m": 1000, "n": 1003},
+            adversarial=True,
+            note="positions past 1,000, d = 6 (three pairs)",
+        ),
+        CaseSpec(
+            "decode",
+            {"T": 1, "S": 4, "d": 4},
+            values={"m": 3, "n": 0},
+            adversarial=True,
+            note="one query at position 3 after four keys at 0..3 (T ≠ S)",
+        ),
+        CaseSpec(
+            "batched",
+            {"T": 3, "S": 3, "d": 8},
+            batch=(2, 3),
+            values={"m": 5, "n": 1},
+            adversarial=True,
+            required=False,
+            note="batched (B, nh) = (2, 3)",
+        ),
+    ),
+    required=(NameCheck("theta"), NameCheck("q_rot"), NameCheck("k_rot")),
+    scaffold=_ROPE_SCAFFOLD,
+    reference=_rope(),
+    equivalents=(
+        _rope(theta="theta = 1.0 / 10000 ** (np.arange(0, d, 2) / d)"),
+        _rope(theta="theta = np.exp(-np.log(10000.0) * np.arange(d // 2) * 2 / d)"),
+        _rope(theta="theta = np.array([10000 ** (-2 * i / d) for i in range(d // 2)])"),
+        _rope(
+            q_rot="a = q1 * cos_q - q2 * sin_q\nb = q1 * sin_q + q2 * cos_q\n"
+            "q_rot = np.concatenate([a[..., None], b[..., None]], axis=-1).reshape(q.shape)"
+        ),
+        _rope(k_rot="k_rot = np.stack((k1 * cos_k - k2 * sin_k, k2 * cos_k + k1 * sin_k), -1).reshape(*k.shape)"),
+    ),
+    misconceptions=(
+        MisconceptionCase("rope_theta_exponent", _rope(theta="theta = 10000.0 ** (-np.arange(d // 2) / d)")),
+        MisconceptionCase(
+            "rope_half_pairing_on_interleaved",
+            _rope(q_rot="q_rot = " + _half("q", "cos_q", "sin_q"), k_rot="k_rot = " + _half("k", "cos_k", "sin_k")),
+        ),
+        MisconceptionCase(
+            "rope_query_by_key_position",
+            _rope(
+                q_rot="q_rot = np.stack([q1 * cos_k - q2 * sin_k, q1 * sin_k + q2 * cos_k], axis=-1).reshape(q.shape)"
+            ),
+        ),
+        MisconceptionCase(
+            "rope_pairs_not_interleaved_back",
+            _rope(
+                q_rot="q_rot = np.concatenate([q1 * cos_q - q2 * sin_q, q1 * sin_q + q2 * cos_q], axis=-1)",
+                k_rot="k_rot = np.concatenate([k1 * cos_k - k2 * sin_k, k1 * sin_k + k2 * cos_k], axis=-1)",
+            ),
+        ),
+    ),
+)
+
 SPECS: Final[dict[str, QuestionSpec]] = {
-    s.key: s for s in (SDPA_THREE_LINES, STABLE_SOFTMAX, CAUSAL_MASK, SPLIT_MERGE_HEADS, KV_CACHE_STEP)
+    s.key: s
+    for s in (
+        SDPA_THREE_LINES,
+        STABLE_SOFTMAX,
+        CAUSAL_MASK,
+        SPLIT_MERGE_HEADS,
+        KV_CACHE_STEP,
+        APPLY_ROPE,  # issue 29, lesson 4
+    )
 }
 
 
