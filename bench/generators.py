@@ -1,6 +1,6 @@
 """Variant generation throughput per template, on one core.
 
-Usage: python bench/generators.py [--seconds 1.0] [--markdown] [--all-versions]
+Usage: python bench/generators.py [--seconds 1.0] [--markdown] [--all-versions] [--only NAME ...]
 
 For each template's newest version (and, with --all-versions, every older version that stored
 questions may still be pinned to): variants per second (numbers + answer + distractors + worked
@@ -52,12 +52,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="time per template")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table for bench/README.md")
     parser.add_argument("--all-versions", action="store_true", help="also measure the older versions")
+    parser.add_argument("--only", action="append", metavar="NAME", help="measure only this template (repeatable)")
     args = parser.parse_args()
 
     q, k, v = np.random.default_rng(0).standard_normal((3, 4, 4))
     sdpa_rate = rate(lambda _: scaled_dot_product_attention(q, k, v), args.seconds)
     rows = []
-    for name in generators.names():
+    for name in args.only or generators.names():
         newest = generators.get(name).version
         for version in generators.versions(name) if args.all_versions else [newest]:
             per_second = rate(

@@ -67,7 +67,8 @@ def build_gpt(torch, cfg: GPTConfig, device: str = "cpu"):
             q, k, v = self.c_attn(x).split(C, dim=2)
             q, k, v = (t.view(B, T, nh, C // nh).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
             att = (q @ k.transpose(-2, -1)) / math.sqrt(C // nh)  # (B, nh, T, T)
-            att = att.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+            causal = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)  # True above the diagonal
+            att = att.masked_fill(causal, float("-inf")).softmax(-1)
             return self.attn_proj((att @ v).transpose(1, 2).reshape(B, T, C))  # (B, T, C)
 
         def forward(self, x):

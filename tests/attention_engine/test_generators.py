@@ -37,6 +37,10 @@ CONTRACT_NAMES = [
     "kv_cache_memory",
     "online_softmax",
     "stable_softmax",
+    # issue 29, lesson 6 (cost accounting)
+    "gpt_param_count",
+    "flops_per_token",
+    "attention_flops_crossover",
 ]
 # Every template of issue 11's retrieval work has a version 2, the templates added with it started at 1;
 # issue 25 added one more version to every template but attention_output, and a fourth to nanogpt_shapes
@@ -44,6 +48,8 @@ CONTRACT_NAMES = [
 ADDED_WITH_ISSUE_11 = ("kv_cache_memory", "online_softmax", "stable_softmax")  # their version 1 is issue 11's kind
 NEWEST = {name: 2 if name in (*ADDED_WITH_ISSUE_11, "attention_output") else 3 for name in CONTRACT_NAMES}
 NEWEST["nanogpt_shapes"] = 4
+ADDED_WITH_ISSUE_29 = ("gpt_param_count", "flops_per_token", "attention_flops_crossover")  # cue rules from version 1
+NEWEST.update(dict.fromkeys(ADDED_WITH_ISSUE_29, 1))
 VERSIONS = [(name, v) for name in CONTRACT_NAMES for v in range(1, NEWEST[name] + 1)]
 VERSION_IDS = [f"{name}-v{v}" for name, v in VERSIONS]
 SEEDS = range(200)
@@ -213,7 +219,7 @@ def test_newest_prompts_ask_only_the_question(name):
         assert v.to_dict()["answer_format"] == v.answer_format
 
 
-@pytest.mark.parametrize("name", [n for n in CONTRACT_NAMES if n not in ADDED_WITH_ISSUE_11])
+@pytest.mark.parametrize("name", [n for n in CONTRACT_NAMES if n not in (*ADDED_WITH_ISSUE_11, *ADDED_WITH_ISSUE_29)])
 def test_version_1_keeps_the_typing_instructions_in_its_prompt(name):
     """What a stored version-1 question showed, it still shows: no answer_format key in its dict."""
     for v in variants(name, 1)[:20]:
