@@ -12,6 +12,7 @@ for parameters and context lengths, whole), so that is all ``sane`` asks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -44,7 +45,7 @@ def draw_config(template: CountTemplate, rng: np.random.Generator, p: Params) ->
     numbers for the caller. All drawn in one call to the generator: a call costs more than the numbers."""
     u = rng.random(9).tolist()
 
-    def one_of(options: tuple[Any, ...] | list[Any], x: float) -> Any:
+    def one_of(options: Sequence[Any], x: float) -> Any:
         return options[int(x * len(options))]
 
     name = p["config"]
