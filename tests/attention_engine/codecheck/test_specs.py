@@ -46,6 +46,7 @@ def test_there_are_the_five_specs():
         "causal_mask",
         "split_merge_heads",
         "kv_cache_step",
+        "block_flops",  # lesson 6 (issue 29)
     }
     with pytest.raises(KeyError, match="sdpa_three_lines"):
         specs.get("nope")
