@@ -1166,7 +1166,148 @@ _POSITIONAL = (
     ),
 )
 
-MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in (*_ALL, *_POSITIONAL)}
+# --- lesson 6, cost accounting (issue 29): parameters and FLOPs --------------------------------------------
+# Counting convention of every stem: a matmul (m, k)·(k, n) costs 2·m·n·k FLOPs; the T×T work in full.
+_LESSON6_COSTS: tuple[Misconception, ...] = (
+    Misconception(
+        "embeddings_forgotten",
+        "漏了嵌入",
+        "Left out the embeddings",
+        "sum(p.numel()) 数的是模型的全部参数：词嵌入 wte（V × d）和位置嵌入 wpe（block_size × d）也在里面；"
+        "只数 block 得到的是 Kaplan 等的非嵌入参数 N，不是题目问的数。",
+        "sum(p.numel()) counts every parameter of the model: the token embedding wte (V × d) and the position "
+        "embedding wpe (block_size × d) are in it; counting only the blocks gives Kaplan et al.'s non-embedding N, "
+        "not the number asked for.",
+    ),
+    Misconception(
+        "untied_head_counted",
+        "把共享的 lm_head 又算了一遍",
+        "Counted the tied lm_head a second time",
+        "nanoGPT 的 lm_head 与 wte 是同一个张量（weight tying），model.parameters() 只交出一次；"
+        "再加 V × d 就把它算了两遍。",
+        "nanoGPT's lm_head and wte are one tensor (weight tying), which model.parameters() yields once; adding "
+        "V × d again counts it twice.",
+    ),
+    Misconception(
+        "wpe_subtracted",
+        "减掉了位置嵌入",
+        "Subtracted the position embedding",
+        "nanoGPT 的 get_num_params() 默认减去 wpe 再打印；题目问的是 sum(p.numel())，"
+        "位置嵌入的 block_size × d 要算上。",
+        "nanoGPT's get_num_params() subtracts wpe by default before printing; the question asks for "
+        "sum(p.numel()), which includes the block_size × d of the position embedding.",
+    ),
+    Misconception(
+        "mlp_as_4d2",
+        "把 MLP 记成了 4d²",
+        "Counted 4d² for the MLP",
+        "MLP 是两个矩阵：c_fc（d → 4d）和 c_proj（4d → d），各 4d² 个权重，共 8d²；只算一个就少了一半。"
+        "一个 block 的权重是注意力 4d² 加 MLP 8d²，共 12d²。",
+        "The MLP has two matrices, c_fc (d → 4d) and c_proj (4d → d), 4d² weights each, 8d² in all; counting "
+        "one leaves half out. A block's weights are 4d² of attention plus 8d² of MLP, 12d².",
+    ),
+    Misconception(
+        "bias_ln_forgotten",
+        "漏了偏置和 LayerNorm",
+        "Left out the biases and LayerNorms",
+        "12d² 只是权重矩阵；bias=True 时每个线性层每个输出还有一个偏置，"
+        "每个 LayerNorm 有缩放（和偏置时的平移）各 d 个，最后还有 ln_f。精确计数要把它们加上。",
+        "12d² is the weight matrices only; with bias=True every linear layer has one bias per output, and every "
+        "LayerNorm a scale (and, with bias, a shift) of d, plus ln_f at the end. An exact count adds them.",
+    ),
+    Misconception(
+        "mac_counted_once",
+        "一次乘加只记了 1 FLOP",
+        "Counted a multiply-add as one FLOP",
+        "约定是 (m, k)·(k, n) 记 2·m·n·k FLOPs：每次乘加是一次乘法加一次加法，记 2。"
+        "只记 m·n·k 得到的是乘加次数（MACs），是 FLOPs 的一半。",
+        "The convention is 2·m·n·k FLOPs for (m, k)·(k, n): a multiply-add is a multiplication and an addition, "
+        "2 FLOPs. m·n·k counts multiply-accumulates (MACs), half the FLOPs.",
+    ),
+    Misconception(
+        "attention_term_forgotten",
+        "漏了注意力的 T×T 两步",
+        "Left out attention's T×T work",
+        "2N 只数了乘权重的矩阵乘；打分 QKᵀ 和加权求和 AV 没有参数，却是实实在在的矩阵乘，"
+        "按满算每层每 token 前向 4·T·d FLOPs，T 大时不能略去。",
+        "2N counts only the matmuls with weights; the scores QKᵀ and the weighted sum AV have no parameters but "
+        "are matmuls all the same, 4·T·d FLOPs per layer per token forward counted in full, not negligible at "
+        "large T.",
+    ),
+    Misconception(
+        "causal_halving",
+        "按因果掩码减半了",
+        "Halved the T×T work for the causal mask",
+        "题目约定 T×T 两步按满算：手写的因果注意力把整张 T×T 都算了（被挡住的格子也算），FLOP 计数器报的也是 4·T·d；"
+        "按因果平均的 2·T·d（Kaplan 等那一项的大小）是另一种约定。",
+        "The stem counts the T×T work in full: a hand-written causal attention computes the whole T×T (masked "
+        "cells too), and a FLOP counter reports 4·T·d; the causal average 2·T·d (the size of Kaplan et al.'s "
+        "term) is another convention.",
+    ),
+    Misconception(
+        "attention_flops_times_heads",
+        "以为注意力的 FLOPs 随头数成倍增加",
+        "Thought attention's FLOPs multiply with the heads",
+        "每个头的打分和加权求和是 2·T·hs FLOPs 各一次，n_head 个头合起来 n_head·hs = d，还是 4·T·d；"
+        "随头数增加的是 (B, n_head, T, T) 权重的元素个数和显存，不是矩阵乘的 FLOPs。",
+        "Each head's scores and weighted sum cost 2·T·hs FLOPs each; n_head heads add up to n_head·hs = d, still "
+        "4·T·d. What grows with the heads is the element count and memory of the (B, n_head, T, T) weights, not "
+        "the matmul FLOPs.",
+    ),
+    Misconception(
+        "forward_only",
+        "训练只算了前向",
+        "Counted only the forward pass for training",
+        "训练要前向加反向：反向对每个矩阵乘 Y = XW 要算 ∂L/∂X 和 ∂L/∂W 两个同样大的矩阵乘，"
+        "所以训练约是前向的 3 倍（约 6N 对 2N）。",
+        "Training is forward plus backward: for every matmul Y = XW the backward computes ∂L/∂X and ∂L/∂W, two "
+        "matmuls of the same size, so training is about 3× the forward (about 6N against 2N).",
+    ),
+    Misconception(
+        "forward_counted_as_training",
+        "前向按训练的 6N 算了",
+        "Used training's 6N for a forward pass",
+        "6N 是前向加反向；只做前向（推理、打分）时每个权重一次乘加，约 2N。",
+        "6N is forward plus backward; a forward pass alone (inference, scoring) is one multiply-add per weight, "
+        "about 2N.",
+    ),
+    Misconception(
+        "per_sequence_not_per_token",
+        "算成了整条序列的 FLOPs",
+        "Gave the FLOPs of the whole sequence, not of one token",
+        "题目问每个 token：2N 加每层 4·T·d 已经是一个 token 的量；再乘 T 是整条序列的总量。",
+        "The question asks per token: 2N plus 4·T·d per layer is already one token's share; multiplying by T "
+        "gives the whole sequence.",
+    ),
+    Misconception(
+        "crossover_against_all_weights",
+        "跟全部权重比了",
+        "Compared with all the weights",
+        "题目问 T×T 两步追上 MLP 的那一点：MLP 每 token 2·(2·r·d²) FLOPs（r 是 MLP 的倍宽）；"
+        "把注意力的 4d² 权重也算进去，得到的是追上整层权重的那个更长的 T。",
+        "The question asks where the T×T work catches up with the MLP, 2·(2·r·d²) FLOPs per token (r the MLP's "
+        "width ratio); adding attention's 4d² weights gives the longer T where it catches up with all of the "
+        "layer's weights.",
+    ),
+    Misconception(
+        "crossover_against_mlp_only",
+        "只跟 MLP 比了",
+        "Compared with the MLP alone",
+        "题目问 T×T 两步追上一层全部权重的那一点：注意力的 4d² 个投影权重也要算上，不只是 MLP 的 2·r·d²。",
+        "The question asks where the T×T work catches up with all of a layer's weights: attention's 4d² "
+        "projection weights count too, not only the MLP's 2·r·d².",
+    ),
+    Misconception(
+        "params_for_flops",
+        "拿参数量和 FLOPs 比",
+        "Compared a parameter count with FLOPs",
+        "T×T 两步的 4·T·d 是 FLOPs；另一边也要换成 FLOPs：每个权重每 token 一次乘加，2 FLOPs，不是直接拿参数个数来比。",
+        "The 4·T·d of the T×T work is FLOPs; the other side has to be FLOPs too, 2 per weight per token (one "
+        "multiply-add), not the parameter count itself.",
+    ),
+)
+
+MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in (*_ALL, *_POSITIONAL, *_LESSON6_COSTS)}
 ATTENTION_IDS: tuple[str, ...] = tuple(m.id for m in _ALL if m.is_attention)
 
 

@@ -119,7 +119,7 @@ def _close(got: Array, exp: Array, rtol: float, atol: float) -> Array | bool:
         return True
     g = got.astype(np.float64, copy=False)
     e = exp.astype(np.float64, copy=False)
-    ok = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    ok = np.asarray(np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True))  # an array also for 0-d values (a count)
     return True if ok.all() else ok
 
 

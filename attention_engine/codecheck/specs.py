@@ -11,6 +11,7 @@ Each is a ``QuestionSpec`` (pure data: ``SPECS[key].to_dict()`` is what an admin
 - ``split_merge_heads`` — nanoGPT's (B, T, C) → (B, nh, T, hs) and back;
 - ``kv_cache_step`` — one decoding step: append to the cache, attend to all of it;
 - ``apply_rope`` — lesson 4's RoPE on q and k with RoFormer's interleaved pairs (the scaffold fixes them).
+- ``block_flops`` — lesson 6: one block's forward FLOPs per token, a count (no arrays: the names are numbers).
 
 What is compared is what the code computes, not how an intermediate is spelled: lesson 1's mask by
 which positions it hides (``compare="truth"``: a bool, 0/1 or −∞/0 mask all do), the masked scores
@@ -598,6 +599,48 @@ APPLY_ROPE: Final = QuestionSpec(
     ),
 )
 
+
+# Lesson 6: the forward FLOPs of one block per token (issue 29), a count: the T x T work in full
+
+
+def _block_flops(weights: str = "weights = 2 * 12 * d * d", attention: str = "attention = 4 * T * d") -> str:
+    return f"{weights}\n{attention}\nflops = weights + attention\n"
+
+
+BLOCK_FLOPS: Final = QuestionSpec(
+    key="block_flops",
+    version=1,
+    title="Forward FLOPs per token of one GPT block (MLP 4d wide): 2mnk per matmul, the T x T work in full",
+    inputs=(
+        InputSpec("d", kind="dim", dim="d"),
+        InputSpec("T", kind="dim", dim="T"),
+        InputSpec("n_head", kind="dim", dim="n_head"),
+    ),
+    cases=(
+        CaseSpec("gpt2_small", {"d": 768, "T": 1024, "n_head": 12}, note="GPT-2 small: d = 768, T = 1024, 12 heads"),
+        CaseSpec("long_context", {"d": 256, "T": 8192, "n_head": 4}, note="d = 256, T = 8192: the T x T work leads"),
+        CaseSpec("one_token", {"d": 64, "T": 1, "n_head": 2}, adversarial=True, note="T = 1: one key"),
+        CaseSpec("one_head", {"d": 128, "T": 512, "n_head": 1}, adversarial=True, note="a single head"),
+        CaseSpec("many_heads", {"d": 512, "T": 300, "n_head": 16}, adversarial=True, note="16 heads of 32"),
+    ),
+    required=(NameCheck("weights"), NameCheck("attention"), NameCheck("flops")),
+    reference=_block_flops(),
+    equivalents=(
+        _block_flops(weights="weights = 2 * (4 * d * d + 8 * d * d)"),
+        _block_flops(weights="weights = 24 * d ** 2"),
+        _block_flops(attention="attention = 2 * T * d + 2 * T * d"),
+        _block_flops(attention="hs = d // n_head\nattention = n_head * (2 * T * hs + 2 * T * hs)"),
+    ),
+    misconceptions=(
+        MisconceptionCase("mac_counted_once", _block_flops(weights="weights = 12 * d * d")),
+        MisconceptionCase("mlp_as_4d2", _block_flops(weights="weights = 2 * 8 * d * d")),
+        MisconceptionCase("forward_counted_as_training", _block_flops(weights="weights = 6 * 12 * d * d")),
+        MisconceptionCase("causal_halving", _block_flops(attention="attention = 2 * T * d")),
+        MisconceptionCase("attention_flops_times_heads", _block_flops(attention="attention = 4 * T * d * n_head")),
+        MisconceptionCase("attention_term_forgotten", _block_flops(attention="attention = 0")),
+    ),
+)
+
 SPECS: Final[dict[str, QuestionSpec]] = {
     s.key: s
     for s in (
@@ -607,6 +650,7 @@ SPECS: Final[dict[str, QuestionSpec]] = {
         SPLIT_MERGE_HEADS,
         KV_CACHE_STEP,
         APPLY_ROPE,  # issue 29, lesson 4
+        BLOCK_FLOPS,  # issue 29, lesson 6
     )
 }
 

@@ -25,6 +25,7 @@ from .attention import (
     MaskFillZeroContrastV3,
 )
 from .base import Choice, ParamSpec, Step, Template, Variant
+from .costs import AttentionFlopsCrossover, FlopsPerToken, GPTParamCount
 from .counting import (
     AttentionMatrixMemory,
     AttentionMatrixMemoryV2,
@@ -130,6 +131,10 @@ _ALL: tuple[Template, ...] = (
     SinusoidalValue(),
     RopeRelativeScore(),
     AlibiBias(),
+    # issue 29, lesson 6: cost accounting (parameters, FLOPs per token, attention's crossover)
+    GPTParamCount(),
+    FlopsPerToken(),
+    AttentionFlopsCrossover(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

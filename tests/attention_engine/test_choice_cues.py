@@ -41,6 +41,10 @@ CASES = [(name, ()) for name in generators.names()] + [
     ("causal_masked_weights", (("T", 3),)),  # l2-num-causal-weights
     ("nanogpt_shapes", (("ask", "att"),)),  # l3-num-att-shape
     ("rnn_gradient_decay", (("factor", 0.9),)),  # l2-num-rnn-decay
+    # lesson 6: every value of the params its questions fix
+    *((name, (("config", c),)) for name in ("gpt_param_count", "flops_per_token") for c in ("gpt2", "random")),
+    *(("flops_per_token", (("ask", a),)) for a in ("forward", "training")),
+    *(("attention_flops_crossover", (("against", a),)) for a in ("mlp", "weights")),
 ]
 CASE_IDS = [name + "".join(f"-{k}={v}" for k, v in params) for name, params in CASES]
 

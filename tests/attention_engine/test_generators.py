@@ -37,6 +37,10 @@ CONTRACT_NAMES = [
     "kv_cache_memory",
     "online_softmax",
     "stable_softmax",
+    # issue 29, lesson 6 (cost accounting)
+    "gpt_param_count",
+    "flops_per_token",
+    "attention_flops_crossover",
 ]
 # Every template of issue 11's retrieval work has a version 2, the templates added with it started at 1;
 # issue 25 added one more version to every template but attention_output, and a fourth to nanogpt_shapes
@@ -50,6 +54,8 @@ LESSON_4 = ["sinusoidal_value", "rope_relative_score", "alibi_bias"]
 CONTRACT_NAMES += LESSON_4
 NEWEST.update(dict.fromkeys(LESSON_4, 1))
 SOURCES = ("000", "001", "004", "issue-29")  # the seed documents, and issue 29 for lesson 4
+ADDED_WITH_ISSUE_29 = ("gpt_param_count", "flops_per_token", "attention_flops_crossover")  # cue rules from version 1
+NEWEST.update(dict.fromkeys(ADDED_WITH_ISSUE_29, 1))
 VERSIONS = [(name, v) for name in CONTRACT_NAMES for v in range(1, NEWEST[name] + 1)]
 VERSION_IDS = [f"{name}-v{v}" for name, v in VERSIONS]
 SEEDS = range(200)
@@ -219,7 +225,11 @@ def test_newest_prompts_ask_only_the_question(name):
         assert v.to_dict()["answer_format"] == v.answer_format
 
 
-@pytest.mark.parametrize("name", [n for n in CONTRACT_NAMES if n not in (*ADDED_WITH_ISSUE_11, *LESSON_4)])
+WITH_FORMAT_FROM_V1 = (*ADDED_WITH_ISSUE_11, *LESSON_4, *ADDED_WITH_ISSUE_29)
+VERSION_1_WITHOUT_FORMAT = [n for n in CONTRACT_NAMES if n not in WITH_FORMAT_FROM_V1]
+
+
+@pytest.mark.parametrize("name", VERSION_1_WITHOUT_FORMAT)
 def test_version_1_keeps_the_typing_instructions_in_its_prompt(name):
     """What a stored version-1 question showed, it still shows: no answer_format key in its dict."""
     for v in variants(name, 1)[:20]:
