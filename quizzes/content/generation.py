@@ -15,6 +15,8 @@ not a re-import of the source, not a newer template), so its numbers never chang
 * Re-runnable without duplicates: UNIQUE (generated_from, fixed_seed) + get_or_create. Each seed
   commits together with the job's progress, so a run killed mid-way and redelivered (acks_late)
   continues where it stopped and ``created`` counts every question exactly once.
+* Generated questions are the job's rows (``source`` = job): ``load_lessons`` never changes or removes
+  them; the admin removes them with ``generated_questions_remove`` (retired once a learner saw one).
 * Generated questions are created UNPUBLISHED: a published one would join every learner's
   attempt at the lesson at once (1000 extra quiz items). The admin reviews and publishes them.
 """
@@ -26,11 +28,11 @@ import logging
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from quizzes.content.models import GenerationJob, Question
+from quizzes.content.models import ContentSource, GenerationJob, Question
 from quizzes.content.validation import MAX_VARIANT_SEED, check_numeric_variant, validate_numeric_question
 from quizzes.core.background import enqueue_on_commit
 from quizzes.core.errors import DomainError, ErrorCode
@@ -105,6 +107,7 @@ def _generate_one(source: Question, seed: int) -> bool:
         "template_version": source.template_version,
         "params": source.params,
         "answer_form": source.answer_form,
+        "source": ContentSource.JOB,  # the job's row: load_lessons never changes or removes it
     }
     candidate = Question(generated_from=source, fixed_seed=seed, **defaults)
     # Field-level validation; the per-kind clean() would redo the 50-seed check done once per job.
@@ -146,6 +149,26 @@ def generation_job_run(*, job_id: int) -> GenerationJob | None:
             GenerationJob.objects.filter(pk=job.pk).update(done=index + 1, created=F("created") + int(created))
     job.refresh_from_db()
     return _finish(job.pk, failed=bool(job.errors))
+
+
+@transaction.atomic
+def generated_questions_remove(*, questions: QuerySet[Question]) -> tuple[int, int]:
+    """Remove questions a job generated: delete those no learner saw; **retire** (unpublish) the others, so
+    learners' attempts and cards keep showing what they saw. Other rows in ``questions`` are left alone.
+    Returns (deleted, retired)."""
+    deleted = retired = 0
+    for question in Question.objects.filter(
+        pk__in=questions.values("pk"), source=ContentSource.JOB, generated_from__isnull=False
+    ).with_history():
+        if question.has_history:  # type: ignore[attr-defined]  # annotated by with_history()
+            if question.published:
+                question.published = False
+                question.save(update_fields=["published", "updated_at"])
+                retired += 1
+        else:
+            question.delete()
+            deleted += 1
+    return deleted, retired
 
 
 def generation_job_fail(*, job_id: int, reason: str) -> None:

@@ -11,6 +11,8 @@ the models (it reads a question through a Protocol), so the two form no cycle.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from django.conf import settings
@@ -25,7 +27,42 @@ from quizzes.content.teaching import parse_teaching
 from quizzes.content.validation import newest_template_version, validate_question_fields
 
 
-class Lesson(models.Model):
+class ContentSource(models.TextChoices):
+    """Where a row came from: ``load_lessons`` manages only ``file`` rows (quizzes.content.ownership)."""
+
+    FILE = "file", _("Lesson files")
+    ADMIN = "admin", _("Admin")
+    JOB = "job", _("Generation job")
+
+
+def field_hash(value: Any) -> str:
+    """A short, stable hash of a field's value (its JSON, keys sorted): what ``import_hashes`` holds."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class Provenance(models.Model):
+    """Who owns a content row, and what the last import wrote into it (to detect an admin's edit since)."""
+
+    source = models.CharField(
+        _("source"),
+        max_length=8,
+        choices=ContentSource.choices,
+        default=ContentSource.ADMIN,  # anything not the loader's or a job's is the admin's, never touched by imports
+        editable=False,
+    )
+    # per file-managed field: [hash of what the import left in the row, hash of what the file said]
+    import_hashes = models.JSONField(_("import hashes"), default=dict, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def record_import(self, name: str, value: Any) -> None:
+        """The import wrote ``value`` into field ``name`` on its own (pruning's unpublish): not an admin edit."""
+        self.import_hashes = {**(self.import_hashes or {}), name: [field_hash(value)] * 2}
+
+
+class Lesson(Provenance):
     key = models.SlugField(_("key"), max_length=100, unique=True, help_text=_("Stable identifier in content files."))
     title = models.CharField(_("title"), max_length=200)
     summary = models.TextField(_("summary"), blank=True)
@@ -46,6 +83,9 @@ class Lesson(models.Model):
         ordering = ("order", "key")
         verbose_name = _("lesson")
         verbose_name_plural = _("lessons")
+        constraints = (
+            models.CheckConstraint(condition=Q(source__in=["file", "admin", "job"]), name="lesson_source_known"),
+        )
 
     def __str__(self) -> str:
         return self.title
@@ -59,7 +99,7 @@ class Lesson(models.Model):
         self.teaching = sections
 
 
-class Question(models.Model):
+class Question(Provenance):
     class Kind(models.TextChoices):
         CHOICE = "choice", _("Multiple choice")
         NUMERIC = "numeric", _("Numeric (generated)")
@@ -192,6 +232,7 @@ class Question(models.Model):
                 ),
                 name="question_number_fields_iff_number",
             ),
+            models.CheckConstraint(condition=Q(source__in=["file", "admin", "job"]), name="question_source_known"),
         )
 
     def __str__(self) -> str:
@@ -221,7 +262,7 @@ class Question(models.Model):
         return self.kind in self.QUIZ_KINDS
 
 
-class Option(models.Model):
+class Option(Provenance):
     """One answer of a choice question.
 
     An option a learner has been shown is never deleted (old attempts list it by id): it is
@@ -244,7 +285,10 @@ class Option(models.Model):
         ordering = ("question", "order", "key")
         verbose_name = _("option")
         verbose_name_plural = _("options")
-        constraints = (models.UniqueConstraint(fields=["question", "key"], name="option_key_unique_per_question"),)
+        constraints = (
+            models.UniqueConstraint(fields=["question", "key"], name="option_key_unique_per_question"),
+            models.CheckConstraint(condition=Q(source__in=["file", "admin", "job"]), name="option_source_known"),
+        )
 
     def __str__(self) -> str:
         return f"{self.question.key}/{self.key}"

@@ -115,6 +115,10 @@ class Planned:
     is_new: bool
     changed: bool
     retiring: bool = False  # an existing live option this load retires
+    before: dict[str, Any] = field(default_factory=dict)  # the row's values of the fields the file changes
+    file: str = ""
+    moved: bool = False  # a question the file puts into another lesson
+    hashes_only: bool = False  # only the import hashes change (quizzes.content.ownership)
 
 
 @dataclass
@@ -135,14 +139,14 @@ class Plan:
     cues: cues.LongestCorrectSummary | None = None
 
 
-def _assign(instance: Any, values: dict[str, Any]) -> bool:
-    """Set fields; return whether any value differs from what the row holds now."""
-    changed = False
+def _assign(instance: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """Set fields; return the row's previous values of the fields that differ (empty: unchanged)."""
+    before: dict[str, Any] = {}
     for name, value in values.items():
         if getattr(instance, name) != value:
+            before[name] = getattr(instance, name)
             setattr(instance, name, value)
-            changed = True
-    return changed
+    return before
 
 
 def _messages(error: ValidationError) -> list[str]:
@@ -263,14 +267,14 @@ class LessonReader:
         self.lesson_published[key] = values["published"]
         existing = self.lessons.get(key)
         lesson = existing or Lesson(key=key)
-        changed = _assign(lesson, values)
+        before = _assign(lesson, values)
         try:
             lesson.full_clean()
         except ValidationError as exc:
             for message in _messages(exc):
                 if not message.startswith("teaching: "):  # reported above, each with its section
                     self.problem(file, message, **where)
-        plan.lessons.append(Planned(lesson, existing is None, changed))
+        plan.lessons.append(Planned(lesson, existing is None, bool(before), before=before, file=file))
 
         questions = data.get("questions")
         if not isinstance(questions, list) or not questions:
@@ -300,7 +304,7 @@ class LessonReader:
         lesson_changed = existing is not None and existing.lesson.key != lesson_key
         if existing is not None and existing.pk in self.history:
             self.history_conflicts(file, existing, kind, lesson_changed, where)
-        changed = _assign(question, values) or lesson_changed
+        before = _assign(question, values)
         try:
             question.full_clean(exclude=["lesson"])
         except ValidationError as exc:
@@ -317,10 +321,13 @@ class LessonReader:
                 self.bank[key] = [p.instance for p in planned_options]
         if current:
             keep = {p.instance.key for p in planned_options}
-            delete, retire = missing_options(current=current, keep=keep, shown=self.options_shown_to_learners)
-        plan.questions.append(
-            PlannedQuestion(Planned(question, existing is None, changed), lesson_key, planned_options, delete, retire)
+            delete, retire = missing_options(
+                current=current, keep=keep, shown=self.options_shown_to_learners, owner=question.source
+            )
+        planned = Planned(
+            question, existing is None, bool(before) or lesson_changed, before=before, file=file, moved=lesson_changed
         )
+        plan.questions.append(PlannedQuestion(planned, lesson_key, planned_options, delete, retire))
 
     def question_identity(
         self, file: str, lesson_key: str, position: int, data: dict, plan: Plan
@@ -457,13 +464,13 @@ class LessonReader:
             existing = current.get(item["key"])
             retiring = existing is not None and not existing.retired and values["retired"]
             option = existing or Option(key=item["key"])
-            changed = _assign(option, values)
+            before = _assign(option, values)
             try:
                 option.full_clean(exclude=["question"], validate_unique=False, validate_constraints=False)
             except ValidationError as exc:
                 for message in _messages(exc):
                     self.problem(file, message, **option_where)
-            planned.append(Planned(option, existing is None, changed, retiring=retiring))
+            planned.append(Planned(option, existing is None, bool(before), retiring, before=before, file=file))
         options = [p.instance for p in planned]
         try:
             validate_choice_options(options)

@@ -40,6 +40,39 @@ class ContentError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+@dataclass(frozen=True)
+class ContentConflict:
+    """A row the files and the admin (or a generation job) both wrote since the last import.
+
+    ``field`` is None for a key collision with nothing else to compare; otherwise it names the field,
+    with the file's text and the one in the database (the admin's or the job's).
+    """
+
+    file: str
+    row: str  # "question 'demo-mask'", "option 'demo-mask/a'", "lesson 'demo'"
+    reason: str
+    field: str | None = None
+    file_text: str = ""
+    admin_text: str = ""
+
+    def __str__(self) -> str:
+        head = f"{self.file}, {self.row}" + (f", field '{self.field}'" if self.field else "") + f": {self.reason}"
+        if self.field is None:
+            return head
+        return f"{head}\n    file:  {self.file_text}\n    admin: {self.admin_text}"
+
+
+class ContentConflictError(Exception):
+    """The files and the admin both changed rows since the last import; nothing was written.
+
+    Re-run with ``take_files`` (``--take-files``) or ``keep_admin`` (``--keep-admin``) to decide.
+    """
+
+    def __init__(self, conflicts: Sequence[ContentConflict]):
+        self.conflicts = list(conflicts)
+        super().__init__("\n".join(str(c) for c in self.conflicts))
+
+
 @dataclass
 class Counts:
     created: int = 0

@@ -4,8 +4,12 @@ The import is three modules: quizzes.content.reader (phase 1, read and validate)
 (phase 2, and ``content_load``, the service ``load_lessons`` calls) and quizzes.content.pruning
 (rows no longer in the files).
 
-The files are the source of truth for content; the database also holds learners' history, which
-must never be lost by a re-import. Hence an **upsert by stable keys**, in two phases:
+The files are the source of truth for the content *they own*: every row records where it came from
+(``source``: the files, the admin or a generation job), and an import creates, updates, retires and
+unpublishes file rows only — never a row the admin or a job made. A file row edited in the admin
+since the last import is a conflict that stops the import (quizzes.content.ownership; ``resolve``
+decides it). The database also holds learners' history, which must never be lost by a re-import.
+Hence an **upsert by stable keys**, in two phases:
 
 1. *Validate everything* (file syntax, schema, duplicate keys, ``full_clean()`` of every row
    including the numeric 50-seed check, the choice-option rules, and history conflicts) and
@@ -14,7 +18,7 @@ must never be lost by a re-import. Hence an **upsert by stable keys**, in two ph
 2. *Write* in one transaction, saving only rows whose fields differ (so a second run touches
    nothing and ``updated_at`` stays put; an edited text is updated in place, same primary key).
 
-What happens to rows that are no longer in the files:
+What happens to file rows that are no longer in the files (the admin's and the jobs' rows are left alone):
 
 * **Question** — deleted when no learner has touched it; *unpublished* (kept, hidden) when it
   has history (an AttemptItem or a ReviewCard; both PROTECT the question anyway). Putting the
@@ -50,9 +54,17 @@ from pathlib import Path
 
 from django.db import transaction
 
+from quizzes.content.ownership import plan_ownership
 from quizzes.content.pruning import prune_missing
 from quizzes.content.reader import DEFAULT_LESSONS_DIR, LessonReader, Plan, Planned, lesson_files
-from quizzes.content.report import ContentError, ContentProblem, Counts, LoadReport, OptionCounts
+from quizzes.content.report import (
+    ContentConflictError,
+    ContentError,
+    ContentProblem,
+    Counts,
+    LoadReport,
+    OptionCounts,
+)
 
 
 def _save(planned: Planned, counts: Counts) -> None:
@@ -66,15 +78,24 @@ def _save(planned: Planned, counts: Counts) -> None:
         else:
             counts.updated += 1
     else:
+        if planned.hashes_only:  # what the import wrote is recorded, nothing the learner sees changed
+            planned.instance.save(update_fields=["import_hashes"])
         counts.unchanged += 1
 
 
-def content_load(*, directory: Path | str | None = None, prune: bool = True, validate_only: bool = False) -> LoadReport:
+def content_load(
+    *,
+    directory: Path | str | None = None,
+    prune: bool = True,
+    validate_only: bool = False,
+    resolve: str | None = None,
+) -> LoadReport:
     """Upsert every lesson file in ``directory`` (default ``fixtures/lessons``); see the module docstring.
 
-    Raises ContentError, listing every problem, before writing anything. ``validate_only`` runs the
-    whole check and the change count without saving; ``prune=False`` leaves rows missing from the
-    files alone (for loading a subset of the files).
+    Raises ContentError, listing every problem, or ContentConflictError, listing every conflict with
+    the admin's rows, before writing anything. ``validate_only`` runs the whole check and the change
+    count without saving; ``prune=False`` leaves rows missing from the files alone (for loading a
+    subset of the files); ``resolve`` (``"take-files"`` or ``"keep-admin"``) decides the conflicts.
     """
     directory = Path(directory) if directory is not None else DEFAULT_LESSONS_DIR
     if not directory.is_dir():
@@ -87,6 +108,9 @@ def content_load(*, directory: Path | str | None = None, prune: bool = True, val
         plan = reader.read()
         if reader.problems:
             raise ContentError(reader.problems)
+        conflicts = plan_ownership(plan, resolve=resolve)
+        if conflicts:
+            raise ContentConflictError(conflicts)
         report = LoadReport(files=[p.name for p in paths], written=not validate_only, cues=plan.cues)
         if validate_only:
             _count_only(plan, report)
@@ -112,7 +136,8 @@ def _write(plan: Plan, report: LoadReport) -> None:
             report.options.deleted += 1
         for option in planned_question.retire:
             option.retired = True
-            option.save(update_fields=["retired"])
+            option.record_import("retired", True)  # the import retired it: not an admin's edit
+            option.save(update_fields=["retired", "import_hashes"])
             report.options.retired += 1
         for planned_option in planned_question.options:
             planned_option.instance.question = question

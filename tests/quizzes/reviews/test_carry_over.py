@@ -26,8 +26,8 @@ def _rate(user, question, when: dt.datetime, rating: int) -> None:
 
 
 def test_loading_the_files_retires_the_recall_card_and_carries_schedules_over(user, other_user):
-    lesson = factories.LessonFactory(key="sdpa")
-    old = factories.RecallQuestionFactory(lesson=lesson, key="l1-recall-three-lines")
+    lesson = factories.LessonFactory(key="sdpa", source="file")  # as an earlier load of the files left them
+    old = factories.RecallQuestionFactory(lesson=lesson, key="l1-recall-three-lines", source="file")
     _rate(user, old, utc(2026, 3, 1, 9), ReviewLog.Rating.GOOD)
     _rate(user, old, utc(2026, 3, 3, 9), ReviewLog.Rating.GOOD)
     before = ReviewCard.objects.get(user=user, question=old)
@@ -69,8 +69,8 @@ def test_a_learner_who_already_has_the_new_card_keeps_it(user):
 
 
 def test_the_command_reports_the_carried_cards(user, capsys):
-    lesson = factories.LessonFactory(key="sdpa")
-    old = factories.RecallQuestionFactory(lesson=lesson, key="l1-recall-three-lines")
+    lesson = factories.LessonFactory(key="sdpa", source="file")  # as an earlier load of the files left them
+    old = factories.RecallQuestionFactory(lesson=lesson, key="l1-recall-three-lines", source="file")
     _rate(user, old, utc(2026, 3, 1, 9), ReviewLog.Rating.GOOD)
     call_command("load_lessons", "--dir", str(FIXTURES))
     assert "review cards carried over to replacing questions: 1" in capsys.readouterr().out
