@@ -445,10 +445,10 @@ class ThrottledModelBackend(ModelBackend):
         return user if user is not None and self.user_can_authenticate(user) else None
 
 
-# --- per-learner quotas where abuse costs us (issue 28): answers, offline uploads, pack creation -------------------
+# --- per-learner quotas where abuse costs us (issue 28): answers, offline uploads, pack creation, reports -----------
 
 #: Each quota's scope → its name in RateLimit-Policy / RateLimit; the rate is ``THROTTLE_RATES[scope]["learner"]``.
-LEARNER_SCOPES = ("answers", "offline_uploads", "packs")
+LEARNER_SCOPES = ("answers", "offline_uploads", "packs", "reports")
 
 
 @dataclasses.dataclass(frozen=True)
