@@ -213,7 +213,8 @@ THROTTLE_RATES = {
     "offline_uploads": {"learner": env.str("THROTTLE_OFFLINE_UPLOADS_PER_LEARNER", default="60/1h")},  # ≤ 500 each
     "packs": {"learner": env.str("THROTTLE_PACKS_PER_LEARNER", default="30/1h")},  # review packs issued
     "reports": {"learner": env.str("THROTTLE_REPORTS_PER_LEARNER", default="20/1h")},  # problem reports filed
-    # data exports asked for (inline or as a job; polling a job and downloading its files do not count)
+    # data exports asked for (inline or as a job; polling a job and downloading its files do not count). Sign-up and
+    # exports are quotas like the per-learner ones (quizzes.accounts.throttle.request_quotas: RateLimit headers)
     "export": {
         "username": env.str("THROTTLE_EXPORT_PER_LEARNER", default="6/1h"),
         "ip": env.str("THROTTLE_EXPORT_PER_IP", default="30/1h"),
