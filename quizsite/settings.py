@@ -212,7 +212,9 @@ THROTTLE_RATES = {
     "answers": {"learner": env.str("THROTTLE_ANSWERS_PER_LEARNER", default="120/1m")},  # item answers (API)
     "offline_uploads": {"learner": env.str("THROTTLE_OFFLINE_UPLOADS_PER_LEARNER", default="60/1h")},  # ≤ 500 each
     "packs": {"learner": env.str("THROTTLE_PACKS_PER_LEARNER", default="30/1h")},  # review packs issued
-    # data exports asked for (inline or as a job; polling a job and downloading its files do not count)
+    "reports": {"learner": env.str("THROTTLE_REPORTS_PER_LEARNER", default="20/1h")},  # problem reports filed
+    # data exports asked for (inline or as a job; polling a job and downloading its files do not count). Sign-up and
+    # exports are quotas like the per-learner ones (quizzes.accounts.throttle.request_quotas: RateLimit headers)
     "export": {
         "username": env.str("THROTTLE_EXPORT_PER_LEARNER", default="6/1h"),
         "ip": env.str("THROTTLE_EXPORT_PER_IP", default="30/1h"),
@@ -326,6 +328,8 @@ SPECTACULAR_SETTINGS = {
         "StartModeEnum": "quizzes.api.serializers.START_MODES",
         "NextStepKindEnum": "quizzes.api.serializers.NEXT_STEP_KINDS",
         "PushServiceEnum": "quizzes.api.views.devices.PUSH_CHOICES",
+        "ReportCategoryEnum": "quizzes.reports.models.ProblemReport.Category",
+        "ReportOriginEnum": "quizzes.reports.models.ProblemReport.Origin",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -3,8 +3,8 @@
 The models live with their domain (quizzes/README.md): content (lessons, questions, options,
 generation jobs), practice (attempts and their items), reviews (cards and logs), accounts (learner
 profiles, token devices, idempotency keys), notifications (reminder deliveries),
-packs (offline review packs and their items), privacy (data exports; practice keeps the anonymous answers
-of deleted accounts). Code inside
+packs (offline review packs and their items), reports (learners' problem reports), privacy (data
+exports; practice keeps the anonymous answers of deleted accounts). Code inside
 quizzes/ imports them from their domain module; this module is for Django, migrations and tests.
 """
 
@@ -22,6 +22,7 @@ from quizzes.notifications.models import ReminderDelivery
 from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
 from quizzes.practice.models import AnonymousAnswer, Attempt, AttemptItem, CheckpointAnswer
 from quizzes.privacy.models import DataExport
+from quizzes.reports.models import ProblemReport
 from quizzes.reviews.models import ParameterFit, ReviewCard, ReviewLog
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "PackedQuestion",
     "PackedVariant",
     "ParameterFit",
+    "ProblemReport",
     "Question",
     "ReminderDelivery",
     "ReviewCard",

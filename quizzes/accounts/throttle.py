@@ -30,10 +30,14 @@ scope                 keys                            what counts
                       ``username``: the account       reservations on the others)
                       ``device``: account + device    failed log-ins from a known device
 ``password_reset``    e-mail, client IP               every request
-``signup``            username, client IP             every submitted form
+``signup``            username, client IP             every submitted form (a quota: ``request_quotas``)
 ``password_confirm``  username, client IP             every password asked again (account deletion)
-``export``            learner id, client IP           every data export asked for (quizzes.privacy)
+``export``            learner id, client IP           every data export asked for (quizzes.privacy; a quota)
 ====================  ==============================  ==============================================
+
+``signup`` and ``export`` are **quotas**, counted by the same mechanism as the learners' quotas below
+(``quotas_take``: a fixed window per key, RateLimit-Policy / RateLimit on the response, 429 + Retry-After until the
+window ends); the log-in, password-reset and password-confirm scopes lock for a period (``attempt``).
 
 The (count+1)-th attempt within the period — and every attempt after it until the period has passed
 — is refused: the browser gets a page "Too many attempts; try again in N minutes" (429), the API
@@ -271,6 +275,8 @@ def attempt(scope: str, *, request: HttpRequest | None, username: Any = None, de
 
     ``device``: a known device's own id (a log-in only; the caller checked it belongs to this account).
     """
+    if scope in REQUEST_SCOPES:
+        raise ValueError(f"{scope} is a quota: count it with request_quotas()")
     now = time.time()
     all_rates = rates()
     identities = _identities(request, username, scope=scope, device=device)
@@ -333,6 +339,14 @@ def locks(*, username: str = "", ip: str = "") -> list[dict[str, Any]]:
         keys.append(("login", "pair", pair, f"{username} @ {ip}"))
     found = []
     for scope, kind, ident, value in keys:
+        if scope in REQUEST_SCOPES:  # a quota: its current window's counter; spent until the window ends
+            rate = parse_rate(settings.THROTTLE_RATES[scope][kind])
+            window, reset = _window_key(scope, kind, ident, rate, now)
+            used = counter_value(window)
+            if used:
+                locked = reset if used > rate.count else 0
+                found.append({"scope": scope, "kind": kind, "value": value, "count": used, "locked_seconds": locked})
+            continue
         count_key, lock = _keys(scope, kind, ident)
         until = _call("get", lock)
         count = _call("get", count_key)
@@ -355,7 +369,12 @@ def unlock(*, username: str = "", ip: str = "") -> int:
     cleared = len([row for row in locks(username=username, ip=ip) if row["count"] or row["locked_seconds"]])
     for kind, value in (("username", username.strip()), ("ip", ip.strip())):
         if value:
+            now = time.time()
             for scope, key_kind, ident in _lookup_keys(kind, value):
+                if scope in REQUEST_SCOPES:
+                    rate = parse_rate(settings.THROTTLE_RATES[scope][key_kind])
+                    _call("delete", _window_key(scope, key_kind, ident, rate, now)[0])
+                    continue
                 _call("delete_many", list(_keys(scope, key_kind, ident)))
     if username.strip():
         epoch_key = _epoch_key(_digest(username.strip().casefold()))
@@ -445,50 +464,82 @@ class ThrottledModelBackend(ModelBackend):
         return user if user is not None and self.user_can_authenticate(user) else None
 
 
-# --- per-learner quotas where abuse costs us (issue 28): answers, offline uploads, pack creation -------------------
+# --- quotas where abuse costs us (issue 28): answers, offline uploads, pack creation, reports, sign-up, exports ---
 
-#: Each quota's scope → its name in RateLimit-Policy / RateLimit; the rate is ``THROTTLE_RATES[scope]["learner"]``.
-LEARNER_SCOPES = ("answers", "offline_uploads", "packs")
+#: Each per-learner quota's scope → its name in RateLimit-Policy / RateLimit; the rate is
+#: ``THROTTLE_RATES[scope]["learner"]``.
+LEARNER_SCOPES = ("answers", "offline_uploads", "packs", "reports")
+#: Scopes counted by the same quotas per request identity (``request_quotas``): each of their kinds
+#: (``SCOPE_KINDS``) is one quota, named ``<scope>_<kind>`` in the headers (e.g. ``"signup_ip"``).
+REQUEST_SCOPES = ("signup", "export")
 
 
 @dataclasses.dataclass(frozen=True)
 class Quota:
-    """One learner's standing in one quota's current window (a fixed window of ``rate.seconds``)."""
+    """One identity's standing in one quota's current window (a fixed window of ``rate.seconds``)."""
 
-    scope: str
+    scope: str  # the policy's name in the headers
     rate: Rate
     remaining: int
     reset: int  # seconds until the window ends and the quota is whole again
 
 
 class QuotaExceeded(Throttled):
-    def __init__(self, quota: Quota) -> None:
+    """Past a quota: ``quota`` is the one spent (the longest wait), ``quotas`` every quota the request counted."""
+
+    def __init__(self, quota: Quota, quotas: tuple[Quota, ...] = ()) -> None:
         super().__init__(quota.scope, "learner", quota.reset)
         self.quota = quota
+        self.quotas = quotas or (quota,)
+
+
+def _window_key(scope: str, kind: str, ident: str, rate: Rate, now: float) -> tuple[str, int]:
+    """The counter of the fixed window ``now`` falls in, and the seconds until that window ends."""
+    window = int(now // rate.seconds)
+    return f"throttle:{scope}:{kind}:{ident}:{window}", max(1, math.ceil((window + 1) * rate.seconds - now))
+
+
+def quotas_take(scope: str, *, keys: list[tuple[str, str, str]]) -> tuple[Quota, ...]:
+    """Count one request against each ``(kind, ident, name)`` quota of the scope; raise QuotaExceeded past any.
+
+    A fixed window per quota (``THROTTLE_RATES[scope][kind]``, ``<count>/<period>``, the clock's own windows): one
+    counter in the throttle cache (ADD with its expiry, then the atomic INCR: two round trips), no database query,
+    so the answer POST keeps its speed; while Redis is down, counted per process (``_call``). Every quota is counted
+    before any refusal (reserve first), so concurrent requests cannot slip past a limit together.
+    """
+    now = time.time()
+    quotas = []
+    for kind, ident, name in keys:
+        rate = parse_rate(settings.THROTTLE_RATES[scope][kind])
+        key, reset = _window_key(scope, kind, ident, rate, now)
+        used = counter_add(key, 1, rate.seconds + 1)
+        quotas.append((Quota(name, rate, max(0, rate.count - used), reset), used > rate.count))
+    counted = tuple(quota for quota, _over in quotas)
+    spent = [quota for quota, over in quotas if over]
+    if spent:
+        raise QuotaExceeded(max(spent, key=lambda quota: quota.reset), counted)
+    return counted
 
 
 def learner_quota(scope: str, *, user_id: int) -> Quota:
-    """Count one request of this learner against the scope's quota; raise QuotaExceeded past it.
-
-    A fixed window (``<count>/<period>``, the clock's own windows): one counter in the throttle cache (ADD with its
-    expiry, then the atomic INCR: two round trips), no database query, so the answer POST keeps its speed; while
-    Redis is down, counted per process (``_call``).
-    """
-    rate = parse_rate(settings.THROTTLE_RATES[scope]["learner"])
-    now = time.time()
-    window = int(now // rate.seconds)
-    used = counter_add(f"throttle:{scope}:learner:{user_id}:{window}", 1, rate.seconds + 1)
-    reset = max(1, math.ceil((window + 1) * rate.seconds - now))
-    quota = Quota(scope, rate, max(0, rate.count - used), reset)
-    if used > rate.count:
-        raise QuotaExceeded(quota)
-    return quota
+    """Count one request of this learner against the scope's quota (``quotas_take``); raise QuotaExceeded past it."""
+    return quotas_take(scope, keys=[("learner", str(user_id), scope)])[0]
 
 
-def ratelimit_headers(quota: Quota) -> dict[str, str]:
-    """RateLimit-Policy and RateLimit in draft-ietf-httpapi-ratelimit-headers-11's structured-field form:
-    ``RateLimit-Policy: "answers";q=120;w=60`` and ``RateLimit: "answers";r=119;t=42``."""
+def request_quotas(scope: str, *, request: HttpRequest | None, username: Any = None) -> tuple[Quota, ...]:
+    """Count one sign-up or export request against its scope's quotas — per account (the probed username, or
+    ``learner:<id>``) and per client address (``_identities``) — with the same mechanism as the learners' quotas."""
+    return quotas_take(
+        scope, keys=[(kind, ident, f"{scope}_{kind}") for kind, ident in _identities(request, username, scope=scope)]
+    )
+
+
+def ratelimit_headers(*quotas: Quota) -> dict[str, str]:
+    """RateLimit-Policy and RateLimit in draft-ietf-httpapi-ratelimit-headers-11's structured-field form, each a List
+    with one member per quota: ``RateLimit-Policy: "answers";q=120;w=60`` and ``RateLimit: "answers";r=119;t=42``."""
+    if not quotas:
+        return {}
     return {
-        "RateLimit-Policy": f'"{quota.scope}";q={quota.rate.count};w={quota.rate.seconds}',
-        "RateLimit": f'"{quota.scope}";r={quota.remaining};t={quota.reset}',
+        "RateLimit-Policy": ", ".join(f'"{q.scope}";q={q.rate.count};w={q.rate.seconds}' for q in quotas),
+        "RateLimit": ", ".join(f'"{q.scope}";r={q.remaining};t={q.reset}' for q in quotas),
     }

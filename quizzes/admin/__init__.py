@@ -1,12 +1,19 @@
 """Django admin, by domain: content authoring (lessons, questions, options, preview, generation action),
 read-only learner history, background jobs, accounts (e-mail uniqueness, unlocking sign-in), and review packs
-(read-only, with a revoke action).
+(read-only, with a revoke action), and learners' problem reports (read-only, with a resolve action).
 
 Importing this package registers every ModelAdmin (Django's admin autodiscovery imports it).
 """
 
 from django.contrib import admin
 
-from quizzes.admin import accounts, content, history, jobs, packs  # noqa: F401  (each module registers its ModelAdmins)
+from quizzes.admin import (  # noqa: F401  (each module registers its ModelAdmins)
+    accounts,
+    content,
+    history,
+    jobs,
+    packs,
+    reports,
+)
 
 accounts.register(admin.site)

@@ -18,6 +18,7 @@ from quizzes.api.views import (
     packs,
     ping,
     profile,
+    reports,
     reviews,
 )
 
@@ -69,6 +70,7 @@ v1 = [
     path("cards/<int:card_id>/suspend/", reviews.CardSuspendView.as_view(), name="card-suspend"),
     path("cards/<int:card_id>/unsuspend/", reviews.CardUnsuspendView.as_view(), name="card-unsuspend"),
     path("questions/<int:question_id>/reference/", reviews.QuestionReferenceView.as_view(), name="question-reference"),
+    path("reports/", reports.ReportListView.as_view(), name="reports"),
     path("engine/demo/", engine.DemoMatrixView.as_view(), name="engine-demo"),
     path("engine/preview/", engine.VariantPreviewView.as_view(), name="engine-preview"),
 ]

@@ -93,6 +93,10 @@ class ErrorCode(StrEnum):
     PACK_EXPIRED = "pack_expired"
     ANSWERED_TWICE = "answered_twice"
 
+    # --- learners' problem reports (quizzes.reports) --------------------------------------------
+    NOT_REVEALED = "not_revealed"  # a report about an item before its lock (its answer not yet shown)
+    ONE_ORIGIN = "one_origin"  # a report names exactly one of an attempt item, a pack item or a card
+
 
 class DomainError(ValidationError):
     """A rule refused the request. ``error_code`` says which; ``field`` names the input it is about (or None).

@@ -2,10 +2,10 @@
 
 What goes (README "Your data"): the account row and, through it, every row keyed to the user — the learner
 profile, API tokens and their devices, cards, every review log, attempts and their items, review packs and
-their items, reminder deliveries, Idempotency-Key records, data exports (and their stored files, after the
-commit), and any table a later issue adds with a foreign key to the user (the deletion test lists them from
-the models, so none can be forgotten) — and the browser sessions signed in as the account (they have no user
-column; ``user_sessions_end`` finds them). What stays: the answers of each first study-mode attempt per
+their items, reminder deliveries, Idempotency-Key records, problem reports, data exports (and their stored
+files, after the commit), and any table a later issue adds with a foreign key to the user (the deletion test
+lists them from the models, so none can be forgotten) — and the browser sessions signed in as the account (they
+have no user column; ``user_sessions_end`` finds them). What stays: the answers of each first study-mode attempt per
 lesson, copied beforehand into anonymous rows for item statistics (``attempts_anonymise``: no user, no link
 back, no free text).
 

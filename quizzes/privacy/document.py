@@ -28,6 +28,7 @@ from quizzes.packs.models import PackItem, ReviewPack
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.selectors import score_of
 from quizzes.privacy.rules import DOCUMENT_FORMAT, DOCUMENT_VERSION
+from quizzes.reports.models import ProblemReport
 from quizzes.reviews.models import ReviewCard, ReviewLog
 
 #: Rows read from the database at a time while streaming a section.
@@ -52,11 +53,12 @@ class ExportSize:
     review_logs: int
     attempt_items: int
     pack_items: int
+    reports: int = 0
 
     @property
     def rows(self) -> int:
         """What decides inline or a job, and what the job's progress counts."""
-        return self.cards + self.review_logs + self.attempt_items + self.pack_items
+        return self.cards + self.review_logs + self.attempt_items + self.pack_items + self.reports
 
 
 def export_size(*, user: User) -> ExportSize:
@@ -65,6 +67,7 @@ def export_size(*, user: User) -> ExportSize:
         review_logs=ReviewLog.objects.filter(user=user).count(),
         attempt_items=AttemptItem.objects.owned_by(user).count(),
         pack_items=PackItem.objects.owned_by(user).count(),
+        reports=ProblemReport.objects.owned_by(user).count(),
     )
 
 
@@ -234,6 +237,30 @@ def packs_section(user: User) -> Iterator[dict[str, Any]]:
         yield pack_entry(pack)
 
 
+def report_entry(report: ProblemReport) -> dict[str, Any]:
+    return {
+        "id": report.pk,
+        "question_key": report.question.key,
+        "origin": report.origin,
+        "attempt_item_id": report.attempt_item_id,
+        "pack_item_id": report.pack_item_id,
+        "card_id": report.card_id,
+        "prompt": report.prompt,
+        "template_version": report.template_version,
+        "variant_seed": report.variant_seed,
+        "category": report.category,
+        "text": report.text,
+        "created_at": iso(report.created_at),
+        "resolved_at": iso(report.resolved_at),
+    }
+
+
+def reports_section(user: User) -> Iterator[dict[str, Any]]:
+    reports = ProblemReport.objects.owned_by(user).select_related("question").order_by("created_at", "pk")
+    for report in reports.iterator(chunk_size=CHUNK):
+        yield report_entry(report)
+
+
 def _rows_of(entry: dict[str, Any], key: str) -> int:
     """How many rows of the export's size one entry stands for (an attempt: its items; a pack: its items)."""
     return len(entry["items"]) if key in ("attempts", "packs") else 1
@@ -252,13 +279,13 @@ def document_head(user: User, *, now: dt.datetime | None = None) -> dict[str, An
 
 
 def document_lists(user: User) -> list[tuple[str, Iterable[dict[str, Any]]]]:
-    """The long parts, in the document's order; ``reports`` (learners' problem reports, issue 27) is empty for now."""
+    """The long parts, in the document's order."""
     return [
         ("cards", cards_section(user)),
         ("review_logs", review_logs_section(user)),
         ("attempts", attempts_section(user)),
         ("packs", packs_section(user)),
-        ("reports", []),
+        ("reports", reports_section(user)),
     ]
 
 

@@ -8,7 +8,18 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from quizzes.web.forms import LoginForm
-from quizzes.web.views import accounts, interview, quiz, recall, review, settings, shell, signed_in, your_data
+from quizzes.web.views import (
+    accounts,
+    interview,
+    quiz,
+    recall,
+    reports,
+    review,
+    settings,
+    shell,
+    signed_in,
+    your_data,
+)
 
 app_name = "web"
 
@@ -100,4 +111,8 @@ urlpatterns = [
     path("interview/<slug:question_key>/rate/", interview.interview_rate, name="interview_rate"),
     path("recall/<slug:question_key>/", recall.recall_card, name="recall_card"),
     path("recall/<slug:question_key>/rate/", recall.recall_rate, name="recall_rate"),
+    # problem reports
+    path("reports/", reports.my_reports, name="my_reports"),
+    path("reports/new/item/<int:item_id>/", reports.report_item, name="report_item"),
+    path("reports/new/card/<int:card_id>/", reports.report_card, name="report_card"),
 ]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from quizzes.reports.models import ProblemReport
+
 ANY_JSON = serializers.JSONField
 
 
@@ -141,6 +143,22 @@ class ExportPackSerializer(serializers.Serializer):
     items = ExportPackItemSerializer(many=True)
 
 
+class ExportReportSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    question_key = serializers.CharField()
+    origin = serializers.ChoiceField(choices=ProblemReport.Origin.choices)
+    attempt_item_id = serializers.IntegerField(allow_null=True)
+    pack_item_id = serializers.IntegerField(allow_null=True)
+    card_id = serializers.IntegerField(allow_null=True)
+    prompt = serializers.CharField(help_text="The question as you saw it.")
+    template_version = serializers.IntegerField(allow_null=True)
+    variant_seed = serializers.IntegerField(allow_null=True)
+    category = serializers.ChoiceField(choices=ProblemReport.Category.choices)
+    text = serializers.CharField(allow_blank=True)
+    created_at = serializers.CharField()
+    resolved_at = serializers.CharField(allow_null=True, help_text="When an author resolved it; null while open.")
+
+
 class ExportDocumentSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=["quizsite-export"])
     version = serializers.IntegerField(help_text="1; a key that changes meaning or goes away bumps it.")
@@ -152,6 +170,4 @@ class ExportDocumentSerializer(serializers.Serializer):
     review_logs = ExportReviewLogSerializer(many=True, help_text="Every rating, oldest first.")
     attempts = ExportAttemptSerializer(many=True)
     packs = ExportPackSerializer(many=True)
-    reports = serializers.ListField(
-        child=ANY_JSON(), help_text="Your problem reports about questions (empty until reports exist)."
-    )
+    reports = ExportReportSerializer(many=True, help_text="Your problem reports about questions, oldest first.")

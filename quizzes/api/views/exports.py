@@ -8,8 +8,9 @@
 * ``GET /profile/exports/{id}/`` — the job's status and progress, and once ready its signed download links
   (valid until ``expires_at``, 24 h after it finished; then the files are deleted).
 
-Asking for an export (the GET and the POST, not polling or downloading) is throttled per learner and per client
-IP: the ``export`` limits in settings, 429 with Retry-After.
+Asking for an export (the GET and the POST, not polling or downloading) is counted against two quotas, per learner
+and per client IP (the ``export`` limits in settings): RateLimit-Policy / RateLimit (``"export_username"``,
+``"export_ip"``) on the response, and past either, 429 with Retry-After and both headers.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from rest_framework.views import APIView
 from quizzes.accounts import throttle
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
-from quizzes.api.throttling import throttled_error
+from quizzes.api.throttling import RATELIMIT_HEADERS, throttled_error
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.export_document import ExportDocumentSerializer
 from quizzes.core.errors import ErrorCode
@@ -78,11 +79,26 @@ def _job(request: Request, export: DataExport) -> dict[str, Any]:
     }
 
 
-def _count_request(request: LearnerApiRequest) -> None:
+def _count_request(request: LearnerApiRequest) -> dict[str, str]:
+    """Count an export asked for against the ``export`` quotas (per learner, per client IP): their RateLimit headers,
+    or 429 ``throttled`` with Retry-After and the headers."""
     try:
-        throttle.attempt("export", request=request._request, username=f"learner:{request.user.pk}")
-    except throttle.Throttled as exc:
-        raise throttled_error(exc) from None
+        quotas = throttle.request_quotas("export", request=request._request, username=f"learner:{request.user.pk}")
+    except throttle.QuotaExceeded as exc:
+        error = throttled_error(exc)
+        raise ApiError(
+            status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+            code=ErrorCode.THROTTLED,
+            message=str(error.detail),
+            headers={"Retry-After": str(exc.retry_after), **throttle.ratelimit_headers(*exc.quotas)},
+        ) from None
+    return throttle.ratelimit_headers(*quotas)
+
+
+def _with_headers(response: Response, headers: dict[str, str]) -> Response:
+    for name, value in headers.items():
+        response[name] = value
+    return response
 
 
 def _accepted(request: LearnerApiRequest) -> Response:
@@ -102,6 +118,7 @@ class ExportView(APIView):
             "(started now, or the one already running) and `Location` its URL: poll it until `status` is "
             "`ready`, then download `files`. Throttled per learner (429)."
         ),
+        parameters=RATELIMIT_HEADERS,
         responses={
             200: ExportDocumentSerializer,
             202: OpenApiResponse(ExportJobSerializer, description="Too large to answer inline: the export job."),
@@ -109,12 +126,12 @@ class ExportView(APIView):
         },
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        _count_request(request)
+        headers = _count_request(request)
         if not export_fits_inline(user=request.user):
-            return _accepted(request)
+            return _with_headers(_accepted(request), headers)
         response = Response(export_document(user=request.user))
         response["Content-Disposition"] = 'inline; filename="quizsite-export.json"'
-        return response
+        return _with_headers(response, headers)
 
 
 class ExportListView(APIView):
@@ -127,11 +144,12 @@ class ExportListView(APIView):
             "learner). Runs in the background (queue `exports`); poll its `url`. Throttled per learner (429)."
         ),
         request=None,
+        parameters=RATELIMIT_HEADERS,
         responses={202: ExportJobSerializer, **errors(401, 429)},
     )
     def post(self, request: LearnerApiRequest) -> Response:
-        _count_request(request)
-        return _accepted(request)
+        headers = _count_request(request)
+        return _with_headers(_accepted(request), headers)
 
 
 class ExportDetailView(APIView):

@@ -29,6 +29,9 @@ def throttled_page(request: HttpRequest, exc: throttle.Throttled) -> HttpRespons
     """429 with Retry-After and a page that says how long to wait."""
     response = render(request, "registration/throttled.html", {"minutes": exc.minutes}, status=429)
     response["Retry-After"] = str(exc.retry_after)
+    if isinstance(exc, throttle.QuotaExceeded):  # a quota (sign-up, exports): its RateLimit headers too
+        for name, value in throttle.ratelimit_headers(*exc.quotas).items():
+            response[name] = value
     return response
 
 
@@ -103,11 +106,20 @@ def signup(request: HttpRequest) -> HttpResponse:
         next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         next_url = ""
+    quotas: tuple[throttle.Quota, ...] = ()
     if request.method == "POST":
         try:  # every submitted form counts: limits account farming and probing for taken usernames
-            throttle.attempt("signup", request=request, username=request.POST.get("username"))
+            quotas = throttle.request_quotas("signup", request=request, username=request.POST.get("username"))
         except throttle.Throttled as exc:
             return throttled_page(request, exc)
+    response = _signup_form(request, next_url)
+    for name, value in throttle.ratelimit_headers(*quotas).items():
+        response[name] = value
+    return response
+
+
+def _signup_form(request: HttpRequest, next_url: str) -> HttpResponse:
+    """The sign-up form, or the account it created (signed in)."""
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

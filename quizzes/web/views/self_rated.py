@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from quizzes.content.models import Question
 from quizzes.content.selectors import questions_by_ids, rateable_question
 from quizzes.core.rendering import render_markdown
+from quizzes.reports.selectors import card_for_question
 from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.selectors import card_due
 from quizzes.reviews.services import card_rate
@@ -119,6 +120,8 @@ def _reveal(request: LearnerRequest, question: Question, draft: str) -> dict[str
         "ratings": rating_choices(request.user, question),
         # the first rating always brings the question back in two days (the seed's rule): say so on the buttons
         "first_study": card_due(user=request.user, question=question) is None,
+        # a problem is reported on the learner's card, so from the second look on (the first rating creates it)
+        "report_card": card_for_question(user=request.user, question=question),
         "reference": render_markdown(question.reference_answer),
         "rubric": [render_markdown(point) for point in question.rubric],
         "explanation": render_markdown(question.explanation),

@@ -44,12 +44,15 @@ def export_context(export: DataExport | None) -> dict[str, object]:
 def export_start(request: LearnerRequest) -> HttpResponse:
     """Start an export (or show the one running): back to the settings page, which shows its progress."""
     try:
-        throttle.attempt("export", request=request, username=f"learner:{request.user.pk}")
+        quotas = throttle.request_quotas("export", request=request, username=f"learner:{request.user.pk}")
     except throttle.Throttled as exc:
         return throttled_page(request, exc)
     if data_export_request(user=request.user).created:
         messages.success(request, _("Your export has started. This page shows when it is ready."))
-    return redirect(reverse("web:settings") + "#your-data")
+    response = redirect(reverse("web:settings") + "#your-data")
+    for name, value in throttle.ratelimit_headers(*quotas).items():
+        response[name] = value
+    return response
 
 
 @login_required

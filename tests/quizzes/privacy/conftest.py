@@ -1,4 +1,5 @@
-"""A learner with every kind of data the app keeps: cards, logs, attempts, a pack, tokens, sessions, reminders."""
+"""A learner with every kind of data the app keeps: cards, logs, attempts, a pack, a report, tokens, sessions,
+reminders."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from quizzes.accounts.services import api_token_create, learner_profile_update
 from quizzes.models import Attempt, IdempotencyKey, Lesson, ReminderDelivery
 from quizzes.packs.services import pack_issue
 from quizzes.practice.services import attempt_finish, attempt_start, item_answer
+from quizzes.reports.selectors import item_target
+from quizzes.reports.services import problem_report_create
 from quizzes.reviews.services import card_rate
 from tests import factories
 
@@ -28,7 +31,8 @@ class Learner:
 
 
 def build_learner(*, lesson: Lesson, username: str | None = None, password: str = factories.PASSWORD) -> Learner:
-    """Two finished study attempts (the first has one item skipped), a self-rated card, a pack, a token, a session."""
+    """Two finished study attempts (the first has one item skipped), a self-rated card, a pack, a problem report,
+    a token, a session."""
     user = factories.UserFactory(**({"username": username} if username else {}))
     learner_profile_update(user=user, time_zone="Asia/Shanghai", reminder_opt_in=True)
     start = timezone.now() - dt.timedelta(days=3)
@@ -45,6 +49,9 @@ def build_learner(*, lesson: Lesson, username: str | None = None, password: str 
         attempt_finish(user=user, attempt=attempt)
         attempts.append(attempt)
     pack_issue(user=user, device="phone", days=14)
+    reported = item_target(user=user, item_id=attempts[0].items.get(position=0).pk)
+    assert reported is not None
+    problem_report_create(user=user, target=reported, category="typo", text="A typo in the second line.")
     ReminderDelivery.objects.create(user=user, local_date=dt.date(2025, 3, 1), due_count=2, sent_at=timezone.now())
     IdempotencyKey.objects.create(user=user, key="k1", method="POST", path="/api/v1/packs/", request_hash="0" * 64)
     issued = api_token_create(user=user, device_name="Pixel")

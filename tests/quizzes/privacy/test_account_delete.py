@@ -64,6 +64,7 @@ def test_the_introspection_sees_every_kind_of_row_before_the_deletion(learner, w
         "quizzes.ReviewPack.user_id",
         "quizzes.ReminderDelivery.user_id",
         "quizzes.DataExport.user_id",
+        "quizzes.ProblemReport.user_id",
     ):
         assert label in keyed, (label, keyed)
     assert sessions_of(learner.user.pk)

@@ -41,7 +41,10 @@ def test_a_small_history_comes_back_inline_and_matches_its_documented_shape(lear
     assert document["format"] == "quizsite-export" and document["version"] == 1
     assert document["profile"]["username"] == learner.user.username
     assert document["profile"]["settings"]["time_zone"] == "Asia/Shanghai"
-    assert document["reports"] == []
+    (report,) = document["reports"]  # the problem report filed on the first attempt's first item
+    first_item = learner.first_attempt.items.get(position=0)
+    assert (report["attempt_item_id"], report["question_key"]) == (first_item.pk, first_item.question.key)
+    assert (report["category"], report["text"], report["resolved_at"]) == ("typo", "A typo in the second line.", None)
     logs = ReviewLog.objects.filter(user=learner.user)
     assert len(document["review_logs"]) == logs.count() > 0
     assert {card["question"]["key"] for card in document["cards"]} == set(
