@@ -207,7 +207,8 @@ class RopeRelativeScore(Template):
         d, q, k, m, n = inputs["d"], inputs["q"], inputs["k"], inputs["m"], inputs["n"]
         return (
             f"RoPE（RoFormer 的交错配对：维度 $(2i, 2i+1)$ 成对，$\\theta_i = 10000^{{-2i/d}}$），$d = {d}$。"
-            f"位置 $m = {m}$ 的 query 是 $q = {_bmatrix(q)}$，位置 $n = {n}$ 的 key 是 $k = {_bmatrix(k)}$。"
+            f"query 在位置 $m = {m}$，key 在位置 $n = {n}$：\n\n"
+            f"$$q = {_bmatrix(q)},\\qquad k = {_bmatrix(k)}$$\n\n"
             "两者旋转之后的点积 $(R_m q)\\cdot(R_n k)$ 是多少（不除以 $\\sqrt{d}$）？"
         )
 
