@@ -125,18 +125,31 @@ def json_rows(model: type[Model], alias: str, *, source: str, order_by: str) -> 
     an item and its question's options), where ``prefetch_related`` would send a second one. Read it back with
     ``instances_from_json``."""
     assert _json_safe(model), f"{model.__name__} has a column JSON would hand back changed (a date, a decimal …)"
-    columns = select_list(model, alias)
+    columns = _json_select_list(model, alias, connection.vendor)
     if connection.vendor == "postgresql":
         return f"(SELECT COALESCE(json_agg(json_build_array({columns}) ORDER BY {order_by}), '[]') {source})"
     # SQLite (the dev database): json_group_array keeps the order of an ordered inner query
     return f"(SELECT json_group_array(json(r)) FROM (SELECT json_array({columns}) AS r {source} ORDER BY {order_by}))"
 
 
-#: Columns a JSON array carries as themselves, so the ORM's own converters still apply on the way back.
+#: Columns a JSON array carries as themselves, so the ORM's own converters still apply on the way back. A
+#: JSONField travels as its text (``_json_select_list``), which is what its converter reads in an ordinary row.
 _JSON_SAFE_TYPES = frozenset(
-    {"AutoField", "BigAutoField", "BooleanField", "CharField", "ForeignKey", "IntegerField", "PositiveIntegerField",
-     "PositiveSmallIntegerField", "SlugField", "SmallIntegerField", "TextField"}
+    {"AutoField", "BigAutoField", "BooleanField", "CharField", "ForeignKey", "IntegerField", "JSONField",
+     "PositiveIntegerField", "PositiveSmallIntegerField", "SlugField", "SmallIntegerField", "TextField"}
 )  # fmt: skip
+
+
+@functools.cache
+def _json_select_list(model: type[Model], alias: str, vendor: str) -> str:
+    """``select_list`` for ``json_rows``: PostgreSQL would nest a jsonb column as an object, so it is cast to
+    text (SQLite keeps JSON as text already)."""
+
+    def column(field: Field) -> str:
+        name = f"{alias}.{quote(field.column)}"
+        return f"{name}::text" if vendor == "postgresql" and field.get_internal_type() == "JSONField" else name
+
+    return ", ".join(column(field) for field in _fields(model))
 
 
 @functools.cache

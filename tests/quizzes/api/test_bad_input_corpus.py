@@ -423,6 +423,8 @@ def _web_urls(world) -> list[str]:
         "export_id": world["ids"]["export_id"],
         "session_id": 1,  # the settings page's sign-out forms (POST only: a GET finds no form there)
         "device_id": world["ids"]["device_pk"],
+        "item_id": world["ids"]["item_id"],  # "report a problem" with an item or a card
+        "card_id": world["ids"]["card_id"],
     }
     urls = []
     from quizzes.web import urls as web_urls
