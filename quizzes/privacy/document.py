@@ -29,6 +29,7 @@ from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.selectors import score_of
 from quizzes.privacy.rules import DOCUMENT_FORMAT, DOCUMENT_VERSION
 from quizzes.reports.models import ProblemReport
+from quizzes.reports.selectors import report_facts
 from quizzes.reviews.models import ReviewCard, ReviewLog
 
 #: Rows read from the database at a time while streaming a section.
@@ -239,17 +240,8 @@ def packs_section(user: User) -> Iterator[dict[str, Any]]:
 
 def report_entry(report: ProblemReport) -> dict[str, Any]:
     return {
-        "id": report.pk,
+        **report_facts(report),
         "question_key": report.question.key,
-        "origin": report.origin,
-        "attempt_item_id": report.attempt_item_id,
-        "pack_item_id": report.pack_item_id,
-        "card_id": report.card_id,
-        "prompt": report.prompt,
-        "template_version": report.template_version,
-        "variant_seed": report.variant_seed,
-        "category": report.category,
-        "text": report.text,
         "created_at": iso(report.created_at),
         "resolved_at": iso(report.resolved_at),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
@@ -100,3 +101,19 @@ def card_for_question(*, user: User, question: Question) -> ReviewCard | None:
 def reports_of(*, user: User) -> QuerySet[ProblemReport]:
     """The learner's reports, newest first."""
     return ProblemReport.objects.owned_by(user).select_related("question", "question__lesson")
+
+
+def report_facts(report: ProblemReport) -> dict[str, Any]:
+    """What a report says and where the learner saw it: the fields the API and the data export both carry."""
+    return {
+        "id": report.pk,
+        "origin": report.origin,
+        "attempt_item_id": report.attempt_item_id,
+        "pack_item_id": report.pack_item_id,
+        "card_id": report.card_id,
+        "prompt": report.prompt,
+        "template_version": report.template_version,
+        "variant_seed": report.variant_seed,
+        "category": report.category,
+        "text": report.text,
+    }

@@ -23,7 +23,14 @@ from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_li
 from quizzes.api.types import LearnerApiRequest
 from quizzes.core.errors import ErrorCode
 from quizzes.reports.models import TEXT_MAX_LENGTH, ProblemReport
-from quizzes.reports.selectors import ReportTarget, card_target, item_target, pack_item_target, reports_of
+from quizzes.reports.selectors import (
+    ReportTarget,
+    card_target,
+    item_target,
+    pack_item_target,
+    report_facts,
+    reports_of,
+)
 from quizzes.reports.services import problem_report_create
 
 TAG = ["reports"]
@@ -74,17 +81,8 @@ class ReportListSerializer(serializers.Serializer):
 
 def report_data(report: ProblemReport) -> dict[str, Any]:
     return {
-        "id": report.pk,
+        **report_facts(report),
         "question": {"id": report.question.pk, "key": report.question.key, "lesson": report.question.lesson.key},
-        "origin": report.origin,
-        "attempt_item_id": report.attempt_item_id,
-        "pack_item_id": report.pack_item_id,
-        "card_id": report.card_id,
-        "prompt": report.prompt,
-        "template_version": report.template_version,
-        "variant_seed": report.variant_seed,
-        "category": report.category,
-        "text": report.text,
         "created_at": report.created_at,
         "status": "resolved" if report.is_resolved else "open",
         "resolved_at": report.resolved_at,
