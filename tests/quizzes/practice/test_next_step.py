@@ -99,3 +99,48 @@ def test_another_learners_progress_changes_nothing(user, other_user, two_lessons
     _take_quiz(other_user, first, T0)
     attempt_start(user=other_user, lesson=first)
     assert next_step_for(user=user).kind is NextStepKind.LESSON
+
+
+def _any_answer(item) -> dict:
+    """Some answer of the item's kind (right or wrong does not matter to where the learner goes next)."""
+    from quizzes.content.code import spec_from_field
+    from quizzes.content.models import Question
+
+    question = item.question
+    if question.kind == Question.Kind.CHOICE:
+        return {"option_id": question.options.first().pk}
+    if question.kind == Question.Kind.CODE:
+        return {"code": spec_from_field(question.code_spec).reference}
+    if question.answer_form == Question.AnswerForm.CHOICE:
+        return {"choice_index": 0}
+    return {"value": item.variant["answer"]}
+
+
+def test_the_next_step_walks_the_real_lessons_in_order(user, time_machine):
+    """With the seven lesson files loaded, finishing a lesson (its quiz, its prompts, its recall card) moves the
+    obvious next step to the next lesson, in the order the lesson list shows."""
+    from pathlib import Path
+
+    from quizzes.content.models import Lesson, Question
+    from quizzes.content.writer import content_load
+
+    content_load(directory=Path(__file__).resolve().parents[3] / "fixtures" / "lessons")
+    shown = list(Lesson.objects.filter(published=True).order_by("order").values_list("key", flat=True))
+    assert len(shown) == 7
+    time_machine.move_to(T0, tick=False)
+    walked = []
+    for _ in range(200):
+        step = next_step_for(user=user, due=0)
+        if step.kind is NextStepKind.WAIT:
+            break
+        if step.kind is NextStepKind.LESSON:
+            walked.append(step.lesson.key)
+            attempt = attempt_start(user=user, lesson=step.lesson, now=T0)
+            for item in attempt.items.select_related("question"):
+                item_answer(user=user, item=item, now=T0, **_any_answer(item))
+            attempt_finish(user=user, attempt=attempt, now=T0)
+        else:
+            assert step.kind in (NextStepKind.PROMPT, NextStepKind.RECALL), step
+            assert step.question.kind in (Question.Kind.PROMPT, Question.Kind.RECALL)
+            card_rate(user=user, question=step.question, rating=3)
+    assert walked == shown
