@@ -14,10 +14,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
-from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.serializers import reviews as s
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
 from quizzes.content.selectors import question_by_id, rateable_question
