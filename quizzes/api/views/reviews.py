@@ -24,7 +24,9 @@ from quizzes.content.selectors import question_by_id, rateable_question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.reviews import learner_cache
 from quizzes.reviews.models import ReviewCard, ReviewLog
-from quizzes.reviews.selectors import card_for, cards_for, due_forecast, review_heatmap
+from quizzes.reviews.selectors.cards import card_for, cards_for
+from quizzes.reviews.selectors.forecast import due_forecast
+from quizzes.reviews.selectors.history import review_heatmap
 from quizzes.reviews.services import card_rate, card_suspend, card_undo_last, card_unsuspend
 
 TAG = ["reviews"]
