@@ -32,7 +32,7 @@ def local_day_of(*, profile: LearnerProfile, moment: dt.datetime) -> dt.date:
     return scheduling.local_day(moment, profile.zone, profile.day_rollover_hour)
 
 
-def _logs_today(user: User, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewLog]:
+def logs_today(user: User, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewLog]:
     start, end = start_of_today(profile=profile, now=now), end_of_today(profile=profile, now=now)
     return ReviewLog.objects.filter(user=user).between(start, end)
 
@@ -48,7 +48,7 @@ class TodayLogs:
 
 def today_logs(*, user: User, profile: LearnerProfile, now: dt.datetime) -> TodayLogs:
     """One query for the three counts the daily caps and the dashboard need."""
-    counts = _logs_today(user, profile, now).aggregate(
+    counts = logs_today(user, profile, now).aggregate(
         total=Count("id"),
         reviews=Count("id", filter=Q(role=ReviewLog.Role.REVIEW)),
         first=Count("id", filter=Q(role=ReviewLog.Role.FIRST)),

@@ -18,7 +18,7 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.reviews.models import ReviewCard, ReviewLog
-from quizzes.reviews.selectors.days import TodayLogs, _logs_today, end_of_today, today_for, today_logs
+from quizzes.reviews.selectors.days import TodayLogs, end_of_today, logs_today, today_for, today_logs
 from quizzes.reviews.selectors.history import RECENT_LOG_DAYS, RecentLogs, recent_logs_later
 from quizzes.reviews.selectors.summary import CardSummary, card_summary_later
 
@@ -250,5 +250,5 @@ def review_progress(*, user: User, now: dt.datetime | None = None) -> ReviewProg
     """Today's counted reviews against what is still due: the review session's progress bar."""
     now = now or timezone.now()
     profile = profile_for(user=user)
-    done = _logs_today(user, profile, now).filter(role=ReviewLog.Role.REVIEW).values("card_id").distinct().count()
+    done = logs_today(user, profile, now).filter(role=ReviewLog.Role.REVIEW).values("card_id").distinct().count()
     return ReviewProgress(done=done, remaining=due_count(user=user, now=now))
