@@ -24,13 +24,14 @@ torch: venv
 # Static checks, the same as the pre-commit hooks (.pre-commit-config.yaml). No database or other service is
 # needed. mypy checks the `files` of [tool.mypy] in pyproject.toml; the Django plugin imports quizsite.settings,
 # which wants a SECRET_KEY outside DEBUG (any value does for a type check). lint-imports checks the layering
-# contracts of [tool.importlinter] (quizzes/README.md).
+# contracts of [tool.importlinter] (quizzes/README.md). scripts/complexity.py fails on any block radon ranks F.
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/djlint quizzes/templates --lint
 	SECRET_KEY=typecheck-only $(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/complexity.py
 
 # PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not postgres"' or PYTEST_ARGS=tests/attention_engine
 test: venv lint

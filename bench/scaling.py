@@ -10,7 +10,7 @@ differs. Each database is created, migrated and seeded on first use (bench/datab
 step); one whose scale learners don't match is re-seeded (``--wipe``); the large one takes about two
 minutes. ``--cleanup`` drops both afterwards.
 
-For learners scale-000001 … scale-000100 in each database, the SQL that ``quizzes.reviews.selectors.due_cards``
+For learners scale-000001 … scale-000100 in each database, the SQL that ``quizzes.reviews.selectors.due.due_cards``
 sends for the queue (captured from the real selector, not re-typed here) is executed ``--repeat``
 times after a warm-up; reported: median and p95 of the query's wall time on the client, the whole
 ``due_cards()`` call (Python + its 3 queries), and ``EXPLAIN (ANALYZE, BUFFERS)`` of the queue query
@@ -58,7 +58,7 @@ def measure(repeat: int) -> dict:
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
-    from quizzes.reviews import selectors
+    from quizzes.reviews.selectors.due import due_cards
 
     now = timezone.now()
     users = list(get_user_model().objects.filter(username__startswith="scale-").order_by("username")[:LEARNERS])
@@ -68,7 +68,7 @@ def measure(repeat: int) -> dict:
     queue_sql = {}
     for user in users:
         with CaptureQueriesContext(connection) as ctx:
-            selectors.due_cards(user=user, now=now)
+            due_cards(user=user, now=now)
         queue_sql[user.pk] = next(q["sql"] for q in ctx.captured_queries if "ORDER BY" in q["sql"]
                                   and '"quizzes_reviewcard"."due" <' in q["sql"])  # fmt: skip
     query_ms, call_ms, rows = [], [], []
@@ -86,7 +86,7 @@ def measure(repeat: int) -> dict:
         for _ in range(max(1, repeat // 4)):
             for user in users:
                 t = time.perf_counter()
-                selectors.due_cards(user=user, now=now)
+                due_cards(user=user, now=now)
                 call_ms.append((time.perf_counter() - t) * 1000)
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + queue_sql[users[0].pk])
         plan = "\n".join(row[0] for row in cursor.fetchall())

@@ -36,7 +36,7 @@ import logging
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -676,53 +676,114 @@ def _named(prepared: Prepared, runs: Sequence[CaseRun], name: str, decisive: lis
     return None
 
 
+def _decisive(cases: Sequence[CaseSpec], bad: list[int]) -> list[int]:
+    """The failed cases a verdict is judged on: the required ones, or all of them when only optional ones failed."""
+    return [i for i in bad if cases[i].required] or bad
+
+
+def _name_message(
+    prepared: Prepared, sub: Submission, runs: Sequence[CaseRun], name: str, bad: list[int], named: str | None
+) -> Message:
+    """The message for one checked name that fails on the cases ``bad``: the misconception it matches, the
+    error it raised or how its value differs, on the first decisive case."""
+    cases = prepared.spec.cases
+    first = _decisive(cases, bad)[0]
+    status = runs[first].statuses[name]
+    line = sub.defining[name][1] if name in sub.defining else None
+    where = "code" if name in sub.defining else "scaffold"
+    if named is not None:
+        m = _misconceptions.get(named)
+        params: dict[str, JSON] = {"id": m.id, "name": name, "line": line, "title": m.title_en}
+        return Message("misconception", params, line, None, where, name, cases[first].name)
+    if status.error is not None:
+        return status.error.message(name=name, case=cases[first].name)
+    return Message(status.code, status.params, line, None, where, name, cases[first].name)
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """What the headline of a failed check is chosen from: the main failing name on its first decisive case."""
+
+    passed: bool  # every required case passed (only optional ones failed)
+    plain_ok: bool  # every plain (non-adversarial) case passed
+    all_batched: bool  # every failed case is a batched one
+    misconception: str | None  # the misconception matching the main name
+    error_code: str | None  # the error the main name raised on its first decisive case, if any
+    error_params: Mapping[str, JSON]
+    case: str  # that case's name
+    failed: list[str]  # every failed case's name
+    required_failed: list[str]  # the failed required cases' names
+
+
+def _misconception_params(f: _Failure) -> dict[str, JSON]:
+    m = _misconceptions.get(str(f.misconception))
+    return {"id": m.id, "title": m.title_en}
+
+
+#: The headline of a check that is not correct: the first row whose test holds gives the code and the
+#: params (besides the main name and its line). The first two rows are the accepted verdicts.
+_HEADLINES: Final[tuple[tuple[Callable[[_Failure], bool], str, Callable[[_Failure], dict[str, JSON]]], ...]] = (
+    (lambda f: f.passed and f.all_batched, "works_2d_only", lambda f: {"cases": f.failed}),
+    (lambda f: f.passed, "optional_cases_fail", lambda f: {"cases": f.failed}),
+    (lambda f: f.misconception is not None, "misconception", _misconception_params),
+    (lambda f: f.error_code == "limit_exceeded", "too_much_work", lambda f: {"case": f.case, **f.error_params}),
+    (lambda f: f.plain_ok, "fails_adversarial", lambda f: {"cases": f.required_failed}),
+    (lambda f: f.error_code is not None, "run_error", lambda f: {"case": f.case, "error": f.error_code}),
+    (lambda f: True, "incorrect", lambda f: {"case": f.case}),
+)
+
+
+def _headline(failure: _Failure) -> tuple[str, dict[str, JSON]]:
+    return next((code, params(failure)) for test, code, params in _HEADLINES if test(failure))
+
+
+def _main_failure(
+    cases: Sequence[CaseSpec],
+    runs: Sequence[CaseRun],
+    order: Sequence[str],
+    failing: Mapping[str, list[int]],
+    named: Mapping[str, str | None],
+    *,
+    passed: bool,
+    plain_ok: bool,
+) -> tuple[str, int, _Failure]:
+    """The name the headline is about (the first failing a required case, else the first failing), its first
+    decisive case, and the facts the headline is chosen from."""
+    main = next((n for n in order if any(cases[i].required for i in failing[n])), None) or next(
+        n for n in order if failing[n]
+    )
+    bad = failing[main]
+    first = _decisive(cases, bad)[0]
+    failed_cases = sorted({i for n in order for i in failing[n]})
+    error = runs[first].statuses[main].error
+    failure = _Failure(
+        passed=passed,
+        plain_ok=plain_ok,
+        all_batched=all(cases[i].batched for i in failed_cases),
+        misconception=named.get(main),
+        error_code=error.code if error is not None else None,
+        error_params=error.params if error is not None else {},
+        case=cases[first].name,
+        failed=[cases[i].name for i in failed_cases],
+        required_failed=[cases[i].name for i in failed_cases if cases[i].required],
+    )
+    return main, first, failure
+
+
 def diagnose(prepared: Prepared, sub: Submission, runs: Sequence[CaseRun]) -> CheckResult:
     spec = prepared.spec
     cases = spec.cases
     order = prepared.name_order(sub)
     failing = {n: [i for i, r in enumerate(runs) if not r.statuses[n].ok] for n in order}
     case_ok = [all(r.statuses[n].ok for n in order) for r in runs]
-    all_ok = all(case_ok)
     passed = all(ok for ok, c in zip(case_ok, cases, strict=True) if c.required)
     plain_ok = all(ok for ok, c in zip(case_ok, cases, strict=True) if not c.adversarial)
     work = max(r.work for r in runs)
     case_dicts = tuple(_case_dict(c, ok) for c, ok in zip(cases, case_ok, strict=True))
-
-    def line_of(name: str) -> int | None:
-        return sub.defining[name][1] if name in sub.defining else None
-
-    messages: list[Message] = []
-    named: dict[str, str | None] = {}
-    for n in order:
-        bad = failing[n]
-        if not bad:
-            continue
-        required_bad = [i for i in bad if cases[i].required]
-        decisive = required_bad or bad
-        named[n] = _named(prepared, runs, n, decisive)
-        first = decisive[0]
-        status = runs[first].statuses[n]
-        where = "code" if n in sub.defining else "scaffold"
-        if named[n] is not None:
-            m = _misconceptions.get(str(named[n]))
-            messages.append(
-                Message(
-                    "misconception",
-                    {"id": m.id, "name": n, "line": line_of(n), "title": m.title_en},
-                    line_of(n),
-                    None,
-                    where,
-                    n,
-                    cases[first].name,
-                )
-            )
-        elif status.error is not None:
-            messages.append(status.error.message(name=n, case=cases[first].name))
-        else:
-            messages.append(Message(status.code, status.params, line_of(n), None, where, n, cases[first].name))
-
+    named = {n: _named(prepared, runs, n, _decisive(cases, failing[n])) for n in order if failing[n]}
+    messages = tuple(_name_message(prepared, sub, runs, n, failing[n], named[n]) for n in named)
     lines = _line_marks(sub, runs, failing, cases, order)
-    if all_ok:
+    if all(case_ok):
         return CheckResult(
             spec.key,
             spec.version,
@@ -741,38 +802,9 @@ def diagnose(prepared: Prepared, sub: Submission, runs: Sequence[CaseRun]) -> Ch
             work,
         )
 
-    main = next((n for n in order if any(cases[i].required for i in failing[n])), None) or next(
-        n for n in order if failing[n]
-    )
-    bad = failing[main]
-    decisive = [i for i in bad if cases[i].required] or bad
-    first = decisive[0]
-    main_misconception = named.get(main)
-    failed_cases = sorted({i for n in order for i in failing[n]})
-    base = {"name": main, "line": line_of(main)}
-    if passed:
-        verdict, rating = "accepted", HARD
-        names = [cases[i].name for i in failed_cases]
-        if all(cases[i].batched for i in failed_cases):
-            code, params = "works_2d_only", {**base, "cases": names}
-        else:
-            code, params = "optional_cases_fail", {**base, "cases": names}
-    else:
-        verdict, rating = "incorrect", HARD if plain_ok else AGAIN
-        status = runs[first].statuses[main]
-        if main_misconception is not None:
-            m = _misconceptions.get(main_misconception)
-            code, params = "misconception", {**base, "id": m.id, "title": m.title_en}
-        elif status.error is not None and status.error.code == "limit_exceeded":
-            code, params = "too_much_work", {**base, "case": cases[first].name, **status.error.params}
-        elif plain_ok:
-            names = [cases[i].name for i in failed_cases if cases[i].required]
-            code, params = "fails_adversarial", {**base, "cases": names}
-        elif status.error is not None:
-            code, params = "run_error", {**base, "case": cases[first].name, "error": status.error.code}
-        else:
-            code, params = "incorrect", {**base, "case": cases[first].name}
-    example = _example(prepared, runs[first], first, main)
+    main, first, failure = _main_failure(cases, runs, order, failing, named, passed=passed, plain_ok=plain_ok)
+    code, params = _headline(failure)
+    verdict, rating = ("accepted", HARD) if passed else ("incorrect", HARD if plain_ok else AGAIN)
     return CheckResult(
         spec.key,
         spec.version,
@@ -782,12 +814,12 @@ def diagnose(prepared: Prepared, sub: Submission, runs: Sequence[CaseRun]) -> Ch
         passed,
         rating,
         code,
-        params,
-        main_misconception,
-        tuple(messages),
+        {"name": main, "line": sub.defining[main][1] if main in sub.defining else None, **params},
+        failure.misconception,
+        messages,
         lines,
         case_dicts,
-        example,
+        _example(prepared, runs[first], first, main),
         work,
     )
 

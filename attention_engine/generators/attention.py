@@ -505,7 +505,7 @@ class AttentionRowWeightsV2(QueryRowV2, AttentionRowWeights):
 class AttentionOutputV2(QueryRowV2, AttentionOutput):
     """Three options, not four: the outputs of different mistakes crowd within the 0.02 tolerance of
     each other, and three well-separated options beat four with a near-duplicate (Rodriguez 2005,
-    cited in shared/ITEM_WRITING.md). It also keeps generation above 5,000 variants/s."""
+    on the number of options). It also keeps generation above 5,000 variants/s."""
 
     max_distractors = 2
     params = specs(  # T drawn: 2-4 keys, 3-4 when causal; d_k = d_v = 2 by default, as in "我吃"

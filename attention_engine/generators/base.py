@@ -19,7 +19,7 @@ serialisation) lives here once:
 
 From version 2 on (``sane_choices = True``) a distractor is offered only if it passes ``sane``
 whenever the answer does: otherwise a test-wise learner finds the answer by those checks instead
-of by the computation (shared/ITEM_WRITING.md).
+of by the computation (fixtures/lessons/README.md, "How to write a question").
 
 From the versions of issue 25 on (``cue_rules = True``; version 3 of most templates, 2 of the
 newer ones) the choices obey four more rules, each declared by the template and enforced here:

@@ -2,7 +2,7 @@
 browser-session index, credentials that revoke (a password change ends the other tokens and sessions), demo accounts,
 token clean-up. Devices themselves: quizzes.accounts.devices.
 
-Keyword-only ``<entity>_<action>`` functions, each in a transaction (DESIGN.md §7). Pages, the API,
+Keyword-only ``<entity>_<action>`` functions, each in a transaction (quizzes/README.md). Pages, the API,
 the admin, commands and tasks call these; none of them writes an account row itself.
 """
 

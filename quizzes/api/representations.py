@@ -40,8 +40,11 @@ from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.next_step import NextStep
 from quizzes.practice.presenter import present_item, present_skipped_key
 from quizzes.practice.selectors import checkpoint_answers, score_of
-from quizzes.reviews import selectors as review_selectors
 from quizzes.reviews.models import ReviewCard
+from quizzes.reviews.selectors.days import end_of_today
+from quizzes.reviews.selectors.due import due_queue_reads
+from quizzes.reviews.selectors.ratings import rating_preview
+from quizzes.reviews.selectors.summary import dashboard_counts
 
 # --- representations ---------------------------------------------------------------------------
 
@@ -252,7 +255,7 @@ def cards_public(
 ) -> list[dict]:
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
-    end = review_selectors.end_of_today(profile=profile, now=now)
+    end = end_of_today(profile=profile, now=now)
     return [card_public(card, now=now, day_end=end) for card in cards]
 
 
@@ -264,14 +267,10 @@ def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -
     profile = profile_for(user=user)  # once per request, passed down
     start = (page - 1) * page_size
     # the logs of the streak's window, the cards' summary and the page: three statements, one round trip
-    reads = review_selectors.due_queue_reads(
-        user=user, profile=profile, now=now, start=start, size=page_size, fields=CARD_PUBLIC_VALUES
-    )
-    counts = review_selectors.dashboard_counts(
-        user=user, now=now, profile=profile, summary=reads.summary, recent=reads.recent
-    )
+    reads = due_queue_reads(user=user, profile=profile, now=now, start=start, size=page_size, fields=CARD_PUBLIC_VALUES)
+    counts = dashboard_counts(user=user, now=now, profile=profile, summary=reads.summary, recent=reads.recent)
     count = counts["due"]
-    end = review_selectors.end_of_today(profile=profile, now=now)
+    end = end_of_today(profile=profile, now=now)
     rows = reads.rows
     data = {
         "counts": counts,
@@ -285,7 +284,7 @@ def due_queue_page(*, user: User, page: int, page_size: int, now: dt.datetime) -
 
 def question_reference(*, user: User, question: Question, now: dt.datetime | None = None) -> dict:
     """A self-rated question's reference (shown after the learner answered in their own words) and rating preview."""
-    previews = review_selectors.rating_preview(user=user, question=question, now=now)
+    previews = rating_preview(user=user, question=question, now=now)
     return {
         "question_id": question.pk,
         "kind": question.kind,

@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse
 
-from quizzes.api.serializers import ErrorResponseSerializer
+from quizzes.api.serializers.common import ErrorResponseSerializer
 
 ERROR_DESCRIPTIONS = {
     400: "Invalid request: see error.fields.",

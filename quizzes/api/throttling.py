@@ -19,7 +19,7 @@ from rest_framework import exceptions, status
 
 from quizzes.accounts.throttle import QuotaExceeded, Throttled, learner_quota, ratelimit_headers
 from quizzes.api.errors import ApiError
-from quizzes.api.serializers import ErrorResponseSerializer
+from quizzes.api.serializers.common import ErrorResponseSerializer
 from quizzes.core.errors import ErrorCode
 
 

@@ -1,7 +1,8 @@
-"""Answer cues: the form of the options must not give the answer away (ITEM_WRITING.md, "The options").
+"""Answer cues: the form of the options must not give the answer away (fixtures/lessons/README.md,
+"How to write a question").
 
 The one place these rules live; ``load_lessons`` (quizzes.content.reader) and the admin's option inline
-(quizzes.admin.content) both call them, so an author meets the same rule, with the same numbers, wherever
+(quizzes.admin.content_forms) both call them, so an author meets the same rule, with the same numbers, wherever
 they write. Every rule looks at **live** options only (retired options are never shown again).
 
 An option is measured **as the learner sees it**: rendered with ``render_markdown`` (so ``$(4, 4)$``

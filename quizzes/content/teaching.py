@@ -13,7 +13,7 @@ the admin (the same YAML, in one text box). This module is the one place that kn
 spoil the quiz that follows nor feed the review schedule, so they live in the teaching text and are
 graded here; no card, no log. The first answer locks: per learner for a signed-in learner
 (``CheckpointAnswer``, quizzes.practice), per browser session for a signed-out visitor. They follow the
-same rules as choice questions (shared/ITEM_WRITING.md): at least two options, exactly one correct,
+same rules as choice questions (fixtures/lessons/README.md): at least two options, exactly one correct,
 the option-length and catch-all rules of quizzes.content.cues, and the correct option is never the
 single widest. Before the answer the page shows the options in a fresh random order with opaque
 handles; correctness, feedback and the explanation only come back in the answer's response.

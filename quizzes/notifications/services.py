@@ -57,9 +57,9 @@ from quizzes.notifications import push
 from quizzes.notifications.models import ReminderDelivery
 from quizzes.notifications.selectors import UNSUBSCRIBE_SALT, unsubscribe_user_for_token
 from quizzes.reviews import scheduling
-from quizzes.reviews import selectors as review_selectors
 from quizzes.reviews.models import ReviewCard
 from quizzes.reviews.reminder_clock import reminder_clock_after_check
+from quizzes.reviews.selectors.due import due_cards
 
 logger = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ def reminder_send_for(
     devices = push.push_targets(user=user) if wants_push else []
     if not (devices or user.email):
         return None
-    cards = review_selectors.due_cards(user=user, now=now)
+    cards = due_cards(user=user, now=now)
     if not cards:
         return None
     lessons = list(dict.fromkeys(card.question.lesson.title for card in sorted(cards, key=_lesson_order)))

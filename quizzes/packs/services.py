@@ -30,7 +30,7 @@ from quizzes.packs.pruning import shared_versions_lock
 from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
 from quizzes.practice.selectors import seen_variant_seeds
 from quizzes.practice.services.attempts import choose_option_order, variant_seed_for
-from quizzes.reviews.selectors import end_of_today
+from quizzes.reviews.selectors.days import end_of_today
 
 MAX_DEVICE_CHARS = 100
 

@@ -23,7 +23,8 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Question
 from quizzes.practice.models import Attempt
 from quizzes.practice.selectors import study_attempt_open
-from quizzes.reviews import selectors as review_selectors
+from quizzes.reviews.selectors.cards import next_review_at
+from quizzes.reviews.selectors.due import due_count, first_unseen_question
 
 
 class NextStepKind(StrEnum):
@@ -55,14 +56,14 @@ def next_step_for(*, user: User, now: dt.datetime | None = None, due: int | None
     """What this learner should do now (see the module's rule). ``due``: today's due count if the caller has it."""
     now = now or timezone.now()
     if due is None:
-        due = review_selectors.due_count(user=user, now=now, profile=profile_for(user=user))
+        due = due_count(user=user, now=now, profile=profile_for(user=user))
     if due:
         return NextStep(kind=NextStepKind.REVIEW, due=due)
     attempt = study_attempt_open(user=user)
     if attempt is not None:
         return NextStep(kind=NextStepKind.ATTEMPT, lesson=attempt.lesson, attempt=attempt)
-    question = review_selectors.first_unseen_question(user=user)
+    question = first_unseen_question(user=user)
     if question is not None:
         kind = _KIND_OF_QUESTION.get(Question.Kind(question.kind), NextStepKind.LESSON)
         return NextStep(kind=kind, lesson=question.lesson, question=question)
-    return NextStep(kind=NextStepKind.WAIT, next_review=review_selectors.next_review_at(user=user))
+    return NextStep(kind=NextStepKind.WAIT, next_review=next_review_at(user=user))

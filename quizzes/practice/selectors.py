@@ -30,7 +30,10 @@ from quizzes.core import rows
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.core.rows import quote
 from quizzes.practice.models import Attempt, AttemptItem, LockedAnswer
-from quizzes.reviews import selectors as review_selectors
+from quizzes.reviews.selectors.cards import next_review_of
+from quizzes.reviews.selectors.days import start_of_today
+from quizzes.reviews.selectors.history import RECENT_LOG_DAYS, RecentLogs, recent_logs_later
+from quizzes.reviews.selectors.summary import CardSummary, card_summary_later, lesson_card_counts
 
 
 def score_of(*, scores: Iterable[float | None]) -> float | None:
@@ -168,7 +171,7 @@ def study_attempt_open(*, user: User) -> Attempt | None:
 def review_attempt_open(*, user: User, lesson: Lesson, now: dt.datetime | None = None) -> Attempt | None:
     """An unfinished review attempt of this lesson started today with an item left to answer."""
     now = now or timezone.now()
-    start = review_selectors.start_of_today(profile=profile_for(user=user), now=now)
+    start = start_of_today(profile=profile_for(user=user), now=now)
     return (
         Attempt.objects.owned_by(user)
         .unfinished()
@@ -228,7 +231,7 @@ def attempt_summary(*, user: User, attempt: Attempt) -> AttemptSummary:
         answered=sum(1 for item in items if item.is_answered),
         score=score_of(scores=[item.score for item in items]),
         missed=[item for item in items if not item.is_correct],
-        next_review=review_selectors.next_review_of(user=user, question_ids=[item.question_id for item in items]),
+        next_review=next_review_of(user=user, question_ids=[item.question_id for item in items]),
     )
 
 
@@ -344,7 +347,7 @@ def lesson_progress(
     if counts is None:
         now = now or timezone.now()
         profile = profile if profile is not None else profile_for(user=user)
-        counts = review_selectors.lesson_card_counts(user=user, now=now, profile=profile)
+        counts = lesson_card_counts(user=user, now=now, profile=profile)
     lessons, best = together(lesson_heads_published_later(), best_scores_later(user=user))
     return _progress(lessons, best, counts)
 
@@ -367,8 +370,8 @@ def _progress(lessons: list[Lesson], best: dict[int, float], counts: dict[int, C
 class DashboardReads:
     """What the dashboard reads: the card summary with a forecast, the recent logs, the progress per lesson."""
 
-    summary: review_selectors.CardSummary
-    recent: review_selectors.RecentLogs
+    summary: CardSummary
+    recent: RecentLogs
     progress: list[LessonProgress]
 
 
@@ -376,8 +379,8 @@ def dashboard_reads(*, user: User, profile: LearnerProfile, now: dt.datetime, fo
     """``card_summary(forecast_days=...)``, ``recent_logs`` (the heatmap's year) and ``lesson_progress``: four
     statements in one round trip (``together``), each compiled once per process."""
     summary, recent, lessons, best = together(
-        review_selectors.card_summary_later(user=user, profile=profile, now=now, forecast_days=forecast_days),
-        review_selectors.recent_logs_later(user=user, profile=profile, now=now, days=review_selectors.RECENT_LOG_DAYS),
+        card_summary_later(user=user, profile=profile, now=now, forecast_days=forecast_days),
+        recent_logs_later(user=user, profile=profile, now=now, days=RECENT_LOG_DAYS),
         lesson_heads_published_later(),
         best_scores_later(user=user),
     )

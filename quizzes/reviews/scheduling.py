@@ -1,6 +1,6 @@
 """FSRS glue: local study days, our scheduler configuration, and replaying a card's history.
 
-py-fsrs does the memory model. What we add (DESIGN.md §5):
+py-fsrs does the memory model. What we add:
 
 * **Two-day rule.** A card's first log is the first study; FSRS reviews it normally and then
   its due date is pinned to exactly ``FIRST_REVIEW_DELAY`` later. FSRS computes the next

@@ -33,7 +33,7 @@ from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.parameters import learner_schedule
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
 from quizzes.reviews.rules import rating_refusal, review_time_refusal, stored_client_uuids
-from quizzes.reviews.selectors import card_state
+from quizzes.reviews.selectors.ratings import card_state
 from quizzes.reviews.signals import learner_rows_written
 
 if TYPE_CHECKING:  # reviews sit below practice: the attempt item is only a type here

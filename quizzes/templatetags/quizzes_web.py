@@ -8,7 +8,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from quizzes.core import dates, rendering
-from quizzes.reviews.selectors import due_count
+from quizzes.reviews.selectors.due import due_count
 
 register = template.Library()
 

@@ -20,7 +20,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from quizzes.core.dates import day_formatter, format_day, format_short_day, month_abbr
-from quizzes.reviews.selectors import DayCount
+from quizzes.reviews.selectors.days import DayCount
 
 HEAT_COLOURS = ("#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127")
 

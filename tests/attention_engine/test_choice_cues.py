@@ -12,7 +12,7 @@ For the newest version of every template, over 300 seeds (and the params the les
   with this file's own reading of the variant, not with the template's ``sane``;
 - **the parts** (25 b): "the option sharing the most parts with the others" (and, the reverse cue,
   "the fewest") finds the answer in at most chance + 10 percentage points of the seeds. Parts as
-  shared/ITEM_WRITING.md counts them: every number of a pair or a triple, every shape of the six,
+  fixtures/lessons/README.md counts them: every number of a pair or a triple, every shape of the six,
   every weight of a row, every size of a tensor's shape (a learner compares shapes size by size);
 - **the pool** (25 c): the misconceptions offered, counted over the seeds, number at least 5 for a
   question offering 3 distractors and at least 3 for one offering 2;

@@ -13,10 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
-from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.serializers import attempts as s
+from quizzes.api.serializers.common import ErrorResponseSerializer
 from quizzes.api.throttling import RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
@@ -270,7 +271,7 @@ class ItemAnswerView(APIView):
                 s.AnswerConflictSerializer, description="Already answered differently: the locked item."
             ),
             429: OpenApiResponse(
-                s.ErrorResponseSerializer,
+                ErrorResponseSerializer,
                 description="Code: grading_budget_exceeded (this learner's grading for the minute is spent; "
                 "nothing was locked), or throttled (this learner's answers quota, RateLimit-Policy / RateLimit). "
                 "Retry after the Retry-After header's seconds.",

@@ -9,9 +9,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attention_engine import misconceptions
-from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
+from quizzes.api.serializers import engine as s
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import query
 from quizzes.content import attention_demo as demo

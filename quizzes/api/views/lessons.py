@@ -17,11 +17,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
-from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictCharField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.serializers import lessons as s
+from quizzes.api.serializers.common import ErrorResponseSerializer
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response
 from quizzes.content.selectors import lesson_list_published, lesson_published_by_id, lesson_with_content
@@ -133,7 +134,7 @@ class CheckpointAnswerResultSerializer(serializers.Serializer):
     checkpoint = CheckpointSerializer()
 
 
-class CheckpointConflictSerializer(s.ErrorResponseSerializer):
+class CheckpointConflictSerializer(ErrorResponseSerializer):
     checkpoint = CheckpointSerializer(help_text="The locked checkpoint: your first answer stands.")
 
 

@@ -7,8 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
-from quizzes.api import serializers as s
 from quizzes.api.schema import errors
+from quizzes.api.serializers import next_step as s
 from quizzes.api.types import LearnerApiRequest
 from quizzes.practice.next_step import next_step_for
 

@@ -10,10 +10,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
-from quizzes.api import serializers as s
 from quizzes.api.deprecation import offline_correct_headers
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.serializers import offline as s
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
 from quizzes.packs.upload import PackAnswer, UploadEntry, offline_upload

@@ -13,10 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
-from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent_by_reference
 from quizzes.api.schema import errors
+from quizzes.api.serializers import packs as s
+from quizzes.api.serializers.common import ErrorResponseSerializer
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response
@@ -35,7 +36,7 @@ KEY_ON_PURPOSE = (
     "only cheats themselves, and the server never trusts the phone: it grades each uploaded answer again "
     "against its own stored copy of the item (`POST /api/v1/reviews/offline/` with `pack_item_id`)."
 )
-GONE = OpenApiResponse(s.ErrorResponseSerializer, description="The pack was revoked or has expired (pack_gone).")
+GONE = OpenApiResponse(ErrorResponseSerializer, description="The pack was revoked or has expired (pack_gone).")
 
 
 def _pack(request: LearnerApiRequest, pack_id: int) -> ReviewPack:

@@ -15,9 +15,9 @@ from rest_framework.views import APIView
 from quizzes.accounts.models import LearnerProfile, reminder_choice_fields
 from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import PROFILE_FIELDS, learner_profile_update
-from quizzes.api import scheduling_serializers as ss
-from quizzes.api import serializers as s
 from quizzes.api.schema import errors
+from quizzes.api.serializers import profile as s
+from quizzes.api.serializers import scheduling as ss
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.account_deletion import AccountDeleteMixin
 from quizzes.api.views.common import query

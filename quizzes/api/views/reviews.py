@@ -14,17 +14,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
-from quizzes.api import serializers as s
 from quizzes.api.errors import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
+from quizzes.api.serializers import reviews as s
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, page_of, query
 from quizzes.content.selectors import question_by_id, rateable_question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.reviews import learner_cache
 from quizzes.reviews.models import ReviewCard, ReviewLog
-from quizzes.reviews.selectors import card_for, cards_for, due_forecast, review_heatmap
+from quizzes.reviews.selectors.cards import card_for, cards_for
+from quizzes.reviews.selectors.forecast import due_forecast
+from quizzes.reviews.selectors.history import review_heatmap
 from quizzes.reviews.services import card_rate, card_suspend, card_undo_last, card_unsuspend
 
 TAG = ["reviews"]

@@ -42,7 +42,7 @@ from quizzes.content.moodle.xmlfile import QuestionElement
 REFUSED_TYPES = {
     "truefalse": (
         "true/false is answered right half the time by guessing; write it as a multichoice question with real "
-        "alternatives (shared/ITEM_WRITING.md)"
+        "alternatives (fixtures/lessons/README.md, How to write a question)"
     ),
     "shortanswer": "typed text answers (shortanswer, with * wildcards) have no kind here",
     "calculated": "calculated questions draw numbers from wildcard datasets; numbers here come from engine templates",

@@ -27,7 +27,7 @@ from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.selectors import seen_variant_seeds
 from quizzes.reviews.models import ReviewLog
-from quizzes.reviews.selectors import lesson_due_questions
+from quizzes.reviews.selectors.due import lesson_due_questions
 from quizzes.reviews.services import card_record_answer
 
 NUMBERING_RETRIES = 8

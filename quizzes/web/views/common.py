@@ -19,7 +19,8 @@ from quizzes.content.selectors import lesson_published_get
 from quizzes.core.dates import format_day
 from quizzes.practice.next_step import NextStep, NextStepKind
 from quizzes.reviews.models import ReviewLog
-from quizzes.reviews.selectors import local_day_of, rating_preview, today_for
+from quizzes.reviews.selectors.days import local_day_of, today_for
+from quizzes.reviews.selectors.ratings import rating_preview
 
 
 def published_lesson_or_404(key: str) -> Lesson:

@@ -15,7 +15,7 @@ from quizzes.content.models import Question
 from quizzes.content.selectors import interview_prompts, mock_interview_questions, questions_by_ids
 from quizzes.practice.next_step import next_step_for
 from quizzes.reviews.models import ReviewLog
-from quizzes.reviews.selectors import card_due
+from quizzes.reviews.selectors.cards import card_due
 from quizzes.web.practice_forms import MockSizeForm
 from quizzes.web.types import LearnerRequest
 from quizzes.web.views.common import describe_due, next_step_link

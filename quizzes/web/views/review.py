@@ -15,7 +15,8 @@ from django.views.decorators.http import require_POST, require_safe
 from quizzes.practice.next_step import next_step_for
 from quizzes.practice.selectors import review_attempt_open
 from quizzes.practice.services import review_attempt_get_or_start
-from quizzes.reviews import selectors as review_selectors
+from quizzes.reviews.selectors import due as due_selectors
+from quizzes.reviews.selectors.cards import next_review_after_today
 from quizzes.web.types import LearnerRequest
 from quizzes.web.views.common import describe_due, next_step_link, published_lesson_or_404
 
@@ -24,8 +25,8 @@ from quizzes.web.views.common import describe_due, next_step_link, published_les
 @require_safe
 def review_session(request: LearnerRequest) -> HttpResponse:
     """Today's due items lesson by lesson: the quiz (a review attempt), then prompts, the recall card last."""
-    groups = review_selectors.review_session(user=request.user)
-    progress = review_selectors.review_progress(user=request.user)
+    groups = due_selectors.review_session(user=request.user)
+    progress = due_selectors.review_progress(user=request.user)
     here = reverse("web:review_session")
     plan: list[dict[str, Any]] = []
     for group in groups:
@@ -42,7 +43,7 @@ def review_session(request: LearnerRequest) -> HttpResponse:
     current = plan[0]["steps"][0] if plan else None
     if current and current["kind"] == "quiz":
         current["open_attempt"] = review_attempt_open(user=request.user, lesson=current["lesson"])
-    next_review = None if plan else review_selectors.next_review_after_today(user=request.user)
+    next_review = None if plan else next_review_after_today(user=request.user)
     return render(
         request,
         "web/practice/review_session.html",

@@ -22,7 +22,7 @@ from quizzes.content.selectors import questions_by_ids, rateable_question
 from quizzes.core.rendering import render_markdown
 from quizzes.reports.selectors import card_for_question
 from quizzes.reviews.models import ReviewLog
-from quizzes.reviews.selectors import card_due
+from quizzes.reviews.selectors.cards import card_due
 from quizzes.reviews.services import card_rate
 from quizzes.web.practice_forms import RatingForm, SelfAnswerForm
 from quizzes.web.types import LearnerRequest

@@ -27,8 +27,8 @@ from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.next_step import next_step_for
 from quizzes.practice.selectors import checkpoint_answers, dashboard_reads, lesson_attempts, lesson_progress
 from quizzes.practice.services import checkpoint_answer_record
-from quizzes.reviews import selectors as review_selectors
-from quizzes.reviews.selectors import DayCount
+from quizzes.reviews.selectors.days import DayCount
+from quizzes.reviews.selectors.history import review_streak
 from quizzes.web import charts
 from quizzes.web.forms import DemoForm
 from quizzes.web.types import PageRequest, signed_in
@@ -81,7 +81,7 @@ def dashboard(request: PageRequest) -> HttpResponse:
         "profile": profile,
         "due": due,
         "next_step": next_step_link(user, next_step_for(user=user, now=now, due=due)),
-        "streak": review_selectors.review_streak(user=user, now=now, profile=profile, recent=recent),
+        "streak": review_streak(user=user, now=now, profile=profile, recent=recent),
         "progress": reads.progress,
         "forecast_rows": charts.day_count_rows(forecast),
         "forecast_svg": charts.forecast_svg(forecast),

@@ -199,7 +199,7 @@ def test_the_body_is_exactly_the_documented_serializers_representation(api, user
     from rest_framework.renderers import JSONRenderer
 
     from quizzes.api.representations import due_queue_page
-    from quizzes.api.serializers import DueQueueSerializer
+    from quizzes.api.serializers.reviews import DueQueueSerializer
 
     cards = due_prompts(user, lesson, 3)
     card_rate(user=user, question=cards[0].question, rating=1)  # a lapse: learning state, reviewed today

@@ -771,7 +771,7 @@ CHECKPOINTS = [
 
 @pytest.mark.parametrize("question", CHOICE + CHECKPOINTS, ids=[x["key"] for x in CHOICE + CHECKPOINTS])
 def test_no_absolute_word_only_in_distractors(question):
-    """ITEM_WRITING.md: an absolute word that only wrong options use eliminates them on form alone."""
+    """fixtures/lessons/README.md: an absolute word that only wrong options use eliminates them on form alone."""
     options = _live_options(question)
     correct = " ".join(o["text"] for o in options if o.get("correct"))
     for o in options:

@@ -18,7 +18,7 @@ from quizzes.models import LearnerProfile, ParameterFit, ReviewCard, ReviewLog
 from quizzes.reviews import fitting, optimizer, parameters, scheduling
 from quizzes.reviews.offline import OfflineEntry, offline_reviews_merge
 from quizzes.reviews.parameters import learner_schedule, learners_to_fit
-from quizzes.reviews.selectors import rating_preview
+from quizzes.reviews.selectors.ratings import rating_preview
 from quizzes.reviews.services import card_rate, card_replay, card_undo_last
 from tests import factories
 from tests.quizzes.merge_snapshot import cards_snapshot

@@ -11,7 +11,12 @@ from collections import Counter
 import pytest
 
 from quizzes.accounts.selectors import profile_for
-from quizzes.reviews import selectors
+from quizzes.reviews.selectors.cards import next_review_after_today
+from quizzes.reviews.selectors.days import today_logs
+from quizzes.reviews.selectors.due import due_count, new_count
+from quizzes.reviews.selectors.forecast import due_forecast
+from quizzes.reviews.selectors.history import RECENT_LOG_DAYS, recent_logs, review_heatmap
+from quizzes.reviews.selectors.summary import card_summary, lesson_card_counts
 from quizzes.reviews.services import card_rate, card_suspend
 from quizzes.reviews.services import card_rate as rate
 from tests import factories
@@ -60,23 +65,19 @@ def test_card_summary_and_recent_logs_match_the_narrow_selectors(shanghai_user, 
     time_machine.move_to(now, tick=False)
     profile = profile_for(user=user)
 
-    summary = selectors.card_summary(user=user, profile=profile, now=now)
-    recent = selectors.recent_logs(user=user, profile=profile, now=now, days=selectors.RECENT_LOG_DAYS)
+    summary = card_summary(user=user, profile=profile, now=now)
+    recent = recent_logs(user=user, profile=profile, now=now, days=RECENT_LOG_DAYS)
 
-    assert recent.today == selectors.today_logs(user=user, profile=profile, now=now)
-    assert recent.days == selectors.review_heatmap(user=user, now=now, profile=profile, days=selectors.RECENT_LOG_DAYS)
-    assert summary.capped_due(profile=profile, today=recent.today) == selectors.due_count(
-        user=user, now=now, profile=profile
-    )
-    assert summary.capped_new(profile=profile, today=recent.today) == selectors.new_count(
-        user=user, now=now, profile=profile
-    )
-    assert summary.next_due_after_today == selectors.next_review_after_today(user=user, now=now, profile=profile)
-    narrow = selectors.lesson_card_counts(user=user, now=now, profile=profile)
+    assert recent.today == today_logs(user=user, profile=profile, now=now)
+    assert recent.days == review_heatmap(user=user, now=now, profile=profile, days=RECENT_LOG_DAYS)
+    assert summary.capped_due(profile=profile, today=recent.today) == due_count(user=user, now=now, profile=profile)
+    assert summary.capped_new(profile=profile, today=recent.today) == new_count(user=user, now=now, profile=profile)
+    assert summary.next_due_after_today == next_review_after_today(user=user, now=now, profile=profile)
+    narrow = lesson_card_counts(user=user, now=now, profile=profile)
     assert {k: +v for k, v in summary.per_lesson.items() if +v} == {k: +v for k, v in narrow.items() if +v}
     # the dashboard's variant: the same numbers, and the forecast from the same query
-    with_forecast = selectors.card_summary(user=user, profile=profile, now=now, forecast_days=14)
-    assert with_forecast.forecast == selectors.due_forecast(user=user, days=14, now=now, profile=profile)
+    with_forecast = card_summary(user=user, profile=profile, now=now, forecast_days=14)
+    assert with_forecast.forecast == due_forecast(user=user, days=14, now=now, profile=profile)
     assert (with_forecast.due, with_forecast.unseen, with_forecast.next_due_after_today) == (
         summary.due,
         summary.unseen,
@@ -102,8 +103,8 @@ def test_the_summary_forecast_buckets_days_as_due_forecast_across_a_dst_change(t
         card.save(update_fields=["due"])
     time_machine.move_to(start, tick=False)
     profile = profile_for(user=user)
-    summary = selectors.card_summary(user=user, profile=profile, now=start, forecast_days=14)
-    forecast = selectors.due_forecast(user=user, days=14, now=start, profile=profile)
+    summary = card_summary(user=user, profile=profile, now=start, forecast_days=14)
+    forecast = due_forecast(user=user, days=14, now=start, profile=profile)
     assert summary.forecast == forecast
     assert sum(d.count for d in forecast) > 30
 
@@ -119,7 +120,7 @@ def test_today_counts_split_at_the_rollover_hour(shanghai_user, time_machine):
     card_rate(user=user, question=second, rating=3)  # 04:00 local
     now = utc(2026, 3, 9, 23)
     profile = profile_for(user=user)
-    recent = selectors.recent_logs(user=user, profile=profile, now=now, days=3)
+    recent = recent_logs(user=user, profile=profile, now=now, days=3)
     assert (recent.today.total, recent.today.first) == (1, 1)
     assert [d.count for d in recent.days] == [0, 1, 1]
 
@@ -153,7 +154,7 @@ def test_ratings_per_study_day_in_sql_are_local_day_in_python(time_machine, zone
     now = moments[-1]
     profile = profile_for(user=user)
 
-    recent = selectors.recent_logs(user=user, profile=profile, now=now, days=12)
+    recent = recent_logs(user=user, profile=profile, now=now, days=12)
 
     expected = Counter(scheduling.local_day(at, profile.zone, rollover) for at in [start, *moments])
     assert recent.per_day == expected

@@ -16,7 +16,8 @@ from quizzes.accounts.selectors import profile_for
 from quizzes.accounts.services import learner_profile_update
 from quizzes.models import Attempt, ReviewCard, ReviewLog
 from quizzes.practice.services import attempt_start, item_answer
-from quizzes.reviews import selectors
+from quizzes.reviews.selectors.due import due_cards, new_questions
+from quizzes.reviews.selectors.ratings import rating_preview
 from quizzes.reviews.services import card_rate, card_undo_last
 from tests import factories
 from tests.factories import utc
@@ -58,7 +59,7 @@ def answer(user, lesson, *, correct: bool, mode: str = Attempt.Mode.STUDY):
 
 
 def due_keys(user) -> list[str]:
-    return [card.question.key for card in selectors.due_cards(user=user)]
+    return [card.question.key for card in due_cards(user=user)]
 
 
 @pytest.fixture
@@ -185,17 +186,17 @@ class TestSelfRatings:
 
     def test_preview_shows_each_ratings_interval_and_matches_what_rating_does(self, user, prompt, time_machine):
         time_machine.move_to(utc(2025, 1, 6, 10), tick=False)
-        first = selectors.rating_preview(user=user, question=prompt)
+        first = rating_preview(user=user, question=prompt)
         assert [p.rating for p in first] == [1, 2, 3, 4]
         assert {p.interval for p in first} == {dt.timedelta(days=2)}
         card_rate(user=user, question=prompt, rating=3)
 
-        same_day = selectors.rating_preview(user=user, question=prompt)
+        same_day = rating_preview(user=user, question=prompt)
         assert not any(p.counts for p in same_day)
         assert {p.due for p in same_day} == {utc(2025, 1, 8, 10)}
 
         time_machine.move_to(utc(2025, 1, 8, 11), tick=False)
-        preview = {p.rating: p for p in selectors.rating_preview(user=user, question=prompt)}
+        preview = {p.rating: p for p in rating_preview(user=user, question=prompt)}
         assert preview[1].interval <= preview[2].interval <= preview[3].interval <= preview[4].interval
         assert preview[1].interval < preview[4].interval
         assert preview[3].label == "Good"
@@ -285,7 +286,7 @@ class TestUndo:
         card = card_rate(user=user, question=prompt, rating=4)
         assert card_undo_last(user=user, card=card).card is None
         assert not ReviewCard.objects.filter(user=user).exists()
-        assert selectors.new_questions(user=user) == [prompt]
+        assert new_questions(user=user) == [prompt]
 
     def test_undo_a_same_day_repeat_changes_nothing_else(self, user, lesson_with_one_question, time_machine):
         time_machine.move_to(utc(2025, 2, 1, 9), tick=False)

@@ -9,7 +9,10 @@ from quizzes.content.selectors import lesson_list_published
 from quizzes.models import LearnerProfile, ReviewCard
 from quizzes.practice.selectors import attempt_score, lesson_progress
 from quizzes.practice.services import attempt_start, item_answer
-from quizzes.reviews import selectors
+from quizzes.reviews.selectors.due import due_cards, due_count, new_count, new_questions, review_session
+from quizzes.reviews.selectors.forecast import due_forecast
+from quizzes.reviews.selectors.history import STREAK_WINDOW_DAYS, review_heatmap, review_streak
+from quizzes.reviews.selectors.summary import MASTERY_STABILITY_DAYS
 from quizzes.reviews.services import card_rate, card_suspend, card_unsuspend
 from tests import factories
 from tests.factories import utc
@@ -46,15 +49,15 @@ class TestDue:
             item = attempt.items.get(question=question)
             item_answer(user=user, item=item, option_id=item.option_order[0])
         time_machine.move_to(utc(2025, 1, 3, 12), tick=False)
-        assert [c.question for c in selectors.due_cards(user=user)] == list(reversed(questions))
+        assert [c.question for c in due_cards(user=user)] == list(reversed(questions))
 
         card = ReviewCard.objects.get(user=user, question=questions[0])
         card_suspend(user=user, card=card)
         questions[1].published = False
         questions[1].save()
-        assert [c.question for c in selectors.due_cards(user=user)] == [questions[2]]
+        assert [c.question for c in due_cards(user=user)] == [questions[2]]
         card_unsuspend(user=user, card=card)
-        assert [c.question for c in selectors.due_cards(user=user)] == [questions[2], questions[0]]
+        assert [c.question for c in due_cards(user=user)] == [questions[2], questions[0]]
 
     def test_capped_by_reviews_per_day_minus_reviews_done_today(self, user, time_machine):
         LearnerProfile.objects.create(user=user, reviews_per_day=2)
@@ -64,13 +67,13 @@ class TestDue:
         time_machine.move_to(utc(2025, 1, 1, 8), tick=False)
         study(user, lesson)
         time_machine.move_to(utc(2025, 1, 3, 12), tick=False)
-        assert len(selectors.due_cards(user=user)) == selectors.due_count(user=user) == 2
-        assert len(selectors.due_cards(user=user, capped=False)) == 4
-        card = selectors.due_cards(user=user)[0]
+        assert len(due_cards(user=user)) == due_count(user=user) == 2
+        assert len(due_cards(user=user, capped=False)) == 4
+        card = due_cards(user=user)[0]
         attempt = attempt_start(user=user, lesson=lesson, mode="review")
         item = attempt.items.get(question=card.question)
         item_answer(user=user, item=item, option_id=item.option_order[0])
-        assert len(selectors.due_cards(user=user)) == 1
+        assert len(due_cards(user=user)) == 1
 
     def test_new_questions_capped_by_new_per_day(self, user, time_machine):
         LearnerProfile.objects.create(user=user, new_per_day=3)
@@ -78,17 +81,17 @@ class TestDue:
         for i in range(5):
             factories.ChoiceQuestionFactory(lesson=lesson, order=i)
         time_machine.move_to(utc(2025, 1, 1, 8), tick=False)
-        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 3
+        assert len(new_questions(user=user)) == new_count(user=user) == 3
         attempt = attempt_start(user=user, lesson=lesson)
         item = attempt.items.get(position=0)
         item_answer(user=user, item=item, option_id=item.option_order[0])
-        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 2
+        assert len(new_questions(user=user)) == new_count(user=user) == 2
         time_machine.move_to(utc(2025, 1, 2, 8), tick=False)
-        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 3
+        assert len(new_questions(user=user)) == new_count(user=user) == 3
         for i in range(4):
             item = attempt.items.get(position=i + 1)
             item_answer(user=user, item=item, option_id=item.option_order[0])
-        assert len(selectors.new_questions(user=user)) == selectors.new_count(user=user) == 0  # all 5 studied
+        assert len(new_questions(user=user)) == new_count(user=user) == 0  # all 5 studied
 
 
 def test_review_session_groups_by_lesson_quiz_reshuffled_recall_last(user, time_machine):
@@ -103,13 +106,13 @@ def test_review_session_groups_by_lesson_quiz_reshuffled_recall_last(user, time_
         study(user, lesson)
         rate_all_self_rated(user, lesson)
     time_machine.move_to(utc(2025, 1, 3, 9), tick=False)
-    session = selectors.review_session(user=user)
+    session = review_session(user=user)
     assert [group.lesson for group in session] == [lessons[1], lessons[0]]
     for group in session:
         assert {c.question.kind for c in group.quiz_cards} == {"choice"}
         assert len(group.quiz_cards) == 4
         assert [c.question.kind for c in group.cards[-2:]] == ["prompt", "recall"]
-    again = selectors.review_session(user=user)
+    again = review_session(user=user)
     assert [[c.pk for c in g.cards] for g in again] == [[c.pk for c in g.cards] for g in session]  # stable today
 
 
@@ -135,7 +138,7 @@ def test_mastery_counts_stable_cards(user, time_machine):
         time_machine.move_to(moment, tick=False)
         card = card_rate(user=user, question=prompt, rating=4)
         moment = card.due
-    assert card.stability >= selectors.MASTERY_STABILITY_DAYS
+    assert card.stability >= MASTERY_STABILITY_DAYS
     progress = {p.lesson: p for p in lesson_progress(user=user)}[prompt.lesson]
     assert progress.mastered == 1
     assert progress.mastery == 1.0
@@ -148,12 +151,12 @@ def test_forecast_counts_due_cards_per_local_day_for_fourteen_days(shanghai_user
     # 2025-01-01 21:00 Shanghai → due 2025-01-03 21:00 local (study day 2025-01-03)
     time_machine.move_to(utc(2025, 1, 1, 13), tick=False)
     study(shanghai_user, lesson)
-    forecast = selectors.due_forecast(user=shanghai_user)
+    forecast = due_forecast(user=shanghai_user)
     assert len(forecast) == 14
     assert forecast[0].day == dt.date(2025, 1, 1)
     assert {d.day: d.count for d in forecast if d.count} == {dt.date(2025, 1, 3): 3}
     time_machine.move_to(utc(2025, 1, 5, 1), tick=False)  # overdue cards are counted today
-    assert selectors.due_forecast(user=shanghai_user)[0].count == 3
+    assert due_forecast(user=shanghai_user)[0].count == 3
 
 
 def test_heatmap_and_streak_use_local_study_days(shanghai_user, time_machine):
@@ -167,7 +170,7 @@ def test_heatmap_and_streak_use_local_study_days(shanghai_user, time_machine):
     for moment in moments:
         time_machine.move_to(moment, tick=False)
         card_rate(user=shanghai_user, question=prompt, rating=3)
-    heatmap = selectors.review_heatmap(user=shanghai_user)
+    heatmap = review_heatmap(user=shanghai_user)
     assert len(heatmap) == 365
     assert heatmap[-1].day == dt.date(2025, 1, 3)
     assert {d.day: d.count for d in heatmap if d.count} == {
@@ -175,26 +178,26 @@ def test_heatmap_and_streak_use_local_study_days(shanghai_user, time_machine):
         dt.date(2025, 1, 2): 1,
         dt.date(2025, 1, 3): 1,
     }
-    assert selectors.review_streak(user=shanghai_user) == 3
+    assert review_streak(user=shanghai_user) == 3
     time_machine.move_to(utc(2025, 1, 4, 2), tick=False)  # nothing yet today: the streak still stands
-    assert selectors.review_streak(user=shanghai_user) == 3
+    assert review_streak(user=shanghai_user) == 3
     time_machine.move_to(utc(2025, 1, 5, 2), tick=False)
-    assert selectors.review_streak(user=shanghai_user) == 0
+    assert review_streak(user=shanghai_user) == 0
 
 
 def test_streak_longer_than_the_first_window_and_the_heatmap(shanghai_user, time_machine):
     """review_streak reads a bounded window first and widens it; the heatmap shortcut falls back when needed."""
     prompt = factories.PromptQuestionFactory()
-    days = selectors.STREAK_WINDOW_DAYS + 10
+    days = STREAK_WINDOW_DAYS + 10
     for back in range(days, 0, -1):
         time_machine.move_to(utc(2025, 3, 1, 2) - dt.timedelta(days=back), tick=False)
         card_rate(user=shanghai_user, question=prompt, rating=3)
     time_machine.move_to(utc(2025, 3, 1, 2), tick=False)  # nothing yet today
-    assert selectors.review_streak(user=shanghai_user) == days
-    recent = selectors.review_heatmap(user=shanghai_user, days=365)
-    assert selectors.review_streak(user=shanghai_user, recent=recent) == days
-    short = selectors.review_heatmap(user=shanghai_user, days=20)  # the streak reaches its start: query instead
-    assert selectors.review_streak(user=shanghai_user, recent=short) == days
+    assert review_streak(user=shanghai_user) == days
+    recent = review_heatmap(user=shanghai_user, days=365)
+    assert review_streak(user=shanghai_user, recent=recent) == days
+    short = review_heatmap(user=shanghai_user, days=20)  # the streak reaches its start: query instead
+    assert review_streak(user=shanghai_user, recent=short) == days
 
 
 def test_lesson_list_published_counts_published_questions(lesson):
@@ -232,7 +235,7 @@ def test_heatmap_days_agree_with_the_schedulers_study_day(user, time_machine, zo
     for moment in moments:
         card_rate(user=user, question=prompt, rating=3, reviewed_at=moment)
     expected = Counter(scheduling.local_day(m, scheduling.zoneinfo.ZoneInfo(zone), rollover) for m in moments)
-    heatmap = selectors.review_heatmap(user=user, days=10)
+    heatmap = review_heatmap(user=user, days=10)
     assert {d.day: d.count for d in heatmap if d.count} == dict(expected)
 
 

@@ -9,7 +9,7 @@ import time_machine
 from django.urls import reverse
 
 from quizzes.models import ReviewCard, ReviewLog
-from quizzes.reviews import selectors
+from quizzes.reviews.selectors.ratings import rating_preview
 from quizzes.web.views.common import interval_label as _interval_label
 from tests import factories
 
@@ -62,7 +62,7 @@ def test_rating_updates_the_card_as_the_preview_said(learner_client, user, promp
         from quizzes.reviews.services import card_replay
 
         card_replay(card=card)
-        previews = {p.rating: p for p in selectors.rating_preview(user=user, question=prompt)}
+        previews = {p.rating: p for p in rating_preview(user=user, question=prompt)}
         page = learner_client.get(reverse("web:interview_prompt", args=[prompt.key]) + "?reveal=1").content.decode()
         response = learner_client.post(reverse("web:interview_rate", args=[prompt.key]), {"rating": rating})
     assert response.status_code == 302

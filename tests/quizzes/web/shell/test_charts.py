@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from quizzes.reviews.selectors import DayCount
+from quizzes.reviews.selectors.days import DayCount
 from quizzes.web import charts
 
 DAY = dt.date(2026, 3, 2)

@@ -1,5 +1,5 @@
 """The API's shapes for personal scheduling (issue 30): the parameters a learner is scheduled with and the
-workload a desired retention implies. Kept apart from serializers.py, which is long enough."""
+workload a desired retention implies."""
 
 from __future__ import annotations
 
