@@ -33,6 +33,7 @@ from django.utils.translation import gettext_lazy as _
 from quizzes.admin.moodle import MoodleLessonAdmin, export_lessons_as_moodle, export_questions_as_moodle
 from quizzes.admin.provenance import ProvenanceAdminMixin, remove_generated_questions
 from quizzes.admin.statistics import StatisticsLessonAdmin
+from quizzes.admin.versions import VersionedQuestionAdmin
 from quizzes.content import cues
 from quizzes.content.generation import generation_job_create, generation_source_check
 from quizzes.content.models import Lesson, Option, Question
@@ -366,7 +367,7 @@ class LessonAdmin(ProvenanceAdminMixin, StatisticsLessonAdmin, MoodleLessonAdmin
 
 
 @admin.register(Question)
-class QuestionAdmin(ProvenanceAdminMixin, admin.ModelAdmin):
+class QuestionAdmin(ProvenanceAdminMixin, VersionedQuestionAdmin):  # + versions (quizzes.admin.versions)
     form = QuestionForm
     inlines = (OptionInline,)
     list_display = (

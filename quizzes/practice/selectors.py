@@ -26,6 +26,7 @@ from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.selectors import lesson_heads_published_later
+from quizzes.content.versions import version_question
 from quizzes.core import rows
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.core.rows import quote
@@ -50,9 +51,26 @@ def attempt_score(*, attempt: Attempt) -> float | None:
 # --- attempts and items --------------------------------------------------------------------------
 
 
+def as_shown(items: Iterable[AttemptItem]) -> list[AttemptItem]:
+    """The items with each ``question`` the version it pinned (read-only, shared): what the learner saw and was
+    graded on, however the question was edited since. Items without a version (made outside the services) keep
+    the question as it is. Needs ``version`` selected with the items."""
+    shown = list(items)
+    for item in shown:
+        version = item.version
+        if version is not None:
+            item.question = version_question(digest=version.digest, snapshot=version.snapshot)
+    return shown
+
+
 def attempts_for(*, user: User) -> QuerySet[Attempt]:
-    """The learner's attempts, newest first, with everything an attempt's representation needs."""
-    items = AttemptItem.objects.select_related("question").prefetch_related("question__options").order_by("position")
+    """The learner's attempts, newest first, with everything an attempt's representation needs (its items'
+    questions as they are now: :func:`as_shown` gives them as each item showed them)."""
+    items = (
+        AttemptItem.objects.select_related("question", "version")
+        .prefetch_related("question__options")
+        .order_by("position")
+    )
     return (
         Attempt.objects.owned_by(user)
         .select_related("lesson")
@@ -62,8 +80,11 @@ def attempts_for(*, user: User) -> QuerySet[Attempt]:
 
 
 def attempt_for(*, user: User, attempt_id: int) -> Attempt | None:
-    """One of the learner's attempts with its items (the API's representation)."""
-    return attempts_for(user=user).filter(pk=attempt_id).first()
+    """One of the learner's attempts with its items as they showed them (the API's representation)."""
+    attempt = attempts_for(user=user).filter(pk=attempt_id).first()
+    if attempt is not None:
+        as_shown(attempt.items.all())
+    return attempt
 
 
 @functools.cache
@@ -114,21 +135,17 @@ def user_attempt(*, user: User, attempt_id: int) -> Attempt | None:
 
 
 def attempt_items(*, attempt: Attempt) -> list[AttemptItem]:
-    return list(
-        attempt.items.select_related("question", "chosen_option")
-        .prefetch_related("question__options")
-        .order_by("position")
-    )
+    """The attempt's items in order, each with the question version it showed (:func:`as_shown`)."""
+    items = attempt.items.select_related("question", "version", "chosen_option").prefetch_related("question__options")
+    return as_shown(items.order_by("position"))
 
 
 def attempt_item_at(*, attempt: Attempt, position: int) -> AttemptItem | None:
-    """The item at 0-based ``position``, with what the item page shows (question, options, chosen option)."""
-    return (
-        attempt.items.select_related("question", "chosen_option")
-        .prefetch_related("question__options")
-        .filter(position=position)
-        .first()
-    )
+    """The item at 0-based ``position``, with what the item page shows: the question version it showed with its
+    options (:func:`as_shown`), and the chosen option."""
+    items = attempt.items.select_related("question", "version", "chosen_option").prefetch_related("question__options")
+    shown = as_shown(items.filter(position=position))
+    return shown[0] if shown else None
 
 
 def item_rating(*, item: AttemptItem) -> int | None:
