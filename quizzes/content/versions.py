@@ -156,6 +156,16 @@ def version_question(*, digest: str, snapshot: dict[str, Any], template_version:
     return question
 
 
+def version_question_of(*, version_id: int, digest: str) -> Question:
+    """:func:`version_question` of a version whose digest the caller read (the answer POST's statement does): a dict
+    lookup once the process built that content, else one query for the snapshot."""
+    question = _QUESTIONS.get((digest, None))
+    if question is None:
+        snapshot = QuestionVersion.objects.values_list("snapshot", flat=True).get(pk=version_id)
+        question = version_question(digest=digest, snapshot=snapshot)
+    return question
+
+
 # --- writes ------------------------------------------------------------------------------------------
 
 

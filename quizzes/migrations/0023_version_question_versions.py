@@ -20,6 +20,10 @@ def number_and_pin(apps, schema_editor):
     """Number the packs' versions per question, record each question's content now, pin attempt items to it."""
     from quizzes.content.versions import snapshot_digest, version_snapshot
 
+    if schema_editor.connection.vendor == "postgresql":
+        # check the foreign keys of these writes now, not at commit: PostgreSQL refuses the constraints added
+        # below while deferred checks of this transaction are pending
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     Question = apps.get_model("quizzes", "Question")
     QuestionVersion = apps.get_model("quizzes", "QuestionVersion")
     AttemptItem = apps.get_model("quizzes", "AttemptItem")

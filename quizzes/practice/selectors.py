@@ -24,9 +24,9 @@ from django.utils import timezone
 
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
-from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.models import Lesson, Option, Question, QuestionVersion
 from quizzes.content.selectors import lesson_heads_published_later
-from quizzes.content.versions import version_question
+from quizzes.content.versions import version_question, version_question_of
 from quizzes.core import rows
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.core.rows import quote
@@ -89,7 +89,9 @@ def attempt_for(*, user: User, attempt_id: int) -> Attempt | None:
 
 @functools.cache
 def _item_sql(_vendor: str) -> str:  # the quoting and the JSON functions are the backend's
-    items, attempts, questions = (quote(model._meta.db_table) for model in (AttemptItem, Attempt, Question))
+    items, attempts, questions, versions = (
+        quote(model._meta.db_table) for model in (AttemptItem, Attempt, Question, QuestionVersion)
+    )
     options = rows.json_rows(
         Option,
         "o",
@@ -98,17 +100,20 @@ def _item_sql(_vendor: str) -> str:  # the quoting and the JSON functions are th
     )
     return (
         f"SELECT {rows.select_list(AttemptItem, 'i')}, {rows.select_list(Attempt, 'a')}, "
-        f"{rows.select_list(Question, 'q')}, {options} FROM {items} i "
+        f"{rows.select_list(Question, 'q')}, {options}, v.digest FROM {items} i "
         f"JOIN {attempts} a ON a.id = i.attempt_id JOIN {questions} q ON q.id = i.question_id "
+        f"LEFT JOIN {versions} v ON v.id = i.version_id "
         f"WHERE i.id = %s AND a.user_id = %s"
     )
 
 
 def item_for(*, user: User, item_id: int) -> AttemptItem | None:
-    """The learner's item with its attempt, question and the question's options (``question.options.all()``).
+    """The learner's item with its attempt, and the question version it showed with its options (``question.options
+    .all()``; an item without a version: the question as it is).
 
-    One plain statement (issue 16: the answer POST): the item joined to its attempt and question, the options as
-    a JSON array beside them, attached as ``prefetch_related`` would attach them. Built with ``select_related``
+    One plain statement (issue 16: the answer POST): the item joined to its attempt, question and version's digest,
+    the options as a JSON array beside them, attached as ``prefetch_related`` would attach them; the version's
+    question is built once per process (quizzes.content.versions). Built with ``select_related``
     and ``prefetch_related`` the same read cost ≈ 2 ms of CPU here and two round trips.
     """
     if not rows.pk_in_range(AttemptItem, item_id):
@@ -121,11 +126,13 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
     cut, end = rows.width(AttemptItem), rows.width(AttemptItem) + rows.width(Attempt)
     item = rows.instance_from_row(AttemptItem, row[:cut])
     item.attempt = rows.instance_from_row(Attempt, row[cut:end])
-    item.question = question = rows.instance_from_row(Question, row[end:-1])
+    item.question = question = rows.instance_from_row(Question, row[end:-2])
     attached = question.options.all()
-    attached._result_cache = rows.instances_from_json(Option, row[-1])  # what prefetch_related stores
+    attached._result_cache = rows.instances_from_json(Option, row[-2])  # what prefetch_related stores
     attached._prefetch_done = True  # type: ignore[attr-defined]
     question._prefetched_objects_cache = {"options": attached}  # type: ignore[attr-defined]
+    if item.version_id is not None:  # what the item showed (a dict lookup once the process built the version)
+        item.question = version_question_of(version_id=item.version_id, digest=row[-1])
     return item
 
 
