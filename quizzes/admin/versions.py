@@ -26,8 +26,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from quizzes.content.models import ContentSource, Question, QuestionVersion
-from quizzes.content.selectors import question_by_id, question_version, question_versions
-from quizzes.content.versions import question_revert, version_check_fresh, version_lines, versions_record
+from quizzes.content.selectors import question_by_id, question_version, question_version_number, question_versions
+from quizzes.content.versions import question_revert, version_check_fresh, version_lines, version_record_saved
 
 
 class VersionedFormMixin(forms.Form):
@@ -39,8 +39,7 @@ class VersionedFormMixin(forms.Form):
         super().__init__(*args, **kwargs)
         instance = getattr(self, "instance", None)
         if instance is not None and instance.pk:
-            newest = instance.versions.order_by("-number").values_list("number", flat=True).first()
-            self.fields["loaded_version"].initial = newest or 0
+            self.fields["loaded_version"].initial = question_version_number(question=instance)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -81,8 +80,8 @@ class VersionedQuestionAdmin(admin.ModelAdmin):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         """After the question and its options are saved: a new version if the content changed (the admin's)."""
         super().save_related(request, form, formsets, change)
-        question = Question.objects.prefetch_related("options").get(pk=form.instance.pk)
-        versions_record(questions=[question], source=ContentSource.ADMIN, user=request.user)  # type: ignore[arg-type]
+        user = request.user
+        version_record_saved(question_id=form.instance.pk, source=ContentSource.ADMIN, user=user)  # type: ignore[arg-type]
 
     @admin.display(description=gettext_lazy("versions"))
     def versions_link(self, obj: Question) -> str:

@@ -229,3 +229,8 @@ def question_versions(*, question: Question) -> list[QuestionVersion]:
 def question_version(*, question: Question, number: int) -> QuestionVersion | None:
     """One version of a question by its number, with its snapshot."""
     return question.versions.select_related("created_by").filter(number=number).first()
+
+
+def question_version_number(*, question: Question) -> int:
+    """The newest version's number (0: none yet): what an editor's form was loaded at."""
+    return question.versions.order_by("-number").values_list("number", flat=True).first() or 0

@@ -225,6 +225,12 @@ def versions_record(
     return newest
 
 
+def version_record_saved(*, question_id: int, source: str, user: User | None = None) -> QuestionVersion:
+    """:func:`versions_record` for one question just saved (read back with its options): the admin's form."""
+    question = Question.objects.prefetch_related("options").get(pk=question_id)
+    return versions_record(questions=[question], source=source, user=user)[question_id]
+
+
 def versions_current(*, questions: Sequence[Question]) -> dict[int, QuestionVersion]:
     """The versions a new attempt or pack pins: each question's newest, matching its content now (recorded if a
     path that does not record changed it, with the question's own source)."""
@@ -255,7 +261,8 @@ def question_revert(*, question: Question, version: QuestionVersion, user: User 
                 if name in stored:
                     setattr(option, name, stored[name])
             option.save()
-        Option.objects.filter(question=question).exclude(key__in=list(kept)).update(retired=True)
+        dropped = Option.objects.filter(question=question).exclude(key__in=list(kept))
+        dropped.update(retired=True)  # the version did not list them: retired, never deleted
         question = Question.objects.prefetch_related("options").get(pk=question.pk)
         return versions_record(questions=[question], source=ContentSource.ADMIN, user=user)[question.pk]
 
