@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from quizzes.content.generation import generation_job_run
 from quizzes.content.writer import content_load
-from quizzes.models import GenerationJob, Question, QuestionVersion
+from quizzes.models import GenerationJob, ProblemReport, Question, QuestionVersion
 from quizzes.practice.services import attempt_finish, attempt_start, item_answer
 from tests.quizzes.api.conftest import token_client
 from tests.quizzes.content.test_loader import LESSON
@@ -99,3 +99,15 @@ def test_the_end_screen_missed_items_and_history_show_what_the_attempt_showed(cl
 
     later = attempt_start(user=user, lesson=mask.lesson)  # a new attempt shows, and pins, the edited version
     assert later.items.get(question=mask).version.snapshot["question"]["prompt"] == NEW_PROMPT
+
+
+def test_a_problem_report_quotes_the_text_the_item_showed(client, admin_client, user, lesson_dir):
+    mask = Question.objects.get(key="demo-mask")
+    attempt = attempt_start(user=user, lesson=mask.lesson)
+    item = attempt.items.get(question=mask)
+    item_answer(user=user, item=item, option_id=mask.options.get(key="b").pk)
+    admin_edit(admin_client, mask, prompt=NEW_PROMPT)
+    client.force_login(user)
+    response = client.post(reverse("web:report_item", args=[item.pk]), {"category": "unclear", "text": "看不懂"})
+    assert response.status_code in (200, 302)
+    assert ProblemReport.objects.get(attempt_item=item).prompt == OLD_PROMPT
