@@ -1,7 +1,7 @@
 """Every table of the quizzes app, one import away (Django's app registry reads this module).
 
-The models live with their domain (quizzes/README.md): content (lessons, questions, options,
-generation jobs), practice (attempts and their items), reviews (cards and logs), accounts (learner
+The models live with their domain (quizzes/README.md): content (lessons, questions, options, question
+versions, generation jobs), practice (attempts and their items), reviews (cards and logs), accounts (learner
 profiles, token devices, idempotency keys), notifications (reminder deliveries),
 packs (offline review packs and their items), reports (learners' problem reports), privacy (data
 exports; practice keeps the anonymous answers of deleted accounts). Code inside
@@ -17,9 +17,9 @@ from quizzes.accounts.models import (
     UsernameSkeleton,
     validate_time_zone,
 )
-from quizzes.content.models import GenerationJob, Lesson, Option, Question
+from quizzes.content.models import GenerationJob, Lesson, Option, Question, QuestionVersion
 from quizzes.notifications.models import ReminderDelivery
-from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
+from quizzes.packs.models import PackedVariant, PackItem, ReviewPack
 from quizzes.practice.models import AnonymousAnswer, Attempt, AttemptItem, CheckpointAnswer
 from quizzes.privacy.models import DataExport
 from quizzes.reports.models import ProblemReport
@@ -39,11 +39,11 @@ __all__ = [
     "Lesson",
     "Option",
     "PackItem",
-    "PackedQuestion",
     "PackedVariant",
     "ParameterFit",
     "ProblemReport",
     "Question",
+    "QuestionVersion",
     "ReminderDelivery",
     "ReviewCard",
     "ReviewLog",

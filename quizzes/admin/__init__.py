@@ -1,4 +1,5 @@
-"""Django admin, by domain: content authoring (lessons, questions, options, preview, generation action),
+"""Django admin, by domain: content authoring (lessons, questions, options, preview, generation action, question
+versions: list, view, compare, revert, stale saves refused),
 read-only learner history, background jobs, accounts (e-mail uniqueness, unlocking sign-in), and review packs
 (read-only, with a revoke action), and learners' problem reports (read-only, with a resolve action).
 

@@ -36,6 +36,7 @@ from quizzes.admin.content_preview import code_preview, numeric_preview
 from quizzes.admin.moodle import MoodleLessonAdmin, export_lessons_as_moodle, export_questions_as_moodle
 from quizzes.admin.provenance import ProvenanceAdminMixin, remove_generated_questions
 from quizzes.admin.statistics import StatisticsLessonAdmin
+from quizzes.admin.versions import VersionedQuestionAdmin
 from quizzes.content.generation import generation_job_create, generation_source_check
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.querysets import LessonQuerySet
@@ -119,7 +120,7 @@ class LessonAdmin(ProvenanceAdminMixin, StatisticsLessonAdmin, MoodleLessonAdmin
 
 
 @admin.register(Question)
-class QuestionAdmin(ProvenanceAdminMixin, admin.ModelAdmin):
+class QuestionAdmin(ProvenanceAdminMixin, VersionedQuestionAdmin):  # + versions (quizzes.admin.versions)
     form = QuestionForm
     inlines = (OptionInline,)
     list_display = (

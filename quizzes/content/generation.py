@@ -34,6 +34,7 @@ from django.utils.translation import gettext as _
 
 from quizzes.content.models import ContentSource, GenerationJob, Question
 from quizzes.content.validation import MAX_VARIANT_SEED, check_numeric_variant, validate_numeric_question
+from quizzes.content.versions import versions_record
 from quizzes.core.background import enqueue_on_commit
 from quizzes.core.errors import DomainError, ErrorCode
 
@@ -84,8 +85,9 @@ def _record_error(job_id: int, seed: int, message: str) -> None:
     job.save(update_fields=["errors"])
 
 
-def _generate_one(source: Question, seed: int) -> bool:
-    """Create the standalone question for ``seed`` unless it exists; True if created. Raises ValidationError."""
+def _generate_one(source: Question, seed: int, user: User | None = None) -> bool:
+    """Create the standalone question for ``seed`` unless it exists, with its first version (the job's, on behalf
+    of ``user``); True if created. Raises ValidationError."""
     from attention_engine import generators
 
     try:
@@ -112,13 +114,15 @@ def _generate_one(source: Question, seed: int) -> bool:
     candidate = Question(generated_from=source, fixed_seed=seed, **defaults)
     # Field-level validation; the per-kind clean() would redo the 50-seed check done once per job.
     candidate.clean_fields()
-    _question, created = Question.objects.get_or_create(generated_from=source, fixed_seed=seed, defaults=defaults)
+    question, created = Question.objects.get_or_create(generated_from=source, fixed_seed=seed, defaults=defaults)
+    if created:
+        versions_record(questions=[question], source=ContentSource.JOB, user=user)
     return created
 
 
 def generation_job_run(*, job_id: int) -> GenerationJob | None:
     """Run (or resume) a job. Idempotent: a finished job is left alone, a re-run creates no duplicates."""
-    job = GenerationJob.objects.select_related("source", "source__lesson").filter(pk=job_id).first()
+    job = GenerationJob.objects.select_related("source", "source__lesson", "requested_by").filter(pk=job_id).first()
     if job is None:
         logger.warning("generation job %s no longer exists", job_id)
         return None
@@ -137,7 +141,7 @@ def generation_job_run(*, job_id: int) -> GenerationJob | None:
         with transaction.atomic():
             try:
                 with transaction.atomic():
-                    created = _generate_one(source, seed)
+                    created = _generate_one(source, seed, job.requested_by)
             except ValidationError as exc:
                 created = False
                 _record_error(job.pk, seed, " ".join(exc.messages))

@@ -335,3 +335,46 @@ class GenerationJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} ×{self.total} ({self.status})"
+
+
+class QuestionVersion(models.Model):
+    """One immutable version of a question's content: what attempts and packs showed, and what they graded.
+
+    The one versioning mechanism (issue 27): every service that saves question content (the admin, the lesson
+    import, a generation job, a revert) records a version when the content's digest differs from the newest
+    one's, numbered 1, 2, … per question; attempt items and pack items keep the version they showed (their
+    ``version`` / ``packed`` foreign keys), so history reads what the learner saw, however the question
+    changed since. ``snapshot`` (quizzes.content.versions.version_snapshot) holds the question's fields, every
+    option with ``retired``, and a code question's resolved spec. Never updated; reverting writes a new version.
+    ``digest`` (SHA-256 of the snapshot's canonical JSON) is not unique: a revert repeats an older content.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField(_("version"))
+    digest = models.CharField(_("digest"), max_length=64, db_index=True)
+    snapshot = models.JSONField(_("content"))
+    source = models.CharField(_("source"), max_length=8, choices=ContentSource.choices)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("saved by"),
+    )
+    created_at = models.DateTimeField(_("saved at"), default=timezone.now)
+
+    class Meta:
+        ordering = ("question", "-number")
+        verbose_name = _("question version")
+        verbose_name_plural = _("question versions")
+        constraints = (
+            models.UniqueConstraint(fields=["question", "number"], name="question_version_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="question_version_number_positive"),
+            models.CheckConstraint(
+                condition=Q(source__in=["file", "admin", "job"]), name="question_version_source_known"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.question_id} v{self.number}"

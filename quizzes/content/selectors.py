@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 
-from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.models import Lesson, Option, Question, QuestionVersion
 from quizzes.core.compiled import CompiledRead, Later
 
 #: The most prompts a mock interview draws.
@@ -216,3 +216,21 @@ def published_choice_bank() -> dict[str, list[Option]]:
     """Every published choice question learners can see → its live options (the answer-cue rule b's bank)."""
     questions = Question.objects.published().filter(kind=Question.Kind.CHOICE).prefetch_related("options")
     return {question.key: live_options(question=question) for question in questions}
+
+
+# --- question versions (quizzes.content.versions) ----------------------------------------------------
+
+
+def question_versions(*, question: Question) -> list[QuestionVersion]:
+    """A question's versions, newest first, with who saved each (the snapshots deferred)."""
+    return list(question.versions.select_related("created_by").defer("snapshot").order_by("-number"))
+
+
+def question_version(*, question: Question, number: int) -> QuestionVersion | None:
+    """One version of a question by its number, with its snapshot."""
+    return question.versions.select_related("created_by").filter(number=number).first()
+
+
+def question_version_number(*, question: Question) -> int:
+    """The newest version's number (0: none yet): what an editor's form was loaded at."""
+    return question.versions.order_by("-number").values_list("number", flat=True).first() or 0

@@ -54,6 +54,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from quizzes.content.models import ContentSource, Question
 from quizzes.content.ownership import plan_ownership
 from quizzes.content.pruning import prune_missing
 from quizzes.content.reader import DEFAULT_LESSONS_DIR, LessonReader, Plan, Planned, lesson_files
@@ -65,6 +66,7 @@ from quizzes.content.report import (
     LoadReport,
     OptionCounts,
 )
+from quizzes.content.versions import versions_record
 
 
 def _save(planned: Planned, counts: Counts) -> None:
@@ -115,14 +117,15 @@ def content_load(
         if validate_only:
             _count_only(plan, report)
             return report
-        _write(plan, report)
+        _write(plan, report, source=ContentSource.FILE)
         if prune:
             prune_missing(question_keys=plan.question_keys, lesson_keys=plan.lesson_keys, report=report)
     return report
 
 
-def _write(plan: Plan, report: LoadReport) -> None:
-    """Phase 2: save the planned lessons, then each question with its options (deleted, retired, saved)."""
+def _write(plan: Plan, report: LoadReport, *, source: str | None = None) -> None:
+    """Phase 2: save the planned lessons, then each question with its options (deleted, retired, saved), then a
+    new version of each question whose content changed (none for an unchanged import; ``source``: where from)."""
     lessons = {}
     for planned in plan.lessons:
         _save(planned, report.lessons)
@@ -142,11 +145,14 @@ def _write(plan: Plan, report: LoadReport) -> None:
         for planned_option in planned_question.options:
             planned_option.instance.question = question
             _save(planned_option, report.options)
+    saved = [planned.question.instance.pk for planned in plan.questions]
+    versions_record(questions=list(Question.objects.filter(pk__in=saved).prefetch_related("options")), source=source)
 
 
 def content_plan_write(*, plan: Plan, report: LoadReport) -> None:
     """Phase 2 for a plan another reader made and validated (the Moodle XML import, quizzes.content.moodle):
-    save what changed, delete or retire the options it drops. The caller holds the transaction."""
+    save what changed, delete or retire the options it drops, version what changed (with each question's source).
+    The caller holds the transaction."""
     _write(plan, report)
 
 

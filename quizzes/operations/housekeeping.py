@@ -1,5 +1,5 @@
 """Periodic clean-up (the hourly task): abandoned attempts, expired API tokens, old idempotency keys, review packs
-ended long ago and the shared question versions no pack uses (``packs_prune``: its docstring says what stays), data
+ended long ago and the shared variants no pack uses (``packs_prune``: its docstring says what stays), data
 exports whose links have expired, with their files (``data_exports_prune``).
 
 Each part is its domain's service; this module only runs them together and reports the counts.

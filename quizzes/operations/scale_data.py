@@ -35,6 +35,7 @@ from django.utils import timezone
 
 from quizzes.accounts.models import CHECK_SOON
 from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.versions import versions_current
 from quizzes.reviews import scheduling
 from quizzes.reviews.signals import content_rows_written
 
@@ -431,6 +432,7 @@ class ScaleSeeder:
             .order_by("order", "key")
         )
         options = [list(question.options.all()) for question in questions]
+        versions = versions_current(questions=questions)  # each item pins the version it shows, as attempt_start does
         draw = rasch_answers(
             seed=seed,
             learners=len(user_ids),
@@ -473,7 +475,8 @@ class ScaleSeeder:
                     result = {"kind": "choice", "correct": chosen.is_correct, "score": float(chosen.is_correct),
                               "chosen_option_id": chosen.pk, "correct_option_id": correct.pk,
                               "feedback": chosen.feedback, "explanation": question.explanation}  # fmt: skip
-                    yield (item_id, first_attempt + n, question.pk, position, json.dumps(order), json.dumps(chosen.pk),
+                    yield (item_id, first_attempt + n, question.pk, versions[question.pk].pk, position,
+                           json.dumps(order), json.dumps(chosen.pk),
                            chosen.pk, chosen.is_correct, float(chosen.is_correct), json.dumps(result),
                            started[n] + dt.timedelta(seconds=float(answered[n, position])))  # fmt: skip
                     item_id += 1
@@ -484,6 +487,7 @@ class ScaleSeeder:
                 "id",
                 "attempt_id",
                 "question_id",
+                "version_id",
                 "position",
                 "option_order",
                 "response",

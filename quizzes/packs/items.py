@@ -1,6 +1,7 @@
 """A pack item: the pack's copy of a question, how a client sees it, its answer key, and its grading.
 
-One copy, three uses: :func:`snapshot_of` takes the copy when the pack is issued; :func:`as_attempt_item`
+One copy, three uses: the pack pins each question's version when it is issued (``packed``, a
+QuestionVersion: quizzes.content.versions); :func:`as_attempt_item`
 turns it back into an (unsaved, in-memory) attempt item, so the **same** presenter the pages and the
 API use (``quizzes.practice.presenter.present_item``) draws it and the **same** grader as online
 answers (``quizzes.practice.services.answers.item_grade``) grades it; neither reads the question as it
@@ -10,16 +11,14 @@ before a lock, because the learner downloads the key for their own items on purp
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
-from quizzes.content.code import GRADING_SEED, CodeSpecError, spec_from_field
-from quizzes.content.models import Option, Question
+from quizzes.content.models import Question
+from quizzes.content.versions import snapshot_digest, version_question
 from quizzes.core.rendering import prime_markdown, render_markdown
 from quizzes.packs.models import PackItem
 from quizzes.practice.grading_budget import GradingBudget
@@ -41,46 +40,7 @@ CODE_KIND = Question.Kind.CODE
 PACKED_KINDS = (Question.Kind.CHOICE, Question.Kind.NUMERIC, Question.Kind.PROMPT, Question.Kind.RECALL, CODE_KIND)
 
 
-# --- the copy ----------------------------------------------------------------------------------------
-
-
-def snapshot_of(*, question: Question, options: list[Option]) -> dict[str, Any]:
-    """The question's fields and the options this item shows, as the pack carries them (JSON).
-
-    A code question also carries its checker spec whole (:func:`code_snapshot`), resolved as online answers
-    resolve it: a later fix of a built-in spec or an edit of the question does not change what this pack grades.
-    """
-    snapshot: dict[str, Any] = {
-        "question": {
-            "id": question.pk,
-            "key": question.key,
-            "kind": question.kind,
-            "lesson_id": question.lesson_id,
-            "prompt": question.prompt,
-            "explanation": question.explanation,
-            "answer_form": question.answer_form,
-            "template": question.template,
-            "reference_answer": question.reference_answer,
-            "rubric": list(question.rubric or []),
-            "expected_lines": list(question.expected_lines or []),
-        },
-        "options": [
-            {"id": o.pk, "key": o.key, "text": o.text, "is_correct": o.is_correct, "feedback": o.feedback}
-            for o in options
-        ],
-    }
-    if question.kind == CODE_KIND:
-        try:
-            snapshot["code"] = code_snapshot(spec=spec_from_field(question.code_spec), seed=GRADING_SEED)
-        except CodeSpecError:  # an unusable spec (refused when saved): the item shows no code and cannot be graded
-            snapshot["code"] = None
-    return snapshot
-
-
-def snapshot_digest(snapshot: dict[str, Any]) -> str:
-    """The version's identity: SHA-256 of its canonical JSON (sorted keys, no spaces)."""
-    canonical = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+# --- the copy: the pinned question version (quizzes.content.versions) ------------------------------------
 
 
 def variant_digest(*, template: str, version: int | None, seed: int, params: Any) -> str:
@@ -88,51 +48,9 @@ def variant_digest(*, template: str, version: int | None, seed: int, params: Any
     return snapshot_digest({"template": template, "version": version, "seed": seed, "params": params or {}})
 
 
-#: (version digest, template version) -> the version's in-memory Question with its packed options. A
-#: PackedQuestion never changes (its digest is its content), so its instances are built once per process and
-#: shared read-only: building 200 questions and their options was ≈ 10 % of a pack's build (bench/packs.py).
-_QUESTIONS: dict[tuple[str, int | None], Question] = {}
-_MAX_QUESTIONS = 4096
-
-
 def _packed_question(item: PackItem) -> Question:
-    """The pack item's version as an unsaved Question whose ``options.all()`` returns the packed options."""
-    key = (item.packed.digest, item.template_version)
-    question = _QUESTIONS.get(key)
-    if question is not None:
-        return question
-    fields = item.snapshot["question"]
-    question = Question(
-        pk=fields["id"],
-        key=fields["key"],
-        kind=fields["kind"],
-        lesson_id=fields["lesson_id"],
-        prompt=fields["prompt"],
-        explanation=fields["explanation"],
-        answer_form=fields["answer_form"],
-        template=fields["template"],
-        template_version=item.template_version,
-        code_spec=(item.snapshot.get("code") or {}).get("spec"),  # the pack's copy of the spec, never the current one
-    )
-    options = [
-        Option(
-            pk=o["id"],
-            question_id=fields["id"],
-            key=o["key"],
-            text=o["text"],
-            is_correct=o["is_correct"],
-            feedback=o["feedback"],
-        )
-        for o in item.snapshot["options"]
-    ]
-    packed = Option.objects.none()
-    packed._result_cache = options  # what prefetch_related stores
-    packed._prefetch_done = True  # type: ignore[attr-defined]
-    question._prefetched_objects_cache = {"options": packed}  # type: ignore[attr-defined]
-    if len(_QUESTIONS) >= _MAX_QUESTIONS:
-        _QUESTIONS.clear()
-    _QUESTIONS[key] = question
-    return question
+    """The pack item's pinned version as an unsaved Question whose ``options.all()`` returns the version's options."""
+    return version_question(digest=item.packed.digest, snapshot=item.snapshot, template_version=item.template_version)
 
 
 def as_attempt_item(item: PackItem) -> AttemptItem:
@@ -203,18 +121,6 @@ def answered_view(item: PackItem) -> dict[str, Any] | None:
 
 
 # --- code items (issue 15's "code" kind) ---------------------------------------------------------------
-
-
-def code_snapshot(*, spec: Any, seed: int = GRADING_SEED) -> dict[str, Any]:
-    """What a pack carries for a code item: the code to show (helpers, scaffold with TODO lines), the names to
-    define, the reference solution (shown after an answer), and the spec and seed the server grades with."""
-    return {
-        "spec": spec.to_dict(),
-        "seed": seed,
-        "display_code": spec.display_code(),
-        "describe": spec.describe(),
-        "reference_solution": spec.reference,
-    }
 
 
 def grade_pack_code(*, item: PackItem, code: Any, budget: GradingBudget | None = None) -> tuple[dict[str, Any], Any]:

@@ -1,7 +1,8 @@
-"""Review pack tables: a pack issued to one learner, and its items, each the pack's own copy of a question.
+"""Review pack tables: a pack issued to one learner, and its items, each pinned to the question version it shows.
 
-Why a copy: a pack item is answered offline days after it was downloaded, against what the pack
-showed. The server grades the upload against this copy (``packed``, ``option_order``, ``packed_variant``),
+Why a pin: a pack item is answered offline days after it was downloaded, against what the pack
+showed. The server grades the upload against the pinned version (``packed``: a QuestionVersion, the one
+versioning mechanism attempts use too), ``option_order`` and ``packed_variant``,
 never against the question as it is now (it may have been edited or unpublished meanwhile) and never
 against pack data a client sends back. The copy is also what an Idempotency-Key replay re-renders.
 
@@ -18,7 +19,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.content.models import Question
+from quizzes.content.models import Question, QuestionVersion
 from quizzes.packs.querysets import PackItemQuerySet, ReviewPackQuerySet
 from quizzes.practice.models import LockedAnswer
 
@@ -52,28 +53,6 @@ class ReviewPack(models.Model):
         return f"{self.user} · pack {self.pk} ({self.issued_at:%Y-%m-%d})"
 
 
-class PackedQuestion(models.Model):
-    """One version of a question as packs carry it: its fields and options (text, correct, feedback).
-
-    Stored once per version and shared by every pack item of every learner that carries that version
-    (``digest``: SHA-256 of the canonical JSON), so a 200-item pack writes a few new versions at most
-    instead of 200 copies of the content; an edited question gets a new row, and items packed before the
-    edit keep pointing at the version they showed.
-    """
-
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="packed_versions")
-    digest = models.CharField(_("digest"), max_length=64, unique=True)
-    snapshot = models.JSONField(_("question as packed"))
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        verbose_name = _("packed question")
-        verbose_name_plural = _("packed questions")
-
-    def __str__(self) -> str:
-        return f"{self.question_id} @ {self.digest[:8]}"
-
-
 class PackedVariant(models.Model):
     """One numeric variant as packs carry it (``Variant.to_dict()``: numbers, answer, choices, solution).
 
@@ -101,7 +80,7 @@ class PackedVariant(models.Model):
 class PackItem(LockedAnswer):
     """One question as a pack carries it, and the first answer uploaded for it.
 
-    ``packed`` is the question's version as the pack showed it (shared, :class:`PackedQuestion`);
+    ``packed`` is the question's version as the pack showed it (:class:`~quizzes.content.models.QuestionVersion`);
     ``option_order`` the option ids in this item's order; ``packed_variant`` the numeric variant (shared,
     :class:`PackedVariant`), with its seed and template version beside it, as AttemptItem keeps them.
     """
@@ -111,9 +90,11 @@ class PackItem(LockedAnswer):
     # items go with it, and an upload naming one is rejected as unknown.
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="pack_items")
     position = models.PositiveSmallIntegerField(_("position"))
-    # RESTRICT: a shared version or variant goes only with the items that refer to it (a deleted question
-    # takes both), or once no item refers to it (quizzes.packs.pruning)
-    packed = models.ForeignKey(PackedQuestion, on_delete=models.RESTRICT, related_name="items")
+    # RESTRICT: a question version goes only with its question (which takes its items too); a shared variant
+    # also once no item refers to it (quizzes.packs.pruning)
+    packed = models.ForeignKey(
+        QuestionVersion, on_delete=models.RESTRICT, related_name="pack_items", verbose_name=_("question version")
+    )
     option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
     packed_variant = models.ForeignKey(
         PackedVariant,
@@ -164,7 +145,7 @@ class PackItem(LockedAnswer):
 
     @property
     def snapshot(self) -> dict[str, Any]:
-        """The question as this item showed it (its PackedQuestion's copy)."""
+        """The question as this item showed it (its pinned version's snapshot)."""
         snapshot = self.packed.snapshot
         assert isinstance(snapshot, dict)
         return snapshot

@@ -9,8 +9,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
 
-from quizzes.content.models import Option
-from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
+from quizzes.content.models import Option, QuestionVersion
+from quizzes.packs.models import PackedVariant, PackItem, ReviewPack
 from quizzes.reviews.models import ReviewCard
 
 
@@ -29,11 +29,6 @@ def cards_to_pack(*, user: User, until: dt.datetime, kinds: Iterable[str], limit
         .prefetch_related(Prefetch("question__options", queryset=Option.objects.all()))
         .order_by("due", "id")[:limit]
     )
-
-
-def packed_ids(*, digests: Iterable[str]) -> dict[str, int]:
-    """The stored question versions among ``digests``: digest → id."""
-    return dict(PackedQuestion.objects.filter(digest__in=list(digests)).values_list("digest", "pk"))
 
 
 def packed_variant_ids(*, digests: Iterable[str]) -> dict[str, int]:
@@ -64,7 +59,7 @@ def pack_items(*, pack: ReviewPack) -> list[PackItem]:
         .defer("packed__snapshot", "packed_variant__variant")
         .order_by("position")
     )
-    snapshots = _shared_json(PackedQuestion, "snapshot", digests={item.packed.digest for item in items})
+    snapshots = _shared_json(QuestionVersion, "snapshot", digests={item.packed.digest for item in items})
     variants = _shared_json(
         PackedVariant, "variant", digests={item.packed_variant.digest for item in items if item.packed_variant}
     )
@@ -76,14 +71,14 @@ def pack_items(*, pack: ReviewPack) -> list[PackItem]:
     return items
 
 
-#: (model, digest) -> the row's JSON as read from the database. A packed version or variant never changes (its
-#: digest is its content), so a process reads each once: most of the bytes a pack read back were these copies,
-#: the same for every learner. Read-only for callers.
+#: (model, digest) -> the row's JSON as read from the database. A question version or variant never changes (its
+#: digest is its content; two versions with one digest hold the same content), so a process reads each once:
+#: most of the bytes a pack read back were these copies, the same for every learner. Read-only for callers.
 _SHARED: dict[tuple[type, str], Any] = {}
 _MAX_SHARED = 4096  # entries (≈ 5–10 KB each in memory): every version and variant of today's content
 
 
-def _shared_json(model: type[PackedQuestion | PackedVariant], field: str, *, digests: set[str]) -> dict[str, Any]:
+def _shared_json(model: type[QuestionVersion | PackedVariant], field: str, *, digests: set[str]) -> dict[str, Any]:
     found = {digest: _SHARED[(model, digest)] for digest in digests if (model, digest) in _SHARED}
     missing = digests - found.keys()
     if missing:

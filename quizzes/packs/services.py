@@ -1,4 +1,4 @@
-"""Review pack writes: issuing a pack (its items copied from the questions as they are now) and revoking one.
+"""Review pack writes: issuing a pack (its items pinned to the questions' versions as they are now) and revoking one.
 
 A pack holds the learner's live cards due now and in the next ``days`` days (at most ``max_items``), each
 drawn as an attempt would draw it: a uniformly random option order (``choose_option_order``, independent
@@ -20,12 +20,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from quizzes.accounts.selectors import profile_for
-from quizzes.content.models import Question
+from quizzes.content.models import Question, QuestionVersion
 from quizzes.content.selectors import live_options
+from quizzes.content.versions import versions_current
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.packs import selectors
-from quizzes.packs.items import PACKED_KINDS, snapshot_digest, snapshot_of, variant_digest
-from quizzes.packs.models import PackedQuestion, PackedVariant, PackItem, ReviewPack
+from quizzes.packs.items import PACKED_KINDS, variant_digest
+from quizzes.packs.models import PackedVariant, PackItem, ReviewPack
 from quizzes.packs.pruning import shared_versions_lock
 from quizzes.packs.rules import DEFAULT_DAYS, MAX_DAYS, MAX_ITEMS, PACK_LIFETIME
 from quizzes.practice.selectors import seen_variant_seeds
@@ -41,7 +42,7 @@ def _item(
     position: int,
     card_due: dt.datetime,
     question: Question,
-    packed: PackedQuestion,
+    packed: QuestionVersion,
     used: set[int],
     rng: random.Random,
     variants: dict[str, tuple[PackedVariant, dict[str, Any]]],
@@ -97,32 +98,6 @@ def _generated(template: str, version: int, seed: int, params: dict[str, Any]) -
     return generators.generate(template, seed, version=version, **params).to_dict()
 
 
-def _packed_versions(questions: list[Question]) -> dict[int, PackedQuestion]:
-    """Each question's current version as a PackedQuestion, stored once however many packs carry it.
-
-    Race-safe: a version two packs store at the same time is inserted once (the unique digest; the loser's
-    row is skipped) and read back.
-    """
-    snapshots = {
-        q.pk: snapshot_of(question=q, options=live_options(question=q) if q.kind == Question.Kind.CHOICE else [])
-        for q in questions
-    }
-    digests = {pk: snapshot_digest(snapshot) for pk, snapshot in snapshots.items()}
-    known = selectors.packed_ids(digests=list(digests.values()))
-    missing = [
-        PackedQuestion(question_id=pk, digest=digest, snapshot=snapshots[pk])
-        for pk, digest in digests.items()
-        if digest not in known
-    ]
-    if missing:
-        PackedQuestion.objects.bulk_create(missing, ignore_conflicts=True)
-        known = selectors.packed_ids(digests=list(digests.values()))
-    return {
-        pk: PackedQuestion(pk=known[digest], question_id=pk, digest=digest, snapshot=snapshots[pk])
-        for pk, digest in digests.items()
-    }
-
-
 def pack_issue(
     *,
     user: User,
@@ -163,8 +138,8 @@ def pack_issue(
         )
         pack.full_clean(exclude=["user"], validate_constraints=False)
         pack.save()
-        shared_versions_lock(exclusive=False)  # no shared version or variant is pruned while this pack uses it
-        packed = _packed_versions([card.question for card in cards])
+        shared_versions_lock(exclusive=False)  # no shared variant is pruned while this pack uses it
+        packed = versions_current(questions=[card.question for card in cards])  # each question's newest version
         variants: dict[str, tuple[PackedVariant, dict[str, Any]]] = {}
         items = [
             _item(

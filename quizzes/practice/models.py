@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.models import Lesson, Option, Question, QuestionVersion
 from quizzes.practice.querysets import AttemptItemQuerySet, AttemptQuerySet
 
 
@@ -95,6 +95,18 @@ class AttemptItem(LockedAnswer):
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="items", db_index=False)
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="attempt_items", db_index=False)
     position = models.PositiveSmallIntegerField(_("position"))
+    # The question version the item showed (pinned when the attempt starts, never on the answer): the end screen,
+    # the missed items and the learner's history read it, not the question as it is now. Empty only for items made
+    # outside the services (tests' fixtures); RESTRICT: it goes only with its question.
+    version = models.ForeignKey(
+        QuestionVersion,
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="attempt_items",
+        db_index=False,  # read through the item, never "the items of a version" on a hot path
+        verbose_name=_("question version"),
+    )
     option_order = models.JSONField(_("option order"), default=list, blank=True, help_text=_("Option ids as shown."))
     variant = models.JSONField(_("numeric variant"), null=True, blank=True)
     variant_seed = models.BigIntegerField(_("variant seed"), null=True, blank=True)

@@ -24,8 +24,9 @@ from django.utils import timezone
 
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
-from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.models import Lesson, Option, Question, QuestionVersion
 from quizzes.content.selectors import lesson_heads_published_later
+from quizzes.content.versions import version_question, version_question_of
 from quizzes.core import rows
 from quizzes.core.compiled import CompiledRead, Later, together
 from quizzes.core.rows import quote
@@ -53,9 +54,26 @@ def attempt_score(*, attempt: Attempt) -> float | None:
 # --- attempts and items --------------------------------------------------------------------------
 
 
+def as_shown(items: Iterable[AttemptItem]) -> list[AttemptItem]:
+    """The items with each ``question`` the version it pinned (read-only, shared): what the learner saw and was
+    graded on, however the question was edited since. Items without a version (made outside the services) keep
+    the question as it is. Needs ``version`` selected with the items."""
+    shown = list(items)
+    for item in shown:
+        version = item.version
+        if version is not None:
+            item.question = version_question(digest=version.digest, snapshot=version.snapshot)
+    return shown
+
+
 def attempts_for(*, user: User) -> QuerySet[Attempt]:
-    """The learner's attempts, newest first, with everything an attempt's representation needs."""
-    items = AttemptItem.objects.select_related("question").prefetch_related("question__options").order_by("position")
+    """The learner's attempts, newest first, with everything an attempt's representation needs (its items'
+    questions as they are now: :func:`as_shown` gives them as each item showed them)."""
+    items = (
+        AttemptItem.objects.select_related("question", "version")
+        .prefetch_related("question__options")
+        .order_by("position")
+    )
     return (
         Attempt.objects.owned_by(user)
         .select_related("lesson")
@@ -65,13 +83,18 @@ def attempts_for(*, user: User) -> QuerySet[Attempt]:
 
 
 def attempt_for(*, user: User, attempt_id: int) -> Attempt | None:
-    """One of the learner's attempts with its items (the API's representation)."""
-    return attempts_for(user=user).filter(pk=attempt_id).first()
+    """One of the learner's attempts with its items as they showed them (the API's representation)."""
+    attempt = attempts_for(user=user).filter(pk=attempt_id).first()
+    if attempt is not None:
+        as_shown(attempt.items.all())
+    return attempt
 
 
 @functools.cache
 def _item_sql(_vendor: str) -> str:  # the quoting and the JSON functions are the backend's
-    items, attempts, questions = (quote(model._meta.db_table) for model in (AttemptItem, Attempt, Question))
+    items, attempts, questions, versions = (
+        quote(model._meta.db_table) for model in (AttemptItem, Attempt, Question, QuestionVersion)
+    )
     options = rows.json_rows(
         Option,
         "o",
@@ -80,17 +103,20 @@ def _item_sql(_vendor: str) -> str:  # the quoting and the JSON functions are th
     )
     return (
         f"SELECT {rows.select_list(AttemptItem, 'i')}, {rows.select_list(Attempt, 'a')}, "
-        f"{rows.select_list(Question, 'q')}, {options} FROM {items} i "
+        f"{rows.select_list(Question, 'q')}, {options}, v.digest FROM {items} i "
         f"JOIN {attempts} a ON a.id = i.attempt_id JOIN {questions} q ON q.id = i.question_id "
+        f"LEFT JOIN {versions} v ON v.id = i.version_id "
         f"WHERE i.id = %s AND a.user_id = %s"
     )
 
 
 def item_for(*, user: User, item_id: int) -> AttemptItem | None:
-    """The learner's item with its attempt, question and the question's options (``question.options.all()``).
+    """The learner's item with its attempt, and the question version it showed with its options (``question.options
+    .all()``; an item without a version: the question as it is).
 
-    One plain statement (issue 16: the answer POST): the item joined to its attempt and question, the options as
-    a JSON array beside them, attached as ``prefetch_related`` would attach them. Built with ``select_related``
+    One plain statement (issue 16: the answer POST): the item joined to its attempt, question and version's digest,
+    the options as a JSON array beside them, attached as ``prefetch_related`` would attach them; the version's
+    question is built once per process (quizzes.content.versions). Built with ``select_related``
     and ``prefetch_related`` the same read cost ≈ 2 ms of CPU here and two round trips.
     """
     if not rows.pk_in_range(AttemptItem, item_id):
@@ -103,11 +129,13 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
     cut, end = rows.width(AttemptItem), rows.width(AttemptItem) + rows.width(Attempt)
     item = rows.instance_from_row(AttemptItem, row[:cut])
     item.attempt = rows.instance_from_row(Attempt, row[cut:end])
-    item.question = question = rows.instance_from_row(Question, row[end:-1])
+    item.question = question = rows.instance_from_row(Question, row[end:-2])
     attached = question.options.all()
-    attached._result_cache = rows.instances_from_json(Option, row[-1])  # what prefetch_related stores
+    attached._result_cache = rows.instances_from_json(Option, row[-2])  # what prefetch_related stores
     attached._prefetch_done = True  # type: ignore[attr-defined]
     question._prefetched_objects_cache = {"options": attached}  # type: ignore[attr-defined]
+    if item.version_id is not None:  # what the item showed (a dict lookup once the process built the version)
+        item.question = version_question_of(version_id=item.version_id, digest=row[-1])
     return item
 
 
@@ -117,21 +145,17 @@ def user_attempt(*, user: User, attempt_id: int) -> Attempt | None:
 
 
 def attempt_items(*, attempt: Attempt) -> list[AttemptItem]:
-    return list(
-        attempt.items.select_related("question", "chosen_option")
-        .prefetch_related("question__options")
-        .order_by("position")
-    )
+    """The attempt's items in order, each with the question version it showed (:func:`as_shown`)."""
+    items = attempt.items.select_related("question", "version", "chosen_option").prefetch_related("question__options")
+    return as_shown(items.order_by("position"))
 
 
 def attempt_item_at(*, attempt: Attempt, position: int) -> AttemptItem | None:
-    """The item at 0-based ``position``, with what the item page shows (question, options, chosen option)."""
-    return (
-        attempt.items.select_related("question", "chosen_option")
-        .prefetch_related("question__options")
-        .filter(position=position)
-        .first()
-    )
+    """The item at 0-based ``position``, with what the item page shows: the question version it showed with its
+    options (:func:`as_shown`), and the chosen option."""
+    items = attempt.items.select_related("question", "version", "chosen_option").prefetch_related("question__options")
+    shown = as_shown(items.filter(position=position))
+    return shown[0] if shown else None
 
 
 def item_rating(*, item: AttemptItem) -> int | None:

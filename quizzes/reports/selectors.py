@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from quizzes.content.models import Question
+from quizzes.content.versions import version_question
 from quizzes.packs.items import as_attempt_item
 from quizzes.packs.models import PackItem
 from quizzes.practice.models import AttemptItem
@@ -40,13 +41,16 @@ def shown_prompt(*, question_prompt: str, variant: dict | None) -> str:
 
 def item_target(*, user: User, item_id: int) -> ReportTarget | None:
     """The learner's own attempt item (None for anyone else's or an unknown id)."""
-    item = AttemptItem.objects.owned_by(user).select_related("question", "attempt").filter(pk=item_id).first()
+    items = AttemptItem.objects.owned_by(user).select_related("question", "attempt", "version")
+    item = items.filter(pk=item_id).first()
     if item is None:
         return None
+    version = item.version  # the text the item showed (quizzes.content.versions), not the question's now
+    shown = version_question(digest=version.digest, snapshot=version.snapshot) if version else item.question
     return ReportTarget(
         origin=ProblemReport.Origin.ITEM,
         question=item.question,
-        prompt=shown_prompt(question_prompt=item.question.prompt, variant=item.variant),
+        prompt=shown_prompt(question_prompt=shown.prompt, variant=item.variant),
         template_version=item.template_version,
         variant_seed=item.variant_seed,
         revealed=key_shown(item=item),

@@ -23,6 +23,7 @@ from django.utils.translation import gettext as _
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.selectors import lesson_quiz_questions, live_options
 from quizzes.content.validation import MAX_VARIANT_SEED, VALIDATION_SEEDS
+from quizzes.content.versions import versions_current
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.models import Attempt, AttemptItem
 from quizzes.practice.selectors import seen_variant_seeds
@@ -77,9 +78,10 @@ def _build_items(
     from attention_engine import generators
 
     seeds = seen_variant_seeds(user=user, questions=questions)
+    versions = versions_current(questions=questions)  # pinned now, never on the answer: what the item shows
     items = []
     for position, question in enumerate(questions):
-        item = AttemptItem(attempt=attempt, question=question, position=position)
+        item = AttemptItem(attempt=attempt, question=question, position=position, version=versions[question.pk])
         if question.kind == Question.Kind.CHOICE:
             # live options only: never a retired one
             item.option_order = choose_option_order(options=live_options(question=question), rng=rng)
@@ -90,8 +92,8 @@ def _build_items(
             item.variant = generators.generate(
                 question.template, item.variant_seed, version=question.template_version, **question.params
             ).to_dict()
-        # "question" excluded too: it was just loaded, and checking that it exists is a query per item.
-        item.full_clean(exclude=["attempt", "question"], validate_unique=False, validate_constraints=False)
+        # "question" and "version" excluded too: both were just loaded, and checking them is a query per item.
+        item.full_clean(exclude=["attempt", "question", "version"], validate_unique=False, validate_constraints=False)
         items.append(item)
     return AttemptItem.objects.bulk_create(items)
 

@@ -63,14 +63,14 @@ def test_concurrent_retries_of_one_pack_creation_issue_one_pack(learner):
     assert ReviewPack.objects.filter(user=learner).count() == 1 and IdempotencyKey.objects.count() == 1
 
 
-def test_pruning_waits_for_a_pack_being_issued_before_deleting_shared_versions(learner):
-    """A pack issue holds the shared-versions lock from finding the versions it reuses to its commit; pruning
-    deletes unused versions only under that lock, so it never deletes one under a pack that is about to use it."""
+def test_pruning_waits_for_a_pack_being_issued_before_deleting_shared_variants(learner):
+    """A pack issue holds the shared-variants lock from finding the variants it reuses to its commit; pruning
+    deletes unused variants only under that lock, so it never deletes one under a pack that is about to use it."""
     import threading
 
     from django.db import connections, transaction
 
-    from quizzes.models import PackedQuestion
+    from quizzes.models import PackedVariant, QuestionVersion
     from quizzes.packs.pruning import RETENTION, packs_prune, shared_versions_lock
     from quizzes.packs.rules import UPLOAD_GRACE
     from quizzes.packs.services import pack_issue
@@ -110,4 +110,5 @@ def test_pruning_waits_for_a_pack_being_issued_before_deleting_shared_versions(l
         thread.join(timeout=60)
     assert not errors, errors
     assert pruned.is_set()
-    assert not ReviewPack.objects.filter(pk=old.pk).exists() and not PackedQuestion.objects.exists()
+    assert not ReviewPack.objects.filter(pk=old.pk).exists() and not PackedVariant.objects.exists()
+    assert QuestionVersion.objects.exists()  # question versions are history: never pruned with packs
