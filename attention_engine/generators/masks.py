@@ -45,7 +45,20 @@ def _lengths(u: list[float], B: int, T: int, low: int = 1) -> list[int]:
     return out
 
 
-class MaskRows(CountTemplate):
+class _Count(CountTemplate):
+    """A count shown as a plain integer (formatted in python: numpy's per-call cost is most of a label's)."""
+
+    decimals = 0
+    cue_rules = True
+    min_distractors = 3
+    LABEL_ZH = LABEL_EN = "{}"
+
+    def label(self, value: Any) -> tuple[str, str]:
+        text = str(int(value))
+        return text, text
+
+
+class MaskRows(_Count):
     """Rows with no visible key under causal | padding, and the NaN they leave in layer 2."""
 
     name = "mask_rows"
@@ -57,10 +70,6 @@ class MaskRows(CountTemplate):
         ParamSpec("side", None, kind="choice", choices=masks.SIDES),
         ParamSpec("ask", None, kind="choice", choices=("hidden", "nan")),
     )
-    decimals = 0
-    cue_rules = True
-    min_distractors = 3
-    LABEL_ZH = LABEL_EN = "{}"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(12).tolist()  # one call to the generator: a call costs more than the numbers
@@ -147,7 +156,7 @@ class MaskRows(CountTemplate):
         return "写一个整数（行数）。" if inputs["ask"] == "hidden" else "写一个整数（位置数）。"
 
 
-class MHAParamCount(CountTemplate):
+class MHAParamCount(_Count):
     """sum(p.numel()) of nn.MultiheadAttention(E, h, kdim=D, vdim=D, bias=…): cross-attention to an encoder
     of width D ≠ E, where PyTorch keeps q_proj_weight (E, E), k_proj_weight (E, D), v_proj_weight (E, D)."""
 
@@ -157,10 +166,6 @@ class MHAParamCount(CountTemplate):
     title_en = "Parameters of a cross-attention module"
     source = SOURCE
     params = specs(ParamSpec("bias", None, kind="bool"))
-    decimals = 0
-    cue_rules = True
-    min_distractors = 3
-    LABEL_ZH = LABEL_EN = "{}"
     WIDTHS = (256, 384, 512, 768, 1024)
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
@@ -217,7 +222,7 @@ class MHAParamCount(CountTemplate):
         return "写一个整数（不要写千位分隔符）。"
 
 
-class CrossMaskCount(CountTemplate):
+class CrossMaskCount(_Count):
     """Blocked cells of cross-attention's scores (B, nh, T_q, T_k) under the encoder's key padding mask."""
 
     name = "cross_mask_count"
@@ -226,10 +231,6 @@ class CrossMaskCount(CountTemplate):
     title_en = "Blocked cells in cross-attention"
     source = SOURCE
     params = specs()
-    decimals = 0
-    cue_rules = True
-    min_distractors = 3
-    LABEL_ZH = LABEL_EN = "{}"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(14).tolist()
