@@ -1307,7 +1307,231 @@ _LESSON6_COSTS: tuple[Misconception, ...] = (
     ),
 )
 
-MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in (*_ALL, *_POSITIONAL, *_LESSON6_COSTS)}
+# --- lesson 5, the multi-head attention module and its masks (issue 29) ------------------------------------
+_LESSON5_MASKS: tuple[Misconception, ...] = (
+    Misconception(
+        "hidden_rows_causal_ignored",
+        "只看了 padding 掩码，忘了因果掩码",
+        "Looked at the padding mask alone, without the causal one",
+        "单看 padding 掩码，padding 的 query 行还能看见真实 token；可因果掩码只让它看前面，左侧补齐时前面全是 padding，"
+        "两个掩码合起来这一行一个可见的 key 都没有。",
+        "The padding mask alone leaves a padding query the real tokens to see; but the causal mask lets it see only "
+        "earlier positions, which under left padding are all padding: together they block its whole row.",
+    ),
+    Misconception(
+        "hidden_rows_first_real_counted",
+        "把第一个真实 token 的行也算成整行被挡",
+        "Counted the first real token's row as fully blocked",
+        "第一个真实 token 的行能看见它自己：对角线不被因果掩码挡住，它也不是 padding。"
+        "整行被挡的只有 padding 自己的那些行。",
+        "The first real token's row sees itself: the causal mask keeps the diagonal and it is not padding. Only the "
+        "padding's own rows are fully blocked.",
+    ),
+    Misconception(
+        "hidden_rows_per_head",
+        "按头把同一行数了 n_head 次",
+        "Counted each row once per head",
+        "每个头用同一张掩码，题目问的是批里的 query 行（每个位置一行），各头只算一次；"
+        "乘上 n_head 数的是 (B, nh, T, T) 里的行。",
+        "Every head uses the same mask and the question counts the batch's query rows (one per position), once; "
+        "times n_head counts the rows of (B, nh, T, T).",
+    ),
+    Misconception(
+        "hidden_rows_one_per_sample",
+        "以为每条带 padding 的序列只有一行被挡",
+        "Thought each padded sequence loses one row",
+        "左侧补齐时，padding 的每一行都只能看前面的 padding：有几个 padding 就有几行整行被挡，不只第一行；"
+        "右侧补齐时一行都没有，每行都能看到句首的真实 token。",
+        "Under left padding every padding row sees only earlier padding: as many rows are blocked as there are "
+        "padding positions, not just the first; under right padding none are, every row sees the real tokens first.",
+    ),
+    Misconception(
+        "hidden_rows_whole_sample",
+        "以为带 padding 的序列整条都被挡住",
+        "Thought a padded sequence is blocked in every row",
+        "padding 掩码只挡 padding 作为 key 的列；真实 token 的行至少还能看见它自己，不会整行被挡。",
+        "The padding mask blocks only the padding's columns (as keys); a real token's row still sees at least "
+        "itself and is never fully blocked.",
+    ),
+    Misconception(
+        "right_padding_hides_rows",
+        "以为右侧补齐也会出现整行被挡的行",
+        "Thought right padding leaves fully blocked rows too",
+        "右侧补齐时 padding 在句尾：它的 query 行按因果掩码能看前面全部位置，其中有真实 token，所以每行都有可见的 key，"
+        "不会出 0/0，也就没有 NaN。",
+        "Under right padding the padding sits at the end: its query rows see every earlier position, real tokens "
+        "among them, so every row has a visible key: no 0/0 and no NaN.",
+    ),
+    Misconception(
+        "nan_stays_in_hidden_rows",
+        "以为 NaN 只留在整行被挡的那几行",
+        "Thought the NaN stays in the fully blocked rows",
+        "下一层里，别的行虽然把这些位置挡住（权重恰为 0），加权求和时 0 × NaN 仍是 NaN：同一个样本的每一行都变成 NaN。",
+        "In the next layer the other rows do block those positions (weight exactly 0), but the weighted sum takes "
+        "0 × NaN = NaN: every row of that sample becomes NaN.",
+    ),
+    Misconception(
+        "nan_spreads_across_batch",
+        "以为 NaN 会传到别的样本",
+        "Thought the NaN spreads to the other samples",
+        "批里的样本互不相混：投影按位置做，注意力在每个样本自己的 (T, T) 表里做。NaN 只会占满有整行被挡的那些样本。",
+        "Samples never mix: the projections work per position and attention within each sample's own (T, T) table. "
+        "The NaN fills only the samples that had a fully blocked row.",
+    ),
+    Misconception(
+        "nan_rows_zeroed_like_sdpa",
+        "以为手写的 softmax 会像 SDPA 那样把整行被挡的行置零",
+        "Thought a hand-written softmax zeroes fully blocked rows as SDPA does",
+        "整行都是 −∞ 时，exp(s − max) 里 −∞ − (−∞) 是 NaN，0/0 也是 NaN；"
+        "只有 PyTorch SDPA 内部的 _safe_softmax 才把这种行"
+        "变成 0。手写的 softmax 没有这一步。",
+        "With a whole row of −∞, exp(s − max) computes −∞ − (−∞) = NaN and the sum is 0/0; only PyTorch SDPA's "
+        "internal _safe_softmax turns such rows into 0. A hand-written softmax has no such step.",
+    ),
+    Misconception(
+        "nan_spreads_one_row_per_layer",
+        "以为 NaN 每层只往后传一行",
+        "Thought the NaN moves one row further per layer",
+        "加权求和是一次矩阵乘：行 i 的输出要乘过 value 的每一行，挡住的那些乘的是 0，0 × NaN 仍是 NaN。"
+        "所以一层之后同一个样本的每一行都是 NaN，而不是只多一行。",
+        "The weighted sum is one matmul: row i's output multiplies every row of the values, the blocked ones by 0, "
+        "and 0 × NaN is NaN. So after one layer every row of the sample is NaN, not one row more.",
+    ),
+    Misconception(
+        "nan_padding_rows_spared",
+        "以为第 2 层的掩码把 padding 行的 NaN 挡掉了",
+        "Thought layer 2's mask removes the NaN from the padding rows",
+        "掩码挡的是列（key），不改写任何一行自己的值：padding 行在第 1 层已经是 NaN，第 2 层它们仍然整行被挡，"
+        "还是 0/0；"
+        "真实 token 的行则从 0 × NaN 得到 NaN。这个样本的每一行都是 NaN。",
+        "A mask blocks columns (keys) and rewrites no row's own value: the padding rows are NaN after layer 1 and, "
+        "still fully blocked in layer 2, are 0/0 again, while the real tokens' rows get NaN from 0 × NaN. Every "
+        "row of the sample is NaN.",
+    ),
+    Misconception(
+        "padding_rows_are_nan",
+        "以为 padding 的位置总会变成 NaN",
+        "Thought padding positions always turn NaN",
+        "NaN 来自整行被挡的 0/0，不来自 padding 本身。右侧补齐时 padding 的行也能看见句首的真实 token，"
+        "结果有限（无用，但不是 NaN）。",
+        "The NaN comes from a fully blocked row's 0/0, not from padding itself. Under right padding the padding's "
+        "rows still see the real tokens first: their output is finite (useless, but not NaN).",
+    ),
+    Misconception(
+        "mha_fused_in_proj_assumed",
+        "按自注意力的打包权重 (3E, E) 数了",
+        "Counted the packed (3E, E) weight of self-attention",
+        "给了 kdim、vdim 且与 embed_dim 不同，nn.MultiheadAttention 不再用 in_proj_weight (3E, E)，"
+        "而是三个分开的 q_proj_weight (E, E)、k_proj_weight (E, kdim)、v_proj_weight (E, vdim)。",
+        "With kdim and vdim unlike embed_dim, nn.MultiheadAttention drops in_proj_weight (3E, E) for three separate "
+        "weights q_proj_weight (E, E), k_proj_weight (E, kdim) and v_proj_weight (E, vdim).",
+    ),
+    Misconception(
+        "mha_kv_projected_to_own_width",
+        "以为 k、v 被投影到编码器自己的宽度",
+        "Thought k and v are projected to the encoder's own width",
+        "k 和 v 要与 q 做点积、拼回 E 维，所以都投影到 embed_dim：k_proj_weight 是 (E, kdim)，不是 (kdim, kdim)。",
+        "k is dotted with q and v merged back to E, so both are projected to embed_dim: k_proj_weight is "
+        "(E, kdim), not (kdim, kdim).",
+    ),
+    Misconception(
+        "mha_out_proj_forgotten",
+        "漏了输出投影 out_proj",
+        "Left out the output projection out_proj",
+        "nn.MultiheadAttention 拼回各头之后还有 out_proj（论文里的 W^O）：E × E 个权重，bias=True 时再加 E 个偏置。",
+        "After merging the heads nn.MultiheadAttention applies out_proj (the paper's W^O): E × E weights, and E "
+        "biases with bias=True.",
+    ),
+    Misconception(
+        "mha_kv_bias_sized_by_kdim",
+        "把 k、v 的偏置按 kdim、vdim 算",
+        "Sized the k and v biases by kdim and vdim",
+        "偏置跟着输出走：k、v 都投影到 E 维，所以打包的 in_proj_bias 是 3E 个，与 kdim、vdim 无关。",
+        "A bias follows the output: k and v are both projected to E, so the packed in_proj_bias holds 3E values "
+        "whatever kdim and vdim are.",
+    ),
+    Misconception(
+        "cross_mask_causal_added",
+        "给交叉注意力也加了因果掩码",
+        "Added a causal mask to cross-attention",
+        "源句在解码之前已经完整给出，解码器的每个位置都可以看它的全部位置；“不许看未来”只在解码器自己的自注意力里。"
+        "交叉注意力只挡编码器的 padding。",
+        "The source is complete before decoding starts, so every decoder position may see all of it; 'no peeking "
+        "ahead' belongs to the decoder's own self-attention. Cross-attention blocks only the encoder's padding.",
+    ),
+    Misconception(
+        "cross_mask_decoder_padding",
+        "挡成了解码器的 padding",
+        "Blocked the decoder's padding instead",
+        "交叉注意力的列是编码器的位置，要挡的是编码器 padding 的那些列；解码器的 padding 在行上，"
+        "那些行的输出不进损失。",
+        "Cross-attention's columns are the encoder's positions, and the encoder's padding columns are what it "
+        "blocks; the decoder's padding is in the rows, whose outputs the loss skips.",
+    ),
+    Misconception(
+        "cross_mask_both_paddings",
+        "把解码器 padding 的整行也挡了",
+        "Also blocked the decoder's padding rows",
+        "常见做法只传编码器的 key_padding_mask (B, T_k)：挡列。解码器 padding 的行照常计算（不进损失），"
+        "整行挡住反而会让这些行出 NaN。",
+        "The usual call passes only the encoder's key_padding_mask (B, T_k): columns. The decoder's padding rows "
+        "are computed as usual (the loss skips them); blocking them whole would make those rows NaN.",
+    ),
+    Misconception(
+        "mask_cells_heads_forgotten",
+        "忘了掩码广播到每个头",
+        "Forgot the mask is broadcast to every head",
+        "(B, 1, 1, T_k) 的掩码在第 1 维广播到 n_head 个头：每个头的分数表里都挡住同样的格子，要乘 n_head。",
+        "The (B, 1, 1, T_k) mask is broadcast over dimension 1 to the n_head heads: every head's table blocks the "
+        "same cells, so multiply by n_head.",
+    ),
+    Misconception(
+        "mask_broadcast_rows_forgotten",
+        "只数了掩码本身的元素，忘了广播到每一行",
+        "Counted the mask's own elements, not its broadcast to every row",
+        "(B, 1, 1, T_k) 的掩码在第 2 维广播到 T_q 行：解码器的每个位置都挡住同样的列，要乘 T_q。",
+        "The (B, 1, 1, T_k) mask is broadcast over dimension 2 to the T_q rows: every decoder position blocks the "
+        "same columns, so multiply by T_q.",
+    ),
+    Misconception(
+        "cross_mask_visible_counted",
+        "数成了可见的格子",
+        "Counted the visible cells",
+        "被挡住的是编码器 padding 的列，每条样本 T_k − 长度 列；按真实长度数，数到的是可见的格子。",
+        "The blocked cells are the encoder's padding columns, T_k − length per sample; counting by the real length "
+        "gives the visible cells.",
+    ),
+    Misconception(
+        "scale_by_sqrt_d_model",
+        "按 √d_model 缩放，而不是每个头的 √hs",
+        "Scaled by √d_model instead of each head's √hs",
+        "每个头的点积只有 hs = C // n_head 项，方差是 hs，所以除以 √hs（nanoGPT 的 1/√k.size(-1)）；"
+        "除以 √C 把分数压得太小。",
+        "Each head's dot product has hs = C // n_head terms, variance hs, so divide by √hs (nanoGPT's "
+        "1/√k.size(-1)); dividing by √C shrinks the scores too much.",
+    ),
+    Misconception(
+        "fully_masked_rows_nan",
+        "挡住的格子填 −∞，整行被挡的行成了 NaN",
+        "Filled −∞, so a fully blocked row became NaN",
+        "左侧补齐时 padding 的行一个可见的 key 都没有，填 −∞ 时 softmax 是 0/0 = NaN，下一层 0 × NaN 再传给每一行。"
+        "填有限的 np.finfo(dtype).min：有可见 key 的行结果不变，整行被挡的行只是均匀平均。",
+        "Under left padding the padding rows have no visible key; with −∞ their softmax is 0/0 = NaN, which the next "
+        "layer's 0 × NaN passes to every row. Fill the finite np.finfo(dtype).min: rows with a visible key are "
+        "unchanged, a fully blocked row is a uniform average.",
+    ),
+    Misconception(
+        "padding_mask_on_queries",
+        "padding 掩码挡成了行（query），而不是列（key）",
+        "Applied the padding mask to the rows (queries), not the columns (keys)",
+        "padding 掩码挡的是 padding 作为 key 的列，形状 (B, 1, 1, T)；写成 (B, 1, T, 1) 挡的是 padding 的 query 行，"
+        "真实 token 照样从 padding 取到信息。",
+        "The padding mask blocks the padding as keys, the columns: shape (B, 1, 1, T); as (B, 1, T, 1) it blocks "
+        "the padding's query rows, and the real tokens still read from the padding.",
+    ),
+)
+
+MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in (*_ALL, *_POSITIONAL, *_LESSON6_COSTS, *_LESSON5_MASKS)}
 ATTENTION_IDS: tuple[str, ...] = tuple(m.id for m in _ALL if m.is_attention)
 
 

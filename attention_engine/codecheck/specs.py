@@ -12,6 +12,7 @@ Each is a ``QuestionSpec`` (pure data: ``SPECS[key].to_dict()`` is what an admin
 - ``kv_cache_step`` — one decoding step: append to the cache, attend to all of it;
 - ``apply_rope`` — lesson 4's RoPE on q and k with RoFormer's interleaved pairs (the scaffold fixes them).
 - ``block_flops`` — lesson 6: one block's forward FLOPs per token, a count (no arrays: the names are numbers).
+- ``mha_forward`` — lesson 5: the whole multi-head self-attention forward with a padding mask, ``finfo.min`` fill.
 
 What is compared is what the code computes, not how an intermediate is spelled: lesson 1's mask by
 which positions it hides (``compare="truth"``: a bool, 0/1 or −∞/0 mask all do), the masked scores
@@ -641,6 +642,141 @@ BLOCK_FLOPS: Final = QuestionSpec(
     ),
 )
 
+
+# ---------------------------------------------------------------------------------------------
+# Lesson 5 (issue 29): the whole multi-head attention forward with a padding mask
+
+
+def _mha(
+    split: str = "q = q.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)\n"
+    "k = k.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)\n"
+    "v = v.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)",
+    hide: str = "hide = np.triu(np.ones((T, T), dtype=bool), k=1) | pad[:, None, None, :]",
+    scores: str = "scores = q @ k.swapaxes(-2, -1) / np.sqrt(hs)",
+    fill: str = "scores = np.where(hide, np.finfo(scores.dtype).min, scores)",
+    att: str = "att = softmax(scores)",
+    merge: str = "y = (att @ v).transpose(0, 2, 1, 3).reshape(B, T, C)",
+    out: str = "out = y @ w_proj + b_proj",
+    qkv: str = "q, k, v = np.split(x @ w_attn + b_attn, 3, axis=-1)",
+) -> str:
+    return (
+        f"B, T, C = x.shape\nhs = C // n_head\n{qkv}\n{split}\n{hide}\nif not causal:\n"
+        f"    hide = np.zeros((T, T), dtype=bool) | pad[:, None, None, :]\n{scores}\n{fill}\n{att}\n{merge}\n{out}\n"
+    )
+
+
+def _pad(*rows: str) -> list[list[float]]:
+    """A padding mask from strings of '.' (a token) and 'p' (padding), one per sample: the case's offsets."""
+    return [[1.0 if ch == "p" else 0.0 for ch in row] for row in rows]
+
+
+_MHA_W = {"std": 0.5}
+
+
+MHA_FORWARD: Final = QuestionSpec(
+    key="mha_forward",
+    version=1,
+    title="Multi-head self-attention forward with a padding mask (True = padding), causal or not, finfo.min fill",
+    inputs=(
+        InputSpec("x", shape=("B", "T", "C")),
+        InputSpec("w_attn", shape=("C", "C3"), **_MHA_W),  # type: ignore[arg-type]
+        InputSpec("b_attn", shape=("C3",), **_MHA_W),  # type: ignore[arg-type]
+        InputSpec("w_proj", shape=("C", "C"), **_MHA_W),  # type: ignore[arg-type]
+        InputSpec("b_proj", shape=("C",), **_MHA_W),  # type: ignore[arg-type]
+        InputSpec("n_head", kind="dim", dim="n_head"),
+        # zeros plus the case's pattern (offsets): True exactly at the padding
+        InputSpec("pad", kind="uniform", shape=("B", "T"), dtype="bool", low=0.0, high=0.0, decimals=None),
+        InputSpec("causal", kind="value", value=True),
+    ),
+    cases=(
+        CaseSpec(
+            "right_padded",
+            {"B": 2, "T": 4, "C": 8, "C3": 24, "n_head": 2},
+            offsets={"pad": _pad("...p", "....")},
+            note="B = 2, T = 4, C = 8, 2 heads; the first sample ends in one padding token",
+        ),
+        CaseSpec(
+            "encoder",
+            {"B": 2, "T": 5, "C": 8, "C3": 24, "n_head": 4},
+            values={"causal": False},
+            offsets={"pad": _pad("...pp", ".....")},
+            note="causal = False (an encoder): only the padding columns are blocked",
+        ),
+        CaseSpec(
+            "left_padded",
+            {"B": 2, "T": 5, "C": 8, "C3": 24, "n_head": 2},
+            offsets={"pad": _pad("pp...", "p....")},
+            adversarial=True,
+            note="left padding under the causal mask: the padding's rows see no key (a finite fill keeps them finite)",
+        ),
+        CaseSpec(
+            "square",
+            {"B": 1, "T": 3, "C": 9, "C3": 27, "n_head": 3},
+            offsets={"pad": _pad("...")},
+            adversarial=True,
+            note="T = n_head = hs = 3: a merge in the wrong order keeps the right shape",
+        ),
+        CaseSpec(
+            "batch_of_four",
+            {"B": 4, "T": 6, "C": 16, "C3": 48, "n_head": 4},
+            offsets={"pad": _pad("......", "....pp", ".....p", "...ppp")},
+            adversarial=True,
+            note="B = 4, T = 6, C = 16, 4 heads, right padding of 0 to 3 tokens",
+        ),
+    ),
+    required=(NameCheck("att"), NameCheck("out")),
+    helpers=("softmax",),
+    reference=_mha(),
+    rtol=1e-6,
+    atol=1e-9,
+    equivalents=(
+        _mha(
+            qkv="qkv = x @ w_attn + b_attn\nq = qkv[..., :C]\nk = qkv[..., C:2 * C]\nv = qkv[..., 2 * C:]",
+            split="q = q.reshape(B, T, n_head, -1).swapaxes(1, 2)\nk = k.reshape(B, T, n_head, -1).swapaxes(1, 2)\n"
+            "v = v.reshape(B, T, n_head, -1).swapaxes(1, 2)",
+        ),
+        _mha(
+            hide="hide = np.logical_or(~np.tril(np.ones((T, T), dtype=bool)), pad[:, None, None, :])",
+            fill="scores = np.where(hide, -1e30, scores)",
+        ),
+        _mha(fill="scores = np.where(hide, np.finfo(np.float64).min, scores)", att="att = softmax(scores, axis=-1)"),
+        _mha(
+            scores="scores = np.einsum('bhqd,bhkd->bhqk', q, k) * hs ** -0.5",
+            merge="y = np.einsum('bhqk,bhkd->bqhd', att, v).reshape(B, T, C)",
+        ),
+        _mha(merge="y = np.concatenate([(att @ v)[:, h] for h in range(n_head)], axis=-1)"),
+    ),
+    misconceptions=(
+        MisconceptionCase(
+            "mask_convention_swapped",
+            _mha(hide="hide = np.tril(np.ones((T, T), dtype=bool)) | pad[:, None, None, :]"),
+            note="the causal part written as True = may attend, used as True = blocked",
+        ),
+        MisconceptionCase(
+            "mask_convention_swapped",
+            _mha(hide="hide = np.triu(np.ones((T, T), dtype=bool), k=1) | ~pad[:, None, None, :]"),
+            note="the padding mask read as True = a real token",
+        ),
+        MisconceptionCase("merge_missing_transpose", _mha(merge="y = (att @ v).reshape(B, T, C)")),
+        MisconceptionCase(
+            "missing_transpose",
+            _mha(
+                split="q = q.reshape(B, n_head, T, hs)\nk = k.reshape(B, n_head, T, hs)\n"
+                "v = v.reshape(B, n_head, T, hs)"
+            ),
+        ),
+        MisconceptionCase("scale_by_sqrt_d_model", _mha(scores="scores = q @ k.swapaxes(-2, -1) / np.sqrt(C)")),
+        MisconceptionCase("softmax_wrong_axis", _mha(att="att = softmax(scores, axis=-2)")),
+        MisconceptionCase(
+            "padding_mask_on_queries",
+            _mha(hide="hide = np.triu(np.ones((T, T), dtype=bool), k=1) | pad[:, None, :, None]"),
+        ),
+        MisconceptionCase("fully_masked_rows_nan", _mha(fill="scores = np.where(hide, -np.inf, scores)")),
+        MisconceptionCase("mask_fill_zero", _mha(fill="scores = np.where(hide, 0.0, scores)")),
+        MisconceptionCase("reassembly_forgotten", _mha(out="out = (att @ v) @ w_proj + b_proj")),
+    ),
+)
+
 SPECS: Final[dict[str, QuestionSpec]] = {
     s.key: s
     for s in (
@@ -651,6 +787,7 @@ SPECS: Final[dict[str, QuestionSpec]] = {
         KV_CACHE_STEP,
         APPLY_ROPE,  # issue 29, lesson 4
         BLOCK_FLOPS,  # issue 29, lesson 6
+        MHA_FORWARD,  # issue 29, lesson 5
     )
 }
 

@@ -46,6 +46,7 @@ from .counting import (
     RNNGradientDecayV3,
 )
 from .grading import GradeResult, Unreadable, grade, parse_cell, percent_answer
+from .masks import CrossMaskCount, MaskRows, MHAParamCount  # issue 29, lesson 5
 from .positional import AlibiBias, RopeRelativeScore, SinusoidalValue  # issue 29, lesson 4
 from .scaling import (
     DotProductVariance,
@@ -135,6 +136,10 @@ _ALL: tuple[Template, ...] = (
     GPTParamCount(),
     FlopsPerToken(),
     AttentionFlopsCrossover(),
+    # issue 29, lesson 5: the multi-head attention module and its masks
+    MaskRows(),
+    MHAParamCount(),
+    CrossMaskCount(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

@@ -95,8 +95,8 @@ class LessonForm(forms.ModelForm):
         required=False,
         help_text=_(
             "YAML, exactly as under 'teaching:' in the lesson file: a list of sections with key, title, body "
-            "(Markdown + LaTeX), optional figure (five_steps, causal_heatmap, dk_demo) and optional checkpoint "
-            "(prompt, explanation, options). See fixtures/lessons/README.md."
+            "(Markdown + LaTeX), optional figure (five_steps, causal_heatmap, mask_combine, dk_demo) "
+            "and optional checkpoint (prompt, explanation, options). See fixtures/lessons/README.md."
         ),
     )
 

@@ -131,11 +131,13 @@ def figure_public(name: str, data: dict[str, Any] | None, svg: Any) -> dict[str,
         "svg": svg,
         "heatmap": {k: data[k] for k in HEATMAP_FIELDS} if data and data["kind"] == "heatmap" else None,
         "steps": data["steps"] if data and data["kind"] == "shapes" else None,
+        "mask": {k: data[k] for k in MASK_FIELDS} if data and data["kind"] == "mask" else None,
         "demo_path": None if data else DEMO_PATH,
     }
 
 
 HEATMAP_FIELDS = ("weights", "masked", "row_labels", "col_labels", "highlight_row")
+MASK_FIELDS = ("row_labels", "col_labels", "samples")
 _OPEN_OPTION = ("number", "text", "text_html", "label")
 _LOCKED_OPTION = ("number", "text", "text_html", "correct", "chosen", "feedback", "feedback_html")
 

@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from attention_engine.core import causal_mask, scaled_dot_product_attention, softmax
 from attention_engine.exercise import D_K, D_MODEL, D_V, T, exercise_tensors
 from attention_engine.generators.shapes import FIVE_STEPS
+from attention_engine.masks import combined_hide, padding_mask, rows_without_key
 
 __all__ = [
     "FIGURES",
@@ -35,6 +36,7 @@ __all__ = [
     "heatmap_data",
     "lesson_figure",
     "lesson_figure_data",
+    "mask_combine_data",
     "solution_heatmap",
 ]
 
@@ -332,15 +334,124 @@ def shapes_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStri
     return _svg(width, height, data["label"], said, body, ident=ident)
 
 
+# --------------------------------------------------------------------------- lesson 5: the combined mask
+
+#: What a cell of the combined mask is, and how it is drawn: (fill, its short text, the legend's word)
+_MASK_CELLS = {
+    "visible": ("#dbe7f8", "✓"),
+    "causal": ("#e4e6ea", "C"),
+    "padding": ("#fde7c8", "P"),
+    "both": ("#c9ccd2", "CP"),
+}
+_HIDDEN_ROW = "#b91c1c"
+
+
+def mask_combine_data(lengths: Sequence[int] = (2, 4), T: int = 5) -> dict[str, Any]:
+    """Lesson 5: causal | padding for a left-padded batch, per sample a (T, T) grid of what blocks each cell
+    (``visible``, ``causal``, ``padding`` or ``both``) and the rows with no visible key."""
+    pad = padding_mask(lengths, T, "left")  # (B, T) True at padding
+    hide = combined_hide(pad)[:, 0]  # (B, T, T) True = blocked
+    causal = np.triu(np.ones((T, T), dtype=bool), k=1)  # (T, T)
+    no_key = rows_without_key(combined_hide(pad))  # (B, T)
+    samples = []
+    for b, n in enumerate(lengths):
+        by_pad = np.broadcast_to(pad[b][None, :], (T, T))  # (T, T) the padding columns
+        kinds = np.where(causal & by_pad, "both", np.where(causal, "causal", np.where(by_pad, "padding", "visible")))
+        assert ((kinds != "visible") == hide[b]).all()
+        samples.append(
+            {
+                "title": _("Sample %(b)s: %(n)s tokens after %(p)s padding") % {"b": b + 1, "n": n, "p": T - n},
+                "cells": kinds.tolist(),
+                "hidden_rows": np.flatnonzero(no_key[b]).tolist(),
+            }
+        )
+    return {
+        "kind": "mask",
+        "label": _(
+            "Causal mask | padding mask for a left-padded batch: the padding's rows see no key at all (outlined)"
+        ),
+        "row_labels": [f"q{i + 1}" for i in range(T)],
+        "col_labels": [f"k{j + 1}" for j in range(T)],
+        "samples": samples,
+    }
+
+
+def mask_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of :func:`mask_combine_data`'s figure: the samples stacked (narrow enough for a 360 px phone)."""
+    words = {
+        "visible": _("visible"),
+        "causal": _("blocked: future"),
+        "padding": _("blocked: padding"),
+        "both": _("blocked: both"),
+    }
+    row_labels, col_labels = data["row_labels"], data["col_labels"]
+    T = len(col_labels)
+    cell, left, gap = 30, 34, 14
+    no_key = _("no visible key")
+    width = left + T * cell + 112
+    body: list[str] = []
+    said: list[str] = []
+    y0 = 0
+    for sample in data["samples"]:
+        body.append(
+            f'<text x="0" y="{y0 + 15}" font-size="13" font-weight="600" fill="{_INK}">{escape(sample["title"])}</text>'
+        )
+        top = y0 + 38
+        body.extend(
+            f'<text x="{left + j * cell + cell / 2}" y="{top - 6}" text-anchor="middle" font-size="12" '
+            f'fill="{_INK}">{escape(name)}</text>'
+            for j, name in enumerate(col_labels)
+        )
+        rows_said = []
+        for i, row in enumerate(sample["cells"]):
+            y = top + i * cell
+            body.append(
+                f'<text x="{left - 6}" y="{y + cell / 2 + 4}" text-anchor="end" font-size="12" fill="{_INK}">'
+                f"{escape(row_labels[i])}</text>"
+            )
+            for j, kind in enumerate(row):
+                fill, mark = _MASK_CELLS[kind]
+                x = left + j * cell
+                body.append(
+                    f'<g class="mask-cell mask-cell--{kind}"><title>{escape(f"{row_labels[i]} → {col_labels[j]}")}: '
+                    f"{escape(words[kind])}</title>"
+                    f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#ffffff"/>'
+                    f'<text x="{x + cell / 2}" y="{y + cell / 2 + 4}" text-anchor="middle" font-size="11" '
+                    f'fill="{_INK}">{mark}</text></g>'
+                )
+            hidden = i in sample["hidden_rows"]
+            if hidden:
+                body.append(
+                    f'<rect x="{left - 1}" y="{y + 1}" width="{T * cell + 2}" height="{cell - 2}" fill="none" '
+                    f'stroke="{_HIDDEN_ROW}" stroke-width="2.5" stroke-dasharray="5 3"/>'
+                    f'<text x="{left + T * cell + 6}" y="{y + cell / 2 + 4}" font-size="12" fill="{_HIDDEN_ROW}">'
+                    f"✗ {escape(no_key)}</text>"
+                )
+            seen = [col_labels[j] for j, kind in enumerate(row) if kind == "visible"]
+            rows_said.append(f"{row_labels[i]}: " + (", ".join(seen) if seen else no_key))
+        said.append(f"{sample['title']}: " + "; ".join(rows_said))
+        y0 = top + T * cell + gap
+    legend_y = y0 + 4
+    for k, (kind, (fill, mark)) in enumerate(_MASK_CELLS.items()):
+        x, y = (k % 2) * (width // 2), legend_y + (k // 2) * 22
+        body.append(
+            f'<rect x="{x}" y="{y}" width="18" height="18" fill="{fill}" stroke="#9ca3af"/>'
+            f'<text x="{x + 9}" y="{y + 13}" text-anchor="middle" font-size="10" fill="{_INK}">{mark}</text>'
+            f'<text x="{x + 24}" y="{y + 13}" font-size="12" fill="{_INK}">{escape(words[kind])}</text>'
+        )
+    return _svg(width, legend_y + 44, data["label"], said, body, ident=ident)
+
+
 def figure_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
-    """The SVG of a figure's data (:func:`heatmap_data` or :func:`five_steps_data`): the one drawing of each kind."""
-    draw = {"heatmap": heatmap_svg, "shapes": shapes_svg}[data["kind"]]
+    """The SVG of a figure's data (:func:`heatmap_data`, :func:`five_steps_data` or :func:`mask_combine_data`): the
+    one drawing of each kind."""
+    draw = {"heatmap": heatmap_svg, "shapes": shapes_svg, "mask": mask_svg}[data["kind"]]
     return draw(data, ident=ident)
 
 
 #: The pictures a teaching section may name (``figure:``), each as its data; ``dk_demo`` is the live d_k demo
 #: (a form on the page, GET /api/v1/engine/demo/ in the API), not an SVG.
-FIGURES = {"five_steps": five_steps_data, "causal_heatmap": exercise_heatmap_data}
+FIGURES = {"five_steps": five_steps_data, "causal_heatmap": exercise_heatmap_data, "mask_combine": mask_combine_data}
 INTERACTIVE_FIGURES = ("dk_demo",)
 
 

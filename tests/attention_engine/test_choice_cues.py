@@ -45,6 +45,9 @@ CASES = [(name, ()) for name in generators.names()] + [
     *((name, (("config", c),)) for name in ("gpt_param_count", "flops_per_token") for c in ("gpt2", "random")),
     *(("flops_per_token", (("ask", a),)) for a in ("forward", "training")),
     *(("attention_flops_crossover", (("against", a),)) for a in ("mlp", "weights")),
+    # lesson 5: every value of the params its questions fix
+    ("mask_rows", (("side", "left"), ("ask", "hidden"))),  # l5-num-hidden-rows
+    ("mask_rows", (("ask", "nan"),)),  # l5-num-nan-layer2
 ]
 CASE_IDS = [name + "".join(f"-{k}={v}" for k, v in params) for name, params in CASES]
 

@@ -56,6 +56,9 @@ NEWEST.update(dict.fromkeys(LESSON_4, 1))
 SOURCES = ("000", "001", "004", "issue-29")  # the seed documents, and issue 29 for lesson 4
 ADDED_WITH_ISSUE_29 = ("gpt_param_count", "flops_per_token", "attention_flops_crossover")  # cue rules from version 1
 NEWEST.update(dict.fromkeys(ADDED_WITH_ISSUE_29, 1))
+LESSON_5 = ["mask_rows", "mha_param_count", "cross_mask_count"]  # issue 29, lesson 5: version 1, cue rules
+CONTRACT_NAMES += LESSON_5
+NEWEST.update(dict.fromkeys(LESSON_5, 1))
 VERSIONS = [(name, v) for name in CONTRACT_NAMES for v in range(1, NEWEST[name] + 1)]
 VERSION_IDS = [f"{name}-v{v}" for name, v in VERSIONS]
 SEEDS = range(200)
@@ -225,7 +228,7 @@ def test_newest_prompts_ask_only_the_question(name):
         assert v.to_dict()["answer_format"] == v.answer_format
 
 
-WITH_FORMAT_FROM_V1 = (*ADDED_WITH_ISSUE_11, *LESSON_4, *ADDED_WITH_ISSUE_29)
+WITH_FORMAT_FROM_V1 = (*ADDED_WITH_ISSUE_11, *LESSON_4, *ADDED_WITH_ISSUE_29, *LESSON_5)
 VERSION_1_WITHOUT_FORMAT = [n for n in CONTRACT_NAMES if n not in WITH_FORMAT_FROM_V1]
 
 

@@ -57,13 +57,31 @@ class ShapeStepSerializer(serializers.Serializer):
     shape = serializers.ListField(child=serializers.IntegerField(), help_text="(rows, columns).")
 
 
+class MaskSampleSerializer(serializers.Serializer):
+    title = serializers.CharField(help_text="The sample: its length and how much padding precedes it.")
+    cells = serializers.ListField(
+        child=serializers.ListField(child=serializers.ChoiceField(choices=["visible", "causal", "padding", "both"])),
+        help_text="(T, T), query rows by key columns: what blocks each cell (the future, padding, both) or visible.",
+    )
+    hidden_rows = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The rows (0-based) with no visible key: drawn outlined."
+    )
+
+
+class FigureMaskSerializer(serializers.Serializer):
+    row_labels = serializers.ListField(child=serializers.CharField(), help_text='One per query row ("q1", …).')
+    col_labels = serializers.ListField(child=serializers.CharField(), help_text='One per key column ("k1", …).')
+    samples = MaskSampleSerializer(many=True, help_text="One grid per sample of the batch, top to bottom.")
+
+
 class FigureSerializer(serializers.Serializer):
     name = serializers.ChoiceField(
-        choices=["five_steps", "causal_heatmap", "dk_demo"], help_text="The picture the section names."
+        choices=["five_steps", "causal_heatmap", "mask_combine", "dk_demo"], help_text="The picture the section names."
     )
     kind = serializers.ChoiceField(
-        choices=["heatmap", "shapes", "demo"],
-        help_text="heatmap: `heatmap` is set; shapes: `steps` is set; demo: the live d_k demo at `demo_path`.",
+        choices=["heatmap", "shapes", "mask", "demo"],
+        help_text="heatmap: `heatmap` is set; shapes: `steps` is set; mask: `mask` is set; demo: the live d_k demo "
+        "at `demo_path`.",
     )
     label = serializers.CharField(allow_null=True, help_text="Its one-sentence summary (the SVG's title).")  # type: ignore[assignment]  # a field named label
     svg = serializers.CharField(
@@ -71,6 +89,7 @@ class FigureSerializer(serializers.Serializer):
     )
     heatmap = FigureHeatmapSerializer(allow_null=True)
     steps = ShapeStepSerializer(many=True, allow_null=True, help_text="The five steps' tensors top to bottom.")
+    mask = FigureMaskSerializer(allow_null=True, help_text="A combined attention mask, per sample of a batch.")
     demo_path = serializers.CharField(
         allow_null=True, help_text="The demo's endpoint (GET, with d_k, causal, scaled): lesson 1's d_k demo."
     )

@@ -98,3 +98,16 @@ def test_etag_holds_until_an_answer(api, teaching_lesson):
     assert api.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304
     api.post(_url(teaching_lesson), {"option_id": _handle(api, teaching_lesson, "3")}, format="json")
     assert api.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 200
+
+
+def test_the_lessons_api_serves_the_mask_as_data_and_svg(api):
+    sections, problems = parse_teaching(
+        [{"key": "masks", "title": "掩码", "body": "因果掩码加 padding 掩码。", "figure": "mask_combine"}]
+    )
+    assert not problems
+    lesson = factories.LessonFactory(key="masks-api", teaching=sections)
+    factories.ChoiceQuestionFactory(lesson=lesson)
+    figure = api.get(f"/api/v1/lessons/{lesson.pk}/").json()["sections"][0]["figure"]
+    assert figure["name"] == "mask_combine" and figure["kind"] == "mask" and figure["heatmap"] is None
+    assert figure["svg"].startswith("<svg") and figure["mask"]["samples"][1]["hidden_rows"] == [0]
+    assert figure["mask"]["col_labels"] == ["k1", "k2", "k3", "k4", "k5"]
