@@ -305,8 +305,11 @@ _WIDE = re.compile(r'<table>.*?</table>|<math display="block".*?</math>', re.DOT
 
 def scrollable(body: SafeString) -> SafeString:
     """Tables and display formulas in a keyboard-focusable box that scrolls sideways when the screen is narrow
-    (a scroll region must be reachable by keyboard: axe ``scrollable-region-focusable``)."""
-    return mark_safe(_WIDE.sub(lambda m: f'<div class="scroll-x" tabindex="0">{m.group(0)}</div>', str(body)))
+    (a scroll region must be reachable by keyboard: axe ``scrollable-region-focusable``), with the same shadow at
+    a cut-off edge as a numeric prompt's formulas (site.css ``.math-scroll``): on a phone a rotation matrix of
+    lesson 4 is wider than the screen, and without the cue nothing says that more is hidden."""
+    box = '<div class="scroll-x math-scroll" tabindex="0">'
+    return mark_safe(_WIDE.sub(lambda m: f"{box}{m.group(0)}</div>", str(body)))
 
 
 def teaching_sections(

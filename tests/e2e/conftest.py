@@ -170,14 +170,15 @@ def new_page(browser, viewport: dict, *, phone: bool):
 OVERFLOW = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
 MATRICES = """
-() => Array.from(document.querySelectorAll("main mtable")).filter(t => !t.parentElement.closest("mtable")).map(t => {
+(screen) => Array.from(document.querySelectorAll("main mtable"))
+.filter(t => !t.parentElement.closest("mtable")).map(t => {
   const box = t.getBoundingClientRect();
   let clipper = t.parentElement;
   while (clipper && clipper !== document.body && getComputedStyle(clipper).overflowX === "visible") {
     clipper = clipper.parentElement;
   }
-  const clip = clipper && clipper !== document.body ? clipper.getBoundingClientRect() : {left: 0, right: innerWidth};
-  const left = Math.max(0, clip.left), right = Math.min(innerWidth, clip.right);
+  const clip = clipper && clipper !== document.body ? clipper.getBoundingClientRect() : {left: 0, right: screen};
+  const left = Math.max(0, clip.left), right = Math.min(screen, clip.right);
   const visible = box.left >= left - 1 && box.right <= right + 1;
   const scroller = t.closest(".math-scroll");
   const scrollable = !!scroller && scroller.scrollWidth > scroller.clientWidth
@@ -194,10 +195,13 @@ def assert_fits(page, where: str = "") -> int:
     Returns how many matrices were checked."""
     page.wait_for_load_state("load")
     scroll_width, inner_width = page.evaluate(OVERFLOW)
+    # a phone's browser widens its layout viewport to fit content that overflows (innerWidth grows past the
+    # screen and the page is shown zoomed out), so the screen's own width is the measure, not innerWidth
+    inner_width = min(inner_width, page.viewport_size["width"])
     assert scroll_width <= inner_width, (
         f"{where or page.url}: page is {scroll_width}px wide on a {inner_width}px screen"
     )
-    matrices = page.evaluate(MATRICES)
+    matrices = page.evaluate(MATRICES, inner_width)
     for matrix in matrices:
         assert matrix["visible"] or (matrix["scrollable"] and matrix["cue"]), f"{where}: {matrix}"
     return len(matrices)

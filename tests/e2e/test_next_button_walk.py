@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
 import time_machine
 from django.urls import reverse
@@ -66,12 +67,11 @@ def _answer(page: Page, item: AttemptItem, *, right: bool) -> None:
         page.locator(f'#item button.option[value="{index}"]').click()
     else:
         answer = item.variant["answer"]
-        matrix = isinstance(answer, list) and answer and isinstance(answer[0], list)
-        rows = answer if matrix else [answer if isinstance(answer, list) else [answer]]
-        for r, row in enumerate(rows):
-            for c, value in enumerate(row):
-                name = f"cell_{r}_{c}" if matrix else (f"cell_{c}" if isinstance(answer, list) else "cell")
-                page.fill(f'#item input[name="{name}"]', f"{value if right else value + 9:.2f}")
+        values = list(np.ravel(answer))  # a scalar, a vector or a matrix, in reading order
+        cells = page.locator("#item input.cell")
+        expect(cells).to_have_count(len(values))  # the grid is laid out like the answer, read in reading order
+        for cell, value in zip(cells.all(), values, strict=True):
+            cell.fill(f"{value if right else value + 9:.6f}")
         page.locator("#item button[data-submit]").click()
     expect(page.locator("#item .verdict")).to_be_visible()
 
@@ -93,7 +93,9 @@ def _run_attempt(walk: Walk, attempt: Attempt, *, wrong: tuple[int, ...], phone:
         next_button = page.locator("#item [data-next]")
         if phone:  # the sticky bar: "Next" is on screen right after the lock, no scrolling
             box = next_button.bounding_box()
-            assert box is not None and box["y"] + box["height"] <= page.viewport_size["height"] + 1
+            assert box is not None and box["y"] + box["height"] <= page.viewport_size["height"] + 1, (
+                f"{item.question.key}: Next at {box} on a {page.viewport_size} screen"
+            )
         next_button.click()
 
 

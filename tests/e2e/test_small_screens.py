@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from quizzes.models import Attempt, Question
+from quizzes.models import Attempt, Lesson, Question
 from quizzes.practice.services import attempt_finish, attempt_start
 from tests import factories
 from tests.e2e.conftest import DESKTOP, PHONES, assert_accessible, assert_fits, new_page
@@ -53,7 +53,9 @@ def test_every_learner_page_fits_and_passes_axe(browser, live_server, lessons, s
             ("web:account_delete", []),
             ("web:password_change", []),
         ]
-        pages += [("web:lesson_detail", [key]) for key in ("sdpa", "six-questions", "nanogpt-attention")]
+        lesson_keys = list(Lesson.objects.filter(published=True).order_by("order").values_list("key", flat=True))
+        assert len(lesson_keys) == 7
+        pages += [("web:lesson_detail", [key]) for key in lesson_keys]
         for name, args in pages:
             page.goto(base + reverse(name, args=args))
             _check(page, f"{size} {name} {args}")
