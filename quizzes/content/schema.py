@@ -50,7 +50,7 @@ LESSON_SCHEMA: tuple[FileField, ...] = (
     FileField("order", "order", "order", required=True),
     FileField("summary", "summary", "text", default=""),
     FileField("published", "published", "flag", default=True),
-    FileField("teaching", "teaching", "teaching", default=None),
+    FileField("teaching", "teaching", "teaching", default=[]),
 )
 
 QUESTION_SCHEMA: tuple[FileField, ...] = (
