@@ -59,6 +59,7 @@ def download_questions_as_yaml(
 
 def register(site: admin.AdminSite) -> None:
     """Add the actions to the lesson and question admins (registered by quizzes.admin.content)."""
-    for model, action in ((Lesson, download_lessons_as_yaml), (Question, download_questions_as_yaml)):
-        model_admin = site.get_model_admin(model)
-        model_admin.actions = (*(model_admin.actions or ()), action)
+    lessons = site.get_model_admin(Lesson)
+    lessons.actions = (*(lessons.actions or ()), download_lessons_as_yaml)
+    questions = site.get_model_admin(Question)
+    questions.actions = (*(questions.actions or ()), download_questions_as_yaml)

@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 import yaml
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import models
 
 from quizzes.content import cues
 from quizzes.content.models import Lesson, Option, Question
@@ -115,6 +116,13 @@ def _assign(instance: Any, values: dict[str, Any]) -> dict[str, Any]:
             before[name] = getattr(instance, name)
             setattr(instance, name, value)
     return before
+
+
+def _empty(column: str) -> Any:
+    """A question column's empty value (what the kinds it does not apply to hold)."""
+    model_field = Question._meta.get_field(column)
+    assert isinstance(model_field, models.Field)
+    return model_field.get_default()
 
 
 def _messages(error: ValidationError) -> list[str]:
@@ -308,7 +316,7 @@ class LessonReader:
             elif spec.read == "position":
                 values[spec.column] = position
             elif kind not in spec.kinds:
-                values[spec.column] = Question._meta.get_field(spec.column).get_default()
+                values[spec.column] = _empty(spec.column)
             else:
                 values[spec.column] = self.value(spec, data, file, where, template=values.get("template", ""))
         return values
