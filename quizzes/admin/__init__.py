@@ -13,8 +13,10 @@ from quizzes.admin import (  # noqa: F401  (each module registers its ModelAdmin
     content,
     history,
     jobs,
+    lesson_files,
     packs,
     reports,
 )
 
 accounts.register(admin.site)
+lesson_files.register(admin.site)  # "Download as YAML" on lessons and questions

@@ -16,69 +16,38 @@ from typing import Any, TypedDict
 import yaml
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import models
 
 from quizzes.content import cues
 from quizzes.content.models import Lesson, Option, Question
 from quizzes.content.pruning import missing_options
 from quizzes.content.report import ContentProblem
+from quizzes.content.schema import (
+    LESSON_SCHEMA,
+    OPTION_SCHEMA,
+    QUESTION_SCHEMA,
+    QUESTIONS,
+    FileField,
+    file_keys,
+    kind_fields,
+    managed_columns,
+    read_value,
+)
 from quizzes.content.selectors import option_ids_shown_to_learners, questions_with_history
 from quizzes.content.teaching import parse_teaching
-from quizzes.content.validation import newest_template_version, validate_choice_options
+from quizzes.content.validation import validate_choice_options
 
 DEFAULT_LESSONS_DIR = Path(settings.BASE_DIR) / "fixtures" / "lessons"
 
-LESSON_KEYS = {"key", "title", "summary", "teaching", "order", "published", "questions"}
-QUESTION_KEYS = {
-    "key",
-    "kind",
-    "prompt",
-    "explanation",
-    "published",
-    "options",
-    "template",
-    "template_version",
-    "params",
-    "answer_form",
-    "reference_answer",
-    "rubric",
-    "expected_lines",
-    "code_spec",
-    "replaces",
-    "answer",
-    "tolerance",
-    "unit",
-}
-KIND_KEYS = {
-    "choice": {"options"},
-    "numeric": {"template", "template_version", "params", "answer_form"},
-    "prompt": {"reference_answer", "rubric"},
-    "recall": {"expected_lines"},
-    "code": {"code_spec", "replaces"},
-    "number": {"answer", "tolerance", "unit"},
-}
-OPTION_KEYS = {"key", "text", "correct", "feedback", "retired"}
+# The files' keys and the columns they fill are quizzes.content.schema's (the dumper writes the same).
+LESSON_KEYS = file_keys(LESSON_SCHEMA, QUESTIONS)
+QUESTION_KEYS = file_keys(QUESTION_SCHEMA)
+KIND_KEYS = kind_fields(QUESTION_SCHEMA)
+OPTION_KEYS = file_keys(OPTION_SCHEMA)
 
-LESSON_FIELDS = ("title", "summary", "teaching", "order", "published")
-QUESTION_FIELDS = (
-    "kind",
-    "prompt",
-    "explanation",
-    "order",
-    "published",
-    "template",
-    "template_version",
-    "params",
-    "answer_form",
-    "reference_answer",
-    "rubric",
-    "expected_lines",
-    "code_spec",
-    "replaces_key",
-    "number_answer",
-    "number_tolerance",
-    "number_unit",
-)
-OPTION_FIELDS = ("text", "is_correct", "feedback", "order", "retired")
+LESSON_FIELDS = managed_columns(LESSON_SCHEMA)
+QUESTION_FIELDS = managed_columns(QUESTION_SCHEMA)
+OPTION_FIELDS = managed_columns(OPTION_SCHEMA)
 
 
 class LessonYamlLoader(yaml.SafeLoader):
@@ -149,6 +118,13 @@ def _assign(instance: Any, values: dict[str, Any]) -> dict[str, Any]:
     return before
 
 
+def _empty(column: str) -> Any:
+    """A question column's empty value (what the kinds it does not apply to hold)."""
+    model_field = Question._meta.get_field(column)
+    assert isinstance(model_field, models.Field)
+    return model_field.get_default()
+
+
 def _messages(error: ValidationError) -> list[str]:
     if hasattr(error, "error_dict"):
         return [f"{name}: {message}" for name, messages in error.message_dict.items() for message in messages]
@@ -184,31 +160,11 @@ class LessonReader:
 
     # ---- helpers to check types, reporting instead of raising
 
-    def text(self, data: dict, name: str, file: str, *, required: bool = True, **where: str | None) -> str:
-        value = data.get(name)
-        if value is None:
-            if required:
-                self.problem(file, f"'{name}' is required", **where)
-            return ""
-        if not isinstance(value, str):
-            self.problem(
-                file, f"'{name}' must be text, got {type(value).__name__} {value!r} (quote it in YAML)", **where
-            )
-            return ""
-        return value.strip()
-
-    def text_list(self, data: dict, name: str, file: str, **where: str | None) -> list[str]:
-        value = data.get(name)
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            self.problem(file, f"'{name}' must be a list of texts", **where)
-            return []
-        return [item.rstrip() for item in value]
-
-    def flag(self, data: dict, name: str, file: str, default: bool, **where: str | None) -> bool:
-        value = data.get(name, default)
-        if not isinstance(value, bool):
-            self.problem(file, f"'{name}' must be true or false, got {value!r}", **where)
-            return default
+    def value(self, spec: FileField, data: dict, file: str, where: Where, *, template: str = "") -> Any:
+        """The column's value read from ``data`` by the schema's rule, its problem reported."""
+        value, problem = read_value(spec, data, template=template)
+        if problem:
+            self.problem(file, problem, **where)
         return value
 
     def unknown_keys(self, data: dict, allowed: set[str], file: str, **where: str | None) -> None:
@@ -253,16 +209,12 @@ class LessonReader:
         self.seen_lessons[key] = file
         plan.lesson_keys.add(key)
         self.unknown_keys(data, LESSON_KEYS, file, **where)
-        order = data.get("order")
-        if not isinstance(order, int) or isinstance(order, bool) or order < 0:
-            self.problem(file, f"'order' must be a non-negative integer, got {order!r}", **where)
-            order = 0
         values: dict[str, Any] = {
-            "title": self.text(data, "title", file, **where),
-            "summary": self.text(data, "summary", file, required=False, **where),
-            "teaching": self.teaching(file, data, where),
-            "order": order,
-            "published": self.flag(data, "published", file, True, **where),
+            spec.column: self.teaching(file, data, where)
+            if spec.read == "teaching"
+            else self.value(spec, data, file, where)
+            for spec in LESSON_SCHEMA
+            if spec.read != "key"
         }
         self.lesson_published[key] = values["published"]
         existing = self.lessons.get(key)
@@ -355,61 +307,19 @@ class LessonReader:
 
     def question_values(self, file: str, position: int, data: dict, kind: str, where: Where) -> dict[str, Any]:
         """The question's fields as the file gives them (the other kinds' fields empty)."""
-        params = data.get("params", {}) if kind == "numeric" else {}
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            self.problem(file, f"'params' must be a mapping, got {params!r}", **where)
-            params = {}
-        numeric, prompt, recall, code = kind == "numeric", kind == "prompt", kind == "recall", kind == "code"
-        number = kind == "number"
-        template = self.text(data, "template", file, **where) if numeric else ""
-        return {
-            "kind": kind,
-            "prompt": self.text(data, "prompt", file, **where),
-            "explanation": self.text(data, "explanation", file, required=False, **where),
-            "order": position,
-            "published": self.flag(data, "published", file, True, **where),
-            "template": template,
-            "template_version": self.template_version(data, template, file, **where) if numeric else None,
-            "params": params,
-            "answer_form": self.text(data, "answer_form", file, **where) if numeric else "",
-            "reference_answer": self.text(data, "reference_answer", file, **where) if prompt else "",
-            "rubric": self.text_list(data, "rubric", file, **where) if prompt else [],
-            "expected_lines": self.text_list(data, "expected_lines", file, **where) if recall else [],
-            "code_spec": self.code_spec(data, file, **where) if code else None,
-            "replaces_key": self.text(data, "replaces", file, required=False, **where) if code else "",
-            "number_answer": self.number(data, "answer", file, **where) if number else None,
-            "number_tolerance": self.number(data, "tolerance", file, default=0.0, **where) if number else None,
-            "number_unit": self.text(data, "unit", file, required=False, **where) if number else "",
-        }
-
-    def number(self, data: dict, name: str, file: str, *, default: float | None = None, **where: str | None) -> Any:
-        """A YAML number (int or float; true/false and quoted text are refused), or ``default`` when absent."""
-        value = data.get(name)
-        if value is None:
-            if default is None:
-                self.problem(file, f"'{name}' is required", **where)
-            return default
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self.problem(file, f"'{name}' must be a number, got {value!r}", **where)
-            return None
-        try:
-            return float(value)
-        except OverflowError:
-            self.problem(file, f"'{name}' is too large for a number", **where)
-            return None
-
-    def code_spec(self, data: dict, file: str, **where: str | None) -> Any:
-        """A built-in key (text) or a whole spec (a mapping); anything else is reported here (the model
-        validation then checks that the spec itself is usable)."""
-        value = data.get("code_spec")
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-        if isinstance(value, dict):
-            return value
-        self.problem(file, "'code_spec' must be a built-in spec key or a mapping (a whole spec)", **where)
-        return None
+        values: dict[str, Any] = {}
+        for spec in QUESTION_SCHEMA:
+            if spec.read in {"key", "options"}:
+                continue
+            if spec.read == "kind":
+                values[spec.column] = kind
+            elif spec.read == "position":
+                values[spec.column] = position
+            elif kind not in spec.kinds:
+                values[spec.column] = _empty(spec.column)
+            else:
+                values[spec.column] = self.value(spec, data, file, where, template=values.get("template", ""))
+        return values
 
     def history_conflicts(self, file: str, existing: Question, kind: str, lesson_changed: bool, where: Where) -> None:
         """A question learners have history with keeps its kind and its lesson (old attempts describe it)."""
@@ -428,16 +338,6 @@ class LessonReader:
                 **where,
             )
 
-    def template_version(self, data: dict, template: str, file: str, **where: str | None) -> int | None:
-        """The YAML's ``template_version``, default the template's newest (None for an unknown template)."""
-        value = data.get("template_version")
-        if value is None:
-            return newest_template_version(template)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            self.problem(file, f"'template_version' must be a positive whole number, got {value!r}", **where)
-            return newest_template_version(template)
-        return value
-
     def read_options(self, file: str, items: Any, current: dict[str, Option], where: Where) -> list[Planned]:
         if not isinstance(items, list):
             self.problem(file, "'options' must be a list", **where)
@@ -455,11 +355,9 @@ class LessonReader:
             seen.add(item["key"])
             self.unknown_keys(item, OPTION_KEYS, file, **option_where)
             values: dict[str, Any] = {
-                "text": self.text(item, "text", file, **option_where),
-                "is_correct": self.flag(item, "correct", file, False, **option_where),
-                "feedback": self.text(item, "feedback", file, required=False, **option_where),
-                "order": position,
-                "retired": self.flag(item, "retired", file, False, **option_where),
+                spec.column: position if spec.read == "position" else self.value(spec, item, file, option_where)
+                for spec in OPTION_SCHEMA
+                if spec.read != "key"
             }
             existing = current.get(item["key"])
             retiring = existing is not None and not existing.retired and values["retired"]
