@@ -390,8 +390,8 @@ class PagedBlocks(Template):
         bs, P, G = inputs["block_size"], inputs["prompt_tokens"], inputs["generated"]
         what = "这条序列现在占几个物理块" if inputs["ask"] == "blocks" else "它最后一个块里还空着几个槽"
         return (
-            f"vLLM 的 PagedAttention，块大小为 {bs} 个 token（服务的最大长度是 {self.MAX_LEN}）。"
-            f"一条序列的 prompt 有 {P} 个 token，已经生成了 {G} 个 token。{what}？"
+            f"vLLM 的 PagedAttention，块大小为 ${bs}$ 个 token（服务的最大长度是 ${self.MAX_LEN}$）。"
+            f"一条序列的 prompt 有 ${P}$ 个 token，已经生成了 ${G}$ 个 token。{what}？"
         )
 
     def answer_format(self, inputs: Inputs) -> str:
