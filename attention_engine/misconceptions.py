@@ -1531,7 +1531,199 @@ _LESSON5_MASKS: tuple[Misconception, ...] = (
     ),
 )
 
-MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in (*_ALL, *_POSITIONAL, *_LESSON6_COSTS, *_LESSON5_MASKS)}
+# --- issue 29, lesson 7: inference serving (KV cache with MLA, decode's bandwidth bound, paged blocks,
+# speculative decoding, the GQA decode step) -----------------------------------------------------------
+_LESSON7_SERVING: tuple[Misconception, ...] = (
+    Misconception(
+        "mla_rope_key_forgotten",
+        "漏了 MLA 共享的 RoPE 键",
+        "Left out MLA's shared RoPE key",
+        "MLA 每层每 token 缓存潜向量 c^KV（d_c 个数）和一个所有头共享、带 RoPE 的键 k^R（d_h^R 个数）："
+        "RoPE 并不进潜向量的升维矩阵，k^R 要单独缓存，共 d_c + d_h^R 个数。",
+        "MLA caches, per layer and token, the latent c^KV (d_c numbers) and one RoPE key k^R shared by all heads "
+        "(d_h^R numbers): RoPE cannot be folded into the latent's up-projection, so k^R is cached too, "
+        "d_c + d_h^R numbers in all.",
+    ),
+    Misconception(
+        "mla_latent_per_k_and_v",
+        "以为 MLA 给 K 和 V 各存一份",
+        "Cached MLA's latent once for K and once for V",
+        "c^KV 是 K 和 V 联合压缩成的一个向量，K、V 都由它升维得到：MLA 的缓存没有 MHA 公式里那个 2。",
+        "c^KV is one vector into which K and V are compressed jointly; both are up-projected from it, so MLA's "
+        "cache has no factor 2 of the MHA formula.",
+    ),
+    Misconception(
+        "mla_as_mha",
+        "按每个头完整的 K、V 算了 MLA",
+        "Counted MLA as full per-head K and V",
+        "MLA 不缓存各头的 K、V（那是 2·n_head·d_h 个数），只缓存潜向量和共享的 RoPE 键，d_c + d_h^R 个数。",
+        "MLA does not cache every head's K and V (2·n_head·d_h numbers), only the latent and the shared RoPE key, "
+        "d_c + d_h^R numbers.",
+    ),
+    Misconception(
+        "params_as_bytes",
+        "把参数个数当成了字节数",
+        "Took the parameter count for bytes",
+        "每个参数占 dtype 的字节数：bf16/fp16 是 2 字节，fp32 是 4 字节，int8 是 1 字节；权重字节 = 参数个数 × 它。",
+        "Every parameter takes its dtype's bytes (2 for bf16/fp16, 4 for fp32, 1 for int8): weight bytes = "
+        "parameters × that.",
+    ),
+    Misconception(
+        "weights_fp32_bytes",
+        "按 fp32 的 4 字节算了权重",
+        "Counted the weights at fp32's 4 bytes",
+        "题目给了权重的 dtype：bf16/fp16 每个参数 2 字节，int8 1 字节；按 4 字节算，读权重的时间多了一倍以上。",
+        "The question gives the weights' dtype: 2 bytes per parameter for bf16/fp16, 1 for int8; at 4 bytes the "
+        "weights take twice as long or more to read.",
+    ),
+    Misconception(
+        "kv_cache_forgotten",
+        "漏了 KV cache 的读取",
+        "Left out reading the KV cache",
+        "decode 的每一步除了读一遍权重，还要把 batch 里每条序列自己的 KV cache 读一遍："
+        "分母是权重字节加上这一批 KV cache 的字节。",
+        "Besides the weights, every decode step reads each sequence's own KV cache: the denominator is the weight "
+        "bytes plus the batch's KV-cache bytes.",
+    ),
+    Misconception(
+        "weights_read_per_sequence",
+        "以为每条序列各读一遍权重",
+        "Read the weights once per sequence",
+        "同一步里 batch 的所有序列共用同一遍权重读取，所以加大 batch 能提高吞吐；各自的只有 KV cache。",
+        "All sequences of a batch share one read of the weights per step, which is why a larger batch raises "
+        "throughput; only the KV cache is read per sequence.",
+    ),
+    Misconception(
+        "batch_tokens_forgotten",
+        "只算了一条序列的 token",
+        "Counted one sequence's tokens only",
+        "一步 decode 让 batch 里 B 条序列各前进 1 个 token：整台机器每步产出 B 个 token，上限要乘以 B。",
+        "One decode step moves each of the B sequences one token, so the machine makes B tokens per step: the bound "
+        "is multiplied by B.",
+    ),
+    Misconception(
+        "spec_gamma_not_gamma_plus_one",
+        "漏了目标模型自己给的那个 token",
+        "Left out the target's own token",
+        "求和要到 α^γ：1 + α + … + α^γ = (1 − α^(γ+1)) / (1 − α)。γ 个草稿全被接受时，目标模型在同一次前向里"
+        "已经算出第 γ + 1 个位置的分布，再采 1 个；上限是 γ + 1，不是 γ。",
+        "The sum runs to α^γ: 1 + α + … + α^γ = (1 − α^(γ+1)) / (1 − α). When all γ drafts are accepted the target "
+        "has already computed the distribution at position γ + 1 in the same call and samples one more: at most "
+        "γ + 1, not γ.",
+    ),
+    Misconception(
+        "spec_independent_positions",
+        "把各位置当成互不影响",
+        "Treated the positions as independent",
+        "一旦某个草稿被拒绝，它后面的草稿全部作废：第 i 个草稿留下要前 i 个都被接受，概率 α^i，不是 α；"
+        "所以期望是 1 + α + … + α^γ，不是 1 + γα。",
+        "Once a draft is rejected every later draft is dropped: draft i survives only if the first i are all "
+        "accepted, with probability α^i rather than α, so the mean is 1 + α + … + α^γ, not 1 + γα.",
+    ),
+    Misconception(
+        "spec_infinite_gamma",
+        "用了草稿无限长时的极限",
+        "Used the limit of an endless draft",
+        "1 / (1 − α) 是 γ → ∞ 时的极限；草稿只有 γ 个，每次调用至多 γ + 1 个 token，"
+        "要用截断的和 (1 − α^(γ+1)) / (1 − α)。",
+        "1 / (1 − α) is the limit as γ → ∞; with γ drafts a call yields at most γ + 1 tokens, so the truncated sum "
+        "(1 − α^(γ+1)) / (1 − α) applies.",
+    ),
+    Misconception(
+        "spec_accepted_drafts_only",
+        "只数了被接受的草稿",
+        "Counted only the accepted drafts",
+        "每次调用除了被接受的草稿，还必有目标模型自己的 1 个 token（拒绝处重采的，或全部接受后多采的）："
+        "期望是 1 + α + … + α^γ，至少为 1。",
+        "Besides the accepted drafts every call adds one token of the target's own (resampled where a draft was "
+        "rejected, or the bonus after all were accepted): the mean is 1 + α + … + α^γ, never below 1.",
+    ),
+    Misconception(
+        "spec_one_term_too_many",
+        "多加了一项",
+        "Added one term too many",
+        "第 γ + 1 个 token 是目标模型的，它之后没有草稿可接受：求和到 α^γ 为止，共 γ + 1 项，上限是 γ + 1。",
+        "The (γ + 1)-th token is the target's own and no draft follows it: the sum stops at α^γ, γ + 1 terms, at "
+        "most γ + 1 tokens.",
+    ),
+    Misconception(
+        "spec_draft_length_as_yield",
+        "以为每次调用都产出 γ 个",
+        "Took every call to yield γ tokens",
+        "草稿被接受是有概率的：第 i 个草稿留下的概率是 α^i。只有 α = 1 时才全部留下，那时还要加上目标模型多采的 1 个。",
+        "Drafts are accepted only with some probability: draft i survives with probability α^i. Only at α = 1 do "
+        "all survive, and then the target's extra token comes on top.",
+    ),
+    Misconception(
+        "spec_alpha_as_rejection_rate",
+        "把接受率当成了拒绝率",
+        "Took the acceptance rate for the rejection rate",
+        "α 是草稿 token 被**接受**的概率：α 越大留下的草稿越多，α = 1 时每次得到 γ + 1 个；"
+        "把 1 − α 代进公式，就把两头弄反了。",
+        "α is the probability that a draft token is accepted: the larger α, the more drafts survive, γ + 1 per call "
+        "at α = 1; putting 1 − α into the formula turns the two ends around.",
+    ),
+    Misconception(
+        "paged_used_as_empty",
+        "把最后一块里已用的槽当成了空槽",
+        "Took the used slots of the last block for the empty ones",
+        "n 除以块大小的余数是最后一块里**已用**的槽；空着的是块大小减去它（余数为 0 时最后一块正好填满）。",
+        "The remainder of n divided by the block size is the number of used slots in the last block; the empty "
+        "ones are the block size minus it (none when the remainder is 0).",
+    ),
+    Misconception(
+        "paged_no_waste",
+        "以为分页之后没有空槽",
+        "Thought paging leaves no empty slot",
+        "PagedAttention 按块分配：最后一块没填满的槽仍然空着，只是浪费少于一个块（论文称 near-zero waste）。",
+        "PagedAttention allocates whole blocks: the unfilled slots of the last block stay empty, only the waste is "
+        "under one block (the paper's near-zero waste).",
+    ),
+    Misconception(
+        "paged_contiguous_max_length",
+        "按最大长度连续预留来算",
+        "Counted a contiguous reservation of the maximum length",
+        "按最大长度连续预留是 vLLM 之前的做法；PagedAttention 只在前面的块都填满时才分配新块。",
+        "Reserving the maximum length contiguously is what systems before vLLM did; PagedAttention allocates a new "
+        "block only when the earlier ones are full.",
+    ),
+    Misconception(
+        "paged_floor_not_ceil",
+        "向下取整了块数",
+        "Rounded the block count down",
+        "块数是 ⌈n / 块大小⌉：不足一块的那些 token 也要占一个块。",
+        "The block count is ⌈n / block size⌉: the tokens that do not fill a block still take one.",
+    ),
+    Misconception(
+        "paged_prompt_only",
+        "漏了生成的 token",
+        "Left out the generated tokens",
+        "生成出来的 token 的 K、V 也写进缓存：序列现在的长度是 prompt 加上已生成的 token。",
+        "The generated tokens' K and V go into the cache too: the sequence is now the prompt plus the generated "
+        "tokens.",
+    ),
+    Misconception(
+        "gqa_tile_not_repeat",
+        "用 tile 分组，头的对应关系错了",
+        "Grouped the heads with tile: the wrong mapping",
+        "GQA 里相邻的 n_head / n_kv_head 个 query 头共用一个 K/V 头：query 头 h 读 K/V 头 h // group，"
+        "是 np.repeat（torch 的 repeat_interleave）；np.tile 给出的是 h % n_kv_head。",
+        "In GQA consecutive groups of n_head / n_kv_head query heads share one K/V head: query head h reads K/V "
+        "head h // group, which np.repeat (torch's repeat_interleave) gives; np.tile gives h % n_kv_head.",
+    ),
+    Misconception(
+        "gqa_scale_by_d_model",
+        "除以了 √d_model 而不是 √head_size",
+        "Divided by √d_model instead of √head_size",
+        "每个头的点积是 head_size 维的：缩放用 √head_size，不是所有头合起来的 √(n_head·head_size)。",
+        "Each head's dot product has head_size terms: the scale is √head_size, not √(n_head·head_size) of all heads "
+        "together.",
+    ),
+)
+
+MISCONCEPTIONS: dict[str, Misconception] = {
+    m.id: m for m in (*_ALL, *_POSITIONAL, *_LESSON6_COSTS, *_LESSON5_MASKS, *_LESSON7_SERVING)
+}
 ATTENTION_IDS: tuple[str, ...] = tuple(m.id for m in _ALL if m.is_attention)
 
 

@@ -13,6 +13,7 @@ Each is a ``QuestionSpec`` (pure data: ``SPECS[key].to_dict()`` is what an admin
 - ``apply_rope`` — lesson 4's RoPE on q and k with RoFormer's interleaved pairs (the scaffold fixes them).
 - ``block_flops`` — lesson 6: one block's forward FLOPs per token, a count (no arrays: the names are numbers).
 - ``mha_forward`` — lesson 5: the whole multi-head self-attention forward with a padding mask, ``finfo.min`` fill.
+- ``gqa_decode_step`` — lesson 7: one decode step with a GQA cache, query head h reading K/V head h // group.
 
 What is compared is what the code computes, not how an intermediate is spelled: lesson 1's mask by
 which positions it hides (``compare="truth"``: a bool, 0/1 or −∞/0 mask all do), the masked scores
@@ -777,6 +778,93 @@ MHA_FORWARD: Final = QuestionSpec(
     ),
 )
 
+
+# Lesson 7: one decode step with a grouped-query (GQA) cache (issue 29)
+
+_GQA_GROUP = "n_head, n_kv_head = q.shape[-3], k.shape[-3]\ngroup = n_head // n_kv_head\n"
+_GQA_SCORES = "q @ k_all.swapaxes(-2, -1) / np.sqrt(q.shape[-1])"
+
+
+def _gqa(
+    expand: str = "k_all = np.repeat(k_cache, group, axis=-3)\nv_all = np.repeat(v_cache, group, axis=-3)",
+    attend: str = f"y = softmax({_GQA_SCORES}) @ v_all",
+    append: str = _APPEND,
+) -> str:
+    return f"{_GQA_GROUP}{append}{expand}\n{attend}\n"
+
+
+GQA_DECODE_STEP: Final = QuestionSpec(
+    key="gqa_decode_step",
+    version=1,
+    title="One decode step with a GQA cache: append k, v of the K/V heads, each group of query heads reads its own",
+    inputs=(
+        InputSpec("q", shape=("...", "n_head", 1, "hs")),
+        InputSpec("k", shape=("...", "n_kv", 1, "hs")),
+        InputSpec("v", shape=("...", "n_kv", 1, "hs")),
+        InputSpec("k_cache", shape=("...", "n_kv", "t", "hs")),
+        InputSpec("v_cache", shape=("...", "n_kv", "t", "hs")),
+    ),
+    cases=(
+        CaseSpec("plain", {"n_head": 4, "n_kv": 2, "t": 3, "hs": 4}, note="4 query heads, 2 K/V heads, 3 cached"),
+        CaseSpec("gqa_8_2", {"n_head": 8, "n_kv": 2, "t": 5, "hs": 8}, note="8 query heads in 2 groups of 4"),
+        CaseSpec("mqa", {"n_head": 4, "n_kv": 1, "t": 3, "hs": 4}, adversarial=True, note="MQA: one K/V head for all"),
+        CaseSpec("mha", {"n_head": 3, "n_kv": 3, "t": 2, "hs": 4}, adversarial=True, note="MHA: groups of one"),
+        CaseSpec(
+            "empty_cache",
+            {"n_head": 4, "n_kv": 2, "t": 0, "hs": 4},
+            adversarial=True,
+            note="the first step: the cache is empty",
+        ),
+        CaseSpec(
+            "batched",
+            {"n_head": 6, "n_kv": 3, "t": 4, "hs": 4},
+            batch=(2,),
+            adversarial=True,
+            required=False,
+            note="batched B = 2: (B, n_head, 1, hs)",
+        ),
+    ),
+    required=(NameCheck("k_cache"), NameCheck("v_cache"), NameCheck("y")),
+    helpers=("softmax",),
+    reference=_gqa(),
+    equivalents=(
+        _gqa(expand="k_all = k_cache.repeat(group, axis=-3)\nv_all = v_cache.repeat(group, -3)"),
+        _gqa(append="k_cache = np.concatenate((k_cache, k), axis=-2)\nv_cache = np.concatenate((v_cache, v), -2)\n"),
+        _gqa(
+            attend=f"scores = {_GQA_SCORES.replace('np.sqrt(q.shape[-1])', 'math.sqrt(q.shape[-1])')}\n"
+            "weights = softmax(scores, axis=-1)\ny = weights @ v_all"
+        ),
+        _gqa(
+            attend="s = np.einsum('...qd,...kd->...qk', q, k_all) * q.shape[-1] ** -0.5\n"
+            "y = np.einsum('...qk,...kd->...qd', softmax(s), v_all)"
+        ),
+    ),
+    misconceptions=(
+        MisconceptionCase(
+            "gqa_tile_not_repeat",
+            _gqa(expand="k_all = np.tile(k_cache, (group, 1, 1))\nv_all = np.tile(v_cache, (group, 1, 1))"),
+        ),
+        MisconceptionCase(
+            "kv_append_after_attend",
+            _GQA_GROUP
+            + "k_all = np.repeat(k_cache, group, axis=-3)\nv_all = np.repeat(v_cache, group, axis=-3)\n"
+            + f"y = softmax({_GQA_SCORES}) @ v_all\n"
+            + _APPEND,
+        ),
+        MisconceptionCase(
+            "gqa_scale_by_d_model",
+            _gqa(attend="y = softmax(q @ k_all.swapaxes(-2, -1) / np.sqrt(n_head * q.shape[-1])) @ v_all"),
+        ),
+        MisconceptionCase(
+            "kv_attend_new_only",
+            _gqa(
+                attend="k_new, v_new = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)\n"
+                "y = softmax(q @ k_new.swapaxes(-2, -1) / np.sqrt(q.shape[-1])) @ v_new"
+            ),
+        ),
+    ),
+)
+
 SPECS: Final[dict[str, QuestionSpec]] = {
     s.key: s
     for s in (
@@ -788,6 +876,7 @@ SPECS: Final[dict[str, QuestionSpec]] = {
         APPLY_ROPE,  # issue 29, lesson 4
         BLOCK_FLOPS,  # issue 29, lesson 6
         MHA_FORWARD,  # issue 29, lesson 5
+        GQA_DECODE_STEP,  # issue 29, lesson 7
     )
 }
 

@@ -56,6 +56,7 @@ from .scaling import (
     SoftmaxSharpnessV2,
     SoftmaxSharpnessV3,
 )
+from .serving import DecodeBandwidthBound, KVCacheMemoryV3, PagedBlocks, SpeculativeExpectedTokens  # lesson 7
 from .shapes import (
     FIVE_STEPS,
     FiveStepShapes,
@@ -140,6 +141,11 @@ _ALL: tuple[Template, ...] = (
     MaskRows(),
     MHAParamCount(),
     CrossMaskCount(),
+    # issue 29, lesson 7: inference serving (MLA in the KV cache, decode's bandwidth bound, speculative, paged)
+    KVCacheMemoryV3(),
+    DecodeBandwidthBound(),
+    SpeculativeExpectedTokens(),
+    PagedBlocks(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

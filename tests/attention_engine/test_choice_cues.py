@@ -48,6 +48,9 @@ CASES = [(name, ()) for name in generators.names()] + [
     # lesson 5: every value of the params its questions fix
     ("mask_rows", (("side", "left"), ("ask", "hidden"))),  # l5-num-hidden-rows
     ("mask_rows", (("ask", "nan"),)),  # l5-num-nan-layer2
+    # lesson 7: every value of the params its questions fix
+    *(("kv_cache_memory", (("kind", k),)) for k in ("gqa", "mla")),
+    *(("paged_blocks", (("ask", a),)) for a in ("blocks", "empty")),
 ]
 CASE_IDS = [name + "".join(f"-{k}={v}" for k, v in params) for name, params in CASES]
 
@@ -313,10 +316,15 @@ def test_earlier_versions_did_offer_the_same_three(name, version, params):
 CLASSICS = {
     "kv_cache_memory": (
         "kv_ignores_gqa",
-        lambda g: g["n_kv_head"] < g["n_head"],
-        lambda v: v.answer[0] * v.given["n_head"] / v.given["n_kv_head"],  # the cache with n_head K/V heads
+        lambda g: g.get("n_kv_head", g["n_head"]) < g["n_head"],  # version 3's MLA variants have no n_kv_head
+        lambda v: size(v.answer) * v.given["n_head"] / v.given["n_kv_head"],  # the cache with n_head K/V heads
     ),
 }
+
+
+def size(value):
+    """The cache size of a kv_cache_memory option: version 2's first part, version 3's one number."""
+    return value[0] if isinstance(value, list) else value
 
 
 def test_every_declared_classic_is_checked_here():
@@ -333,7 +341,7 @@ def test_the_classic_mistake_is_always_offered(name):
             applied += 1
             offered = [c for c in v.choices if c.misconception == classic]
             assert offered, (v.seed, [c.misconception for c in v.choices])
-            assert np.isclose(offered[0].value[0], value(v), rtol=0.005), v.seed
+            assert np.isclose(size(offered[0].value), value(v), rtol=0.005), v.seed
     assert applied > len(SEEDS) / 2
 
 

@@ -59,6 +59,11 @@ NEWEST.update(dict.fromkeys(ADDED_WITH_ISSUE_29, 1))
 LESSON_5 = ["mask_rows", "mha_param_count", "cross_mask_count"]  # issue 29, lesson 5: version 1, cue rules
 CONTRACT_NAMES += LESSON_5
 NEWEST.update(dict.fromkeys(LESSON_5, 1))
+# issue 29, lesson 7 (inference serving): three new templates at version 1; kv_cache_memory's version 3 adds MLA
+LESSON_7 = ["decode_bandwidth_bound", "speculative_expected_tokens", "paged_blocks"]
+CONTRACT_NAMES += LESSON_7
+NEWEST.update(dict.fromkeys(LESSON_7, 1))
+NEWEST["kv_cache_memory"] = 3
 VERSIONS = [(name, v) for name in CONTRACT_NAMES for v in range(1, NEWEST[name] + 1)]
 VERSION_IDS = [f"{name}-v{v}" for name, v in VERSIONS]
 SEEDS = range(200)
@@ -228,7 +233,7 @@ def test_newest_prompts_ask_only_the_question(name):
         assert v.to_dict()["answer_format"] == v.answer_format
 
 
-WITH_FORMAT_FROM_V1 = (*ADDED_WITH_ISSUE_11, *LESSON_4, *ADDED_WITH_ISSUE_29, *LESSON_5)
+WITH_FORMAT_FROM_V1 = (*ADDED_WITH_ISSUE_11, *LESSON_4, *ADDED_WITH_ISSUE_29, *LESSON_5, *LESSON_7)
 VERSION_1_WITHOUT_FORMAT = [n for n in CONTRACT_NAMES if n not in WITH_FORMAT_FROM_V1]
 
 
@@ -262,7 +267,11 @@ def test_version_1_keeps_the_typing_instructions_in_its_prompt(name):
         ("attention_output", {"example": "wo_chi", "is_causal": True}, r"'is_causal' \(True\) contradicts"),
         ("attention_output", {"example": "nope"}, r"param 'example' must be one of wo_chi"),
         ("causal_masked_weights", {"example": "wo_ai_ni", "T": 4}, r"param 'T' \(4\) contradicts param 'example'"),
-        ("kv_cache_memory", {"n_head": 12, "n_kv_head": 5}, r"param 'n_kv_head' \(5\) must divide param 'n_head'"),
+        (  # version 2's params (version 3 draws the configuration whole)
+            "kv_cache_memory",
+            {"n_head": 12, "n_kv_head": 5, "version": 2},
+            r"param 'n_kv_head' \(5\) must divide param 'n_head'",
+        ),
     ],
 )
 def test_bad_params_raise_value_error_naming_param_and_range(name, params, message):

@@ -47,6 +47,7 @@ def test_there_are_the_built_in_specs():
         "split_merge_heads",
         "kv_cache_step",
         "block_flops",  # lesson 6 (issue 29)
+        "gqa_decode_step",  # lesson 7 (issue 29)
     } | {"apply_rope", "mha_forward"}  # issue 29, lessons 4 and 5
     with pytest.raises(KeyError, match="sdpa_three_lines"):
         specs.get("nope")
