@@ -123,7 +123,7 @@ def row_with_bug(bug: str, dots: Matrix, d_k: int, i: int, causal: bool) -> Row:
         return softmax_seen([x / root for x in dots[i]], causal_seen(T, i, causal))
     factor = WRONG_SCALES[bug](d_k) if bug in WRONG_SCALES else 1.0 / math.sqrt(d_k)
     if bug == "wrong_query_row":
-        r = i - 1 if causal or i == T - 1 else i + 1  # causal: the previous token, whose row has its zeros
+        r = (i - 1 if causal or i == T - 1 else i + 1) % T  # causal: the previous token, whose row has its zeros
         return softmax_seen([x * factor for x in dots[r]], causal_seen(T, r, causal))
     if bug == "scores_transposed":  # row i holds k_i·q_j
         return softmax_seen([dots[j][i] * factor for j in range(T)], causal_seen(T, i, causal))
