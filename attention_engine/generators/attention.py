@@ -17,7 +17,7 @@ templates then print the raw dot products and d_k, so that the scale is part of 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache, partial
 from typing import Any, ClassVar
 
@@ -1090,20 +1090,23 @@ def causal_table(rows: list[list[float]]) -> list[list[float]]:
     return [softmax_prefix(r, i + 1) for i, r in enumerate(rows)]
 
 
-def plain_weight_table(bug: str, dots: list[list[float]], d_k: int) -> list[list[float]]:
-    """One table of ``wrong_weight_tables`` (the causal weights of ``bug`` from the raw dot products), in
-    plain python: the wrong scales as factors on the dot products, or the right scale S = dots / √d_k
-    with the scores transposed or the softmax taken down the columns and the rows renormalised."""
+def plain_weight_rows(bug: str, dots: list[list[float]], d_k: int) -> Iterator[Row]:
+    """The rows, one by one, of one table of ``wrong_weight_tables`` (the causal weights of ``bug`` from the
+    raw dot products), in plain python: the wrong scales as factors on the dot products, or the right scale
+    S = dots / √d_k with the scores transposed or the softmax taken down the columns and the rows
+    renormalised. Row by row, so that a table refused for one faint weight is not built further."""
     T = len(dots)
-    factor = {"scale_uses_seq_len": 1.0 / math.sqrt(T), **{m: f(d_k) for m, f in WRONG_SCALES.items()}}.get(bug)
+    factor = (
+        1.0 / math.sqrt(T) if bug == "scale_uses_seq_len" else WRONG_SCALES[bug](d_k) if bug in WRONG_SCALES else None
+    )
     if factor is not None:
-        return causal_table([[x * factor for x in r] for r in dots])
+        return (softmax_prefix([x * factor for x in r], i + 1) for i, r in enumerate(dots))
     root = math.sqrt(d_k)
     S = [[x / root for x in r] for r in dots]  # (T, T) the right scale
     if bug == "scores_transposed":  # row i = k_i·q_j
-        return causal_table(transposed(S))
+        return (softmax_prefix(r, i + 1) for i, r in enumerate(transposed(S)))
     if bug == "softmax_wrong_axis_renormalised":
-        return [renormalised(column_softmax_row(S, i, True)) for i in range(T)]
+        return (renormalised(column_softmax_row(S, i, True)) for i in range(T))
     raise ValueError(f"no weight table for misconception {bug!r}")
 
 
@@ -1134,9 +1137,11 @@ class CausalMaskedWeightsV4(PlainRawScores, CausalMaskedWeightsV3):
         def table(bug: str) -> list[list[float]] | None:
             """Version 3's ``table``: None for a table showing 0 at a visible key, or (the reordering
             mistakes) out of the scores' order by more than rounding could hide."""
-            W = plain_weight_table(bug, dots, d_k)
-            if any(w < faint for i, row in enumerate(W) for w in row[: i + 1]):
-                return None
+            W = []
+            for i, row in enumerate(plain_weight_rows(bug, dots, d_k)):
+                if min(row[: i + 1]) < faint:
+                    return None
+                W.append(row)
             if bug in REORDERING_BUGS and not roughly_ordered(W, orders, slack):
                 return None
             return W
