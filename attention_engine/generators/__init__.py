@@ -14,15 +14,19 @@ from typing import Any
 from .attention import (
     AttentionOutput,
     AttentionOutputV2,
+    AttentionOutputV3,
     AttentionRowWeights,
     AttentionRowWeightsV2,
     AttentionRowWeightsV3,
+    AttentionRowWeightsV4,
     CausalMaskedWeights,
     CausalMaskedWeightsV2,
     CausalMaskedWeightsV3,
+    CausalMaskedWeightsV4,
     MaskFillZeroContrast,
     MaskFillZeroContrastV2,
     MaskFillZeroContrastV3,
+    MaskFillZeroContrastV4,
 )
 from .base import Choice, ParamSpec, Step, Template, Variant
 from .costs import AttentionFlopsCrossover, FlopsPerToken, GPTParamCount
@@ -62,6 +66,7 @@ from .shapes import (
     FiveStepShapes,
     FiveStepShapesV2,
     FiveStepShapesV3,
+    FiveStepShapesV4,
     HeadDimension,
     HeadDimensionV2,
     HeadDimensionV3,
@@ -129,6 +134,11 @@ _ALL: tuple[Template, ...] = (
     # issue 25, speed: the same questions computed in plain python on their handful of numbers
     StableSoftmaxV3(),
     OnlineSoftmaxV3(),
+    AttentionRowWeightsV4(),
+    AttentionOutputV3(),
+    CausalMaskedWeightsV4(),
+    MaskFillZeroContrastV4(),
+    FiveStepShapesV4(),
     # issue 29, lesson 4: positional information
     SinusoidalValue(),
     RopeRelativeScore(),

@@ -17,7 +17,7 @@ templates then print the raw dot products and d_k, so that the scale is part of 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache, partial
 from typing import Any, ClassVar
 
@@ -28,6 +28,20 @@ from ..misconceptions import correct_scale, correct_weights
 from ..misconceptions import get as misconception
 from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt_many, latex_matrix, latex_row
+from .rows import (
+    WRONG_SCALES,
+    Row,
+    causal_seen,
+    column_softmax_row,
+    matvec,
+    renormalised,
+    row_with_bug,
+    softmax_list,
+    softmax_prefix,
+    softmax_seen,
+    transposed,
+    weighted_sum,
+)
 from .sanity import half_unit, order_of, ordered, probability_row, vector
 from .shapes import FIVE_STEPS
 
@@ -924,3 +938,257 @@ class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
 
     def answer_format(self, inputs: Inputs) -> str:
         return f"按 key 的顺序写出 {len(inputs['dots'])} 个数，保留两位小数。"
+
+
+# --- issue 25, speed ---------------------------------------------------------------------------
+#
+# The questions of the versions above, computed in plain python on their handful of numbers
+# (``rows``): for the same seed the same inputs, prompt and options, the numbers equal up to the last
+# bits of e^x and of BLAS's dot products.
+
+
+def tenths_list(rng: np.random.Generator, n: int, limit: int = 9) -> list[float]:
+    """``tenths`` as a python list: n entries k/10 with |k| <= limit, the same draw."""
+    return [k / 10 for k in rng.integers(-limit, limit + 1, size=n).tolist()]
+
+
+def output_with_bug(bug: str, dots: list[list[float]], d_k: int, i: int, causal: bool, V: list[list[float]]) -> Row:
+    """The output row of query i with ``bug`` in its weights: those weights times V (T, d_v)."""
+    return weighted_sum(row_with_bug(bug, dots, d_k, i, causal), V)
+
+
+class PlainQueryRow(QueryRowV2):
+    """The one-query templates' draw, weights and worked steps in plain python (mixed in first)."""
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        if p["example"] is not None:
+            ex = QUERY_EXAMPLES[p["example"]]
+            names = ("Q", "K", "V") if "d_v" in self.params else ("Q", "K")
+            inputs: Inputs = {name: [list(r) for r in ex[name]] for name in names}
+            return {**inputs, "query": ex["query"], "is_causal": ex["is_causal"]}
+        causal = p["is_causal"]
+        T_max = self.params["T"].max
+        assert T_max is not None  # an int param: it has a range
+        T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(T_max) + 1))
+        d_k = self.pick(rng, p, "d_k")
+        d_v = self.pick(rng, p, "d_v") if "d_v" in self.params else 0
+        x = tenths_list(rng, T * (2 * d_k + d_v), QK_LIMIT)  # one draw for Q, K and V
+        inputs = {
+            "Q": [x[r * d_k : (r + 1) * d_k] for r in range(T)],  # (T, d_k)
+            "K": [x[(T + r) * d_k : (T + r + 1) * d_k] for r in range(T)],  # (T, d_k)
+        }
+        if d_v:
+            start = 2 * T * d_k
+            inputs["V"] = [x[start + r * d_v : start + (r + 1) * d_v] for r in range(T)]  # (T, d_v)
+        inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
+        inputs["is_causal"] = causal
+        return inputs
+
+    def row(self, inputs: Inputs) -> tuple[Any, int, int, Any, list[Step]]:
+        """(Q Kᵀ as rows, d_k, query index, its weights, the steps so far), as ``row_steps`` computes them."""
+        Q, K = inputs["Q"], inputs["K"]  # (T, d_k) each, as rows
+        T, d_k, i, causal = len(K), len(K[0]), inputs["query"] - 1, inputs["is_causal"]
+        names = self.STEP_NAMES
+        dots = [matvec(K, q) for q in Q]  # (T, T) Q Kᵀ: row r holds q_r · k_j
+        s = dots[i]  # (T,) s_j = q_i · k_j
+        root = math.sqrt(d_k)
+        scaled = [x / root for x in s]  # (T,)
+        steps = [
+            step(names["dots"], rf"s_j = q_{{{i + 1}}} \cdot k_j", s, (T,)),
+            step(names["scale"], rf"\tilde s_j = s_j / \sqrt{{{d_k}}}", scaled, (T,)),
+        ]
+        seen = causal_seen(T, i, causal)
+        if causal:  # future keys -> -inf, shown as None
+            masked = [x if s_ else None for x, s_ in zip(scaled, seen, strict=True)]
+            steps.append(step(names["mask"], rf"\tilde s_j = -\infty \quad (j > {i + 1})", masked, (T,)))
+        w = softmax_seen(scaled, seen)  # (T,) sums to 1, 0 for masked keys
+        steps.append(step(names["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w, (T,)))
+        return dots, d_k, i, w, steps
+
+    def intro(self, inputs: Inputs) -> str:
+        shown = [f"{name} = {latex_matrix(inputs[name], 1)}" for name in ("Q", "K", "V") if name in inputs]
+        T, d_k = len(inputs["K"]), len(inputs["K"][0])
+        mask = "使用因果掩码：第 $i$ 个 token 只能看到第 $1..i$ 个 token。" if inputs["is_causal"] else "不使用掩码。"
+        return (
+            f"一个长度 $T = {T}$ 的序列，每行对应一个 token（$d_k = {d_k}$）：\n\n"
+            "$$" + r",\qquad ".join(shown) + "$$\n\n" + mask
+        )
+
+
+class AttentionRowWeightsV4(PlainQueryRow, AttentionRowWeightsV3):
+    """Version 3's question, numbers and mistakes in plain python (``rows``)."""
+
+    version = 4
+
+    def candidates(self, inputs: Inputs, dots: Any, d_k: int, i: int, V: Any = None) -> list[Distractor]:
+        causal, T = inputs["is_causal"], len(dots)
+        wrong: list[Distractor] = [(m, partial(row_with_bug, m, dots, d_k, i, causal)) for m in ROW_BUGS_V3]
+        seq_len = partial(row_with_bug, "scale_uses_seq_len", dots, d_k, i, causal) if d_k != T else None
+        wrong.append(("scale_uses_seq_len", seq_len))
+        if not causal:  # causal: the previous query's row has a 0 at this query's own key
+            wrong.append(("wrong_query_row", partial(row_with_bug, "wrong_query_row", dots, d_k, i, causal)))
+        return wrong
+
+
+class AttentionOutputV3(PlainQueryRow, AttentionOutputV2):
+    """Version 2's question, numbers and mistakes in plain python (``rows``)."""
+
+    version = 3
+
+    def solve(self, inputs: Inputs) -> Solution:
+        dots, d_k, i, w, steps = self.row(inputs)
+        V = inputs["V"]  # (T, d_v) as rows
+        out = weighted_sum(w, V)  # (d_v,)
+        terms = r" + ".join(rf"{wj} \times {latex_row(vj, 1)}" for wj, vj in zip(fmt_many(w, 2), V, strict=True))
+        steps.append(step(self.STEP_NAMES["sum"], rf"o = \sum_j w_j v_j = {terms}", out, (len(out),)))
+        return Solution(out, self.candidates(inputs, dots, d_k, i, V), steps)
+
+    def candidates(self, inputs: Inputs, dots: Any, d_k: int, i: int, V: Any = None) -> list[Distractor]:
+        causal = inputs["is_causal"]
+        wrong: list[Distractor] = [
+            (m, partial(output_with_bug, m, dots, d_k, i, causal, V)) for m in (*self.bugs(inputs), "wrong_query_row")
+        ]
+        if i == len(dots) - 1:  # the last token sees every key: a causal mask changes nothing
+            wrong = [(m, None if m == "unneeded_causal_mask" else value) for m, value in wrong]
+        return wrong
+
+    def answer_format(self, inputs: Inputs) -> str:
+        return f"按 $o$ 的分量顺序写出 {len(inputs['V'][0])} 个数，保留两位小数。"
+
+
+# the seed's "我爱你" example as raw dot products: version 3's np.round(scores * 2, 1), d_k = 4
+EXAMPLE_DOTS = {name: np.round(np.array(ex["scores"]) * 2, 1).tolist() for name, ex in SCORE_EXAMPLES.items()}
+
+
+class PlainRawScores(RawScoresV3):
+    """The score-matrix templates' draw and scale in plain python (mixed in first)."""
+
+    def raw(self, rng: np.random.Generator, p: Params, spread: int = 0) -> Inputs:
+        if p["example"] is not None:
+            return {"dots": [list(r) for r in EXAMPLE_DOTS[p["example"]]], "d_k": 4}
+        T = self.pick(rng, p, "T")
+        d_k = SQUARE_DK[int(rng.integers(len(SQUARE_DK)))]
+        for _ in range(16):
+            rows = rng.integers(-SCALED_LIMIT, SCALED_LIMIT + 1, size=(T, T)).tolist()  # scaled scores, in tenths
+            if all(max(r[: i + 1]) - min(r[: i + 1]) >= spread for i, r in enumerate(rows) if i):
+                break
+        root = math.isqrt(d_k)
+        return {"dots": [[k * root / 10 for k in r] for r in rows], "d_k": d_k}  # (T, T) one decimal, as printed
+
+    def scaled(self, inputs: Inputs) -> tuple[Any, int]:
+        """(the scaled scores (T, T) as rows, from the displayed dot products, d_k)."""
+        d_k = int(inputs["d_k"])
+        root = math.sqrt(d_k)
+        return [[x / root for x in r] for r in inputs["dots"]], d_k
+
+    def scale_step(self, inputs: Inputs, S: Any) -> Step:
+        return step(self.STEP_NAMES["scale"], rf"S = QK^\top / \sqrt{{{inputs['d_k']}}}", S, (len(S), len(S)))
+
+
+def causal_table(rows: list[list[float]]) -> list[list[float]]:
+    """The causal row softmax of a T×T score table: row i over keys 1..i+1, zeros after."""
+    return [softmax_prefix(r, i + 1) for i, r in enumerate(rows)]
+
+
+def plain_weight_rows(bug: str, dots: list[list[float]], d_k: int) -> Iterator[Row]:
+    """The rows, one by one, of one table of ``wrong_weight_tables`` (the causal weights of ``bug`` from the
+    raw dot products), in plain python: the wrong scales as factors on the dot products, or the right scale
+    S = dots / √d_k with the scores transposed or the softmax taken down the columns and the rows
+    renormalised. Row by row, so that a table refused for one faint weight is not built further."""
+    T = len(dots)
+    factor = (
+        1.0 / math.sqrt(T) if bug == "scale_uses_seq_len" else WRONG_SCALES[bug](d_k) if bug in WRONG_SCALES else None
+    )
+    if factor is not None:
+        return (softmax_prefix([x * factor for x in r], i + 1) for i, r in enumerate(dots))
+    root = math.sqrt(d_k)
+    S = [[x / root for x in r] for r in dots]  # (T, T) the right scale
+    if bug == "scores_transposed":  # row i = k_i·q_j
+        return (softmax_prefix(r, i + 1) for i, r in enumerate(transposed(S)))
+    if bug == "softmax_wrong_axis_renormalised":
+        return (renormalised(column_softmax_row(S, i, True)) for i in range(T))
+    raise ValueError(f"no weight table for misconception {bug!r}")
+
+
+ROW_SOFTMAX = r"W_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_k e^{\tilde S_{ik}}}"  # version 3's formula
+
+
+class CausalMaskedWeightsV4(PlainRawScores, CausalMaskedWeightsV3):
+    """Version 3's question, numbers and mistakes in plain python (``rows``)."""
+
+    version = 4
+
+    def solve(self, inputs: Inputs) -> Solution:
+        S, d_k = self.scaled(inputs)  # (T, T) scaled scores
+        dots = inputs["dots"]  # (T, T) as rows
+        T = len(S)
+        shape = (T, T)
+        masked = [[x if j <= i else None for j, x in enumerate(r)] for i, r in enumerate(S)]  # j > i -> -inf
+        W = causal_table(S)  # (T, T) rows sum to 1, zeros above the diagonal
+        steps = [
+            self.scale_step(inputs, S),
+            step(self.STEP_NAMES["mask"], r"\tilde S_{ij} = -\infty \quad (j > i)", masked, shape),
+            step(self.STEP_NAMES["row_softmax"], ROW_SOFTMAX, W, shape),
+        ]
+        orders = [order_of(row[: i + 1]) for i, row in enumerate(dots)]  # per row: its scores' order
+        faint = half_unit(self.decimals) - 2e-9  # a weight under this rounds to 0
+        slack = 2 * half_unit(self.decimals)
+
+        def table(bug: str) -> list[list[float]] | None:
+            """Version 3's ``table``: None for a table showing 0 at a visible key, or (the reordering
+            mistakes) out of the scores' order by more than rounding could hide."""
+            W = []
+            for i, row in enumerate(plain_weight_rows(bug, dots, d_k)):
+                if min(row[: i + 1]) < faint:
+                    return None
+                W.append(row)
+            if bug in REORDERING_BUGS and not roughly_ordered(W, orders, slack):
+                return None
+            return W
+
+        wrong: list[Distractor] = [
+            (m, None if m == "scale_uses_seq_len" and d_k == T else partial(table, m)) for m in self.BUGS
+        ]
+        return Solution(W, wrong, steps)
+
+    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
+        W = solution.answer
+        return all(spread_ok(W[i], i + 1) for i in range(1, len(W)))
+
+
+class MaskFillZeroContrastV4(PlainRawScores, MaskFillZeroContrastV3):
+    """Version 3's question, numbers and mistakes in plain python (``rows``)."""
+
+    version = 4
+
+    def solve(self, inputs: Inputs) -> Solution:
+        S, d_k = self.scaled(inputs)  # (T, T)
+        dots = inputs["dots"]  # (T, T) as rows
+        T, i = len(S), inputs["query"] - 1
+        filled = [x if j <= i else 0.0 for j, x in enumerate(S[i])]  # (T,) the bug: 0, not -inf
+        w = softmax_list(filled)  # (T,) e^0 = 1: the future keeps a share
+        right = softmax_prefix(S[i], i + 1)  # (T,) what -inf gives
+        steps = [
+            self.scale_step(inputs, S),
+            step(self.STEP_NAMES["fill"], rf"\tilde s_j = 0 \quad (j > {i + 1})", filled, (T,)),
+            step(self.STEP_NAMES["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w, (T,)),
+            step("对照：填 −∞ 的正确权重", rf"\tilde s_j = -\infty \quad (j > {i + 1})", right, (T,)),
+            step("泄漏到未来位置的权重", rf"\sum_{{j > {i + 1}}} w_j", sum(w[i + 1 :]), ()),
+        ]
+        below = half_unit(self.decimals) - 2e-9  # a weight under this rounds to 0: refused by eye
+
+        def filled_row(scores: list[float], last: int) -> Row | None:
+            """softmax of ``scores`` filled with 0 after key ``last`` (0-based); None if a weight shows 0."""
+            row = softmax_list([x if j <= last else 0.0 for j, x in enumerate(scores)])
+            return None if min(row) < below else row
+
+        d = dots[i]
+        wrong: list[Distractor] = [
+            ("missing_scale", partial(filled_row, d, i)),
+            ("divide_by_dk", partial(filled_row, [x / d_k for x in d], i)),
+            ("scale_inverted", partial(filled_row, [x * math.sqrt(d_k) for x in d], i)),
+            ("scale_uses_seq_len", partial(filled_row, [x / math.sqrt(T) for x in d], i) if d_k != T else None),
+            ("scores_transposed", partial(filled_row, [r[i] for r in S], i)),  # row i of Sᵀ: k_i·q_j
+            ("wrong_query_row", partial(filled_row, S[i - 1], i - 1) if i > 0 else None),
+        ]
+        return Solution(w, wrong, steps)

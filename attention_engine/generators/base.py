@@ -178,7 +178,7 @@ class Step:
 def step(
     name: str,
     formula: str,
-    value: npt.ArrayLike | None = None,
+    value: npt.ArrayLike | list[Any] | None = None,
     shape: Sequence[int] | None = None,
     misconception: str | None = None,
 ) -> Step:
@@ -197,6 +197,27 @@ def flat(value: object) -> list[Any]:
     if isinstance(value, list | tuple):
         return [x for v in value for x in flat(v)]
     return [value]
+
+
+def _numbers(xs: list[Any]) -> bool:
+    return all(type(x) is float or type(x) is int for x in xs)
+
+
+def as_flat(value: Any) -> Flat:
+    """(shape, flat list of python floats): what ``np.asarray(value, dtype=float)`` holds. Python numbers, a
+    list of them or a list of equal rows of them (the speed versions' values) skip numpy: the same floats,
+    a few µs less."""
+    if type(value) is float or type(value) is int:
+        return (), [float(value)]
+    if type(value) is list and value:
+        if _numbers(value):
+            return (len(value),), [float(x) for x in value]
+        if all(type(row) is list for row in value):
+            cols = len(value[0])
+            if cols and all(len(row) == cols and _numbers(row) for row in value):
+                return (len(value), cols), [float(x) for row in value for x in row]
+    a = value if isinstance(value, np.ndarray) and value.dtype == np.float64 else np.asarray(value, dtype=float)
+    return a.shape, a.ravel().tolist()
 
 
 def plain(x: object) -> Any:
@@ -426,8 +447,7 @@ class Template(ABC):
             rng = np.random.default_rng(seed if attempt == 0 else [seed, attempt])
             inputs = self.draw(rng, p)
             solution = self.solve(inputs)
-            answer = np.asarray(solution.answer, dtype=float)
-            exact = (answer.shape, answer.ravel().tolist())
+            exact = as_flat(solution.answer)
             if not all(map(math.isfinite, exact[1])) or not self.acceptable(inputs, solution):
                 continue
             options = self._options(exact, solution.distractors, rng, inputs, p)
@@ -446,10 +466,8 @@ class Template(ABC):
     def _shown(self, value: npt.ArrayLike) -> Flat:
         """A value as displayed: (shape, flat values rounded like the option labels). A flat list of
         python numbers (most count and pair distractors) skips numpy: the same floats, a few µs less."""
-        if isinstance(value, list) and all(type(x) is float or type(x) is int for x in value):
-            return (len(value),), round_flat(map(float, value), self.decimals, self.sig)
-        a = value if isinstance(value, np.ndarray) and value.dtype == np.float64 else np.asarray(value, dtype=float)
-        return a.shape, round_flat(a.ravel().tolist(), self.decimals, self.sig)
+        shape, values = as_flat(value)
+        return shape, round_flat(values, self.decimals, self.sig)
 
     def _apart(self, x: Flat, others: list[Flat]) -> bool:
         """x differs from each of ``others`` by more than SEPARATION x the grading tolerance somewhere

@@ -117,9 +117,14 @@ def fmt_shape(shape: Iterable[SupportsIndex]) -> str:
 
 def latex_matrix(m: npt.ArrayLike, decimals: int) -> str:
     r"""\begin{bmatrix} a & b \\ c & d \end{bmatrix} with every entry shown to ``decimals`` places."""
-    a = np.asarray(m, dtype=float)
-    cols = a.shape[-1]
-    entries = fmt_many(a.ravel().tolist(), decimals)  # one call for the whole matrix
+    rows: Any = m
+    cols = len(rows[0]) if type(rows) is list and rows and type(rows[0]) is list else 0
+    if cols and all(type(row) is list and len(row) == cols for row in rows):  # equal rows of python numbers: no numpy
+        entries = fmt_many([float(x) for row in rows for x in row], decimals)
+    else:
+        a = np.asarray(m, dtype=float)
+        cols = a.shape[-1]
+        entries = fmt_many(a.ravel().tolist(), decimals)  # one call for the whole matrix
     body = r" \\ ".join(" & ".join(entries[r : r + cols]) for r in range(0, len(entries), cols))
     return r"\begin{bmatrix} " + body + r" \end{bmatrix}"
 

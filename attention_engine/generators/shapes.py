@@ -488,3 +488,18 @@ class HeadDimensionV3(HeadDimensionV2):
     version = 3
     cue_rules = True
     max_distractors = 2
+
+
+# --- issue 25, speed ---------------------------------------------------------------------------
+
+
+class FiveStepShapesV4(FiveStepShapesV3):
+    """Version 3's question and options with the shapes as python lists: building a 6×2 numpy array for
+    the answer and each of seven mistakes cost more than everything else the variant computes."""
+
+    version = 4
+
+    @staticmethod
+    def shapes(T: int, d_qk: int, d_v: int, d_scores: list[int], d_out: int) -> list[list[int]]:  # type: ignore[override]
+        """Rows Q, K, V, S = QKᵀ/√d_k, W = softmax(S), O = W V as [rows, cols]."""
+        return [[T, d_qk], [T, d_qk], [T, d_v], list(d_scores), list(d_scores), [T, d_out]]

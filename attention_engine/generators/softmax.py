@@ -20,6 +20,7 @@ import numpy as np
 from ..core import FloatArray
 from .base import Distractor, Inputs, Params, ParamSpec, Solution, Template, specs, step
 from .display import fmt, fmt_many, latex_row
+from .rows import softmax_list
 from .sanity import half_unit, order_of, ordered, probability_row, vector
 
 
@@ -317,15 +318,6 @@ class StableSoftmaxV2(StableSoftmax):
 
 
 # --- issue 25, speed -----------------------------------------------------------------------------
-
-
-def softmax_list(xs: list[float]) -> list[float]:
-    """Softmax of a few python floats, max subtracted: plain arithmetic, because on a handful of
-    numbers each numpy call costs more than the whole computation."""
-    m = max(xs)
-    e = [math.exp(x - m) for x in xs]  # (n,) the largest is e^0 = 1
-    total = sum(e)
-    return [v / total for v in e]
 
 
 # the largest finite value of each dtype, for the overflow step
