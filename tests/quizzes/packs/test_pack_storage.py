@@ -12,7 +12,6 @@ from django.utils import timezone
 from quizzes.api import representations as r
 from quizzes.core import rendering
 from quizzes.models import PackedVariant, PackItem, ReviewCard, ReviewLog
-from quizzes.packs import items as pack_items_module
 from quizzes.packs import selectors
 from quizzes.packs.services import pack_issue
 from tests import factories
@@ -24,7 +23,6 @@ URL = "/api/v1/packs/"
 def forget_process_memos() -> None:
     """What a fresh worker process knows: nothing (the shared render cache stays: it is Redis, not the process)."""
     selectors._SHARED.clear()
-    pack_items_module._QUESTIONS.clear()
     rendering._RENDERED.clear()
 
 
