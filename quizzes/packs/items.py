@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -188,16 +189,23 @@ def grade_pack_answer(
     return answer_grade(item=gradable, value=value)
 
 
-def answered_view(item: PackItem) -> dict[str, Any] | None:
+def answered_view(item: PackItem, *, answer: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The server's grade of the answer that locked ``item``, as the presenter shows a locked attempt item's
     result (option handles, explanation and feedback rendered, the grading message in the request's language);
-    None for a self-rated item or an unanswered one."""
-    if item.result is None or item.answered_at is None:
+    None for a self-rated item or an unanswered one. ``answer``: the lock's values (``answered_at``, ``response``,
+    ``result``) when they are newer than ``item`` as it was read."""
+    held: Mapping[str, Any] = (
+        answer
+        if answer is not None
+        else {"answered_at": item.answered_at, "response": item.response, "result": item.result}
+    )
+    if held["result"] is None or held["answered_at"] is None:
         return None
     attempt_item = as_attempt_item(item)
-    attempt_item.result, attempt_item.response, attempt_item.answered_at = item.result, item.response, item.answered_at
+    attempt_item.result, attempt_item.response = held["result"], held["response"]
+    attempt_item.answered_at = held["answered_at"]
     if attempt_item.question.kind == Question.Kind.CHOICE:
-        attempt_item.chosen_option_id = item.response
+        attempt_item.chosen_option_id = held["response"]
     return present_item(item=attempt_item)["result"]
 
 
