@@ -11,8 +11,10 @@ writes are batched (one query for the cards, one for stored UUIDs, one insert fo
 A client UUID already stored for this learner is skipped (the database's unique
 (user, client_uuid) constraint settles concurrent uploads).
 
-Entries are judged one by one (the rules are quizzes.reviews.rules, shared with ``card_rate``); a bad
-entry is rejected with a reason (an ErrorCode) and the rest are applied:
+Judge, then write: the context is read once (``offline_context``), every entry is judged as a pure step
+(``offline_judge``: plain ``Verdict``s; the rules are quizzes.reviews.rules, shared with ``card_rate``), and only
+the accepted entries are written, in one transaction (``offline_write``). A bad entry is rejected with a reason
+(an ErrorCode) and the rest are applied:
 
 * ``unknown_question`` — no published question with that id/key;
 * ``wrong_outcome`` — a quiz question needs ``correct`` (true/false), a prompt/recall card ``rating`` 1–4;
