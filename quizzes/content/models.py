@@ -99,6 +99,10 @@ class Lesson(Provenance):
         self.teaching = sections
 
 
+#: Where a question's options read with it are kept, as a plain list (``Question.loaded_options``).
+LOADED_OPTIONS = "options_loaded"
+
+
 class Question(Provenance):
     class Kind(models.TextChoices):
         CHOICE = "choice", _("Multiple choice")
@@ -260,6 +264,13 @@ class Question(Provenance):
     @property
     def is_quiz_kind(self) -> bool:
         return self.kind in self.QUIZ_KINDS
+
+    def loaded_options(self) -> list[Option]:
+        """The options as they were loaded with this question: the plain list at :data:`LOADED_OPTIONS` (what
+        ``Prefetch("…options", to_attr=LOADED_OPTIONS)`` leaves; ``item_for`` and a pack's copy put their rows
+        there), else ``options.all()`` (a ``prefetch_related`` cache, or one query)."""
+        loaded: list[Option] | None = getattr(self, LOADED_OPTIONS, None)
+        return loaded if loaded is not None else list(self.options.all())
 
 
 class Option(Provenance):

@@ -15,13 +15,22 @@ as typing the number (:func:`without_unit`). The unit is never graded.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from attention_engine.generators import Variant
-from quizzes.content.validation import QuestionFields
 
 
-def number_variant(question: QuestionFields) -> Variant:
+class NumberFields(Protocol):
+    """What a number question's variant is made of (a ``Question`` row has it, and so has what the grader reads)."""
+
+    @property
+    def number_answer(self) -> float | None: ...
+
+    @property
+    def number_tolerance(self) -> float | None: ...
+
+
+def number_variant(question: NumberFields) -> Variant:
     """The question as a variant of no template: what the numeric presenter shows and the grader grades."""
     return Variant(
         template="",

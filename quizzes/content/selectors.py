@@ -100,7 +100,7 @@ def live_options(*, question: Question) -> list[Option]:
     Retired options stay in the database (old attempts refer to them and still render them) but are
     never offered again. Reads the prefetched ``options`` when the caller prefetched them.
     """
-    return sorted((o for o in question.options.all() if not o.retired), key=lambda o: (o.order, o.key))
+    return sorted((o for o in question.loaded_options() if not o.retired), key=lambda o: (o.order, o.key))
 
 
 def question_by_id(*, question_id: int | str) -> Question | None:
@@ -179,7 +179,7 @@ def option_ids_shown_to_learners(*, question_ids: Iterable[int] | None = None) -
 
 def question_options(*, question: Question) -> list[Option]:
     """Every option of a question, retired ones too, in authoring order (the admin's answer key)."""
-    return sorted(question.options.all(), key=lambda o: (o.order, o.key))
+    return sorted(question.loaded_options(), key=lambda o: (o.order, o.key))
 
 
 # --- Moodle XML import and export (quizzes.content.moodle) ------------------------------------------

@@ -33,7 +33,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from quizzes.content.code import GRADING_SEED, CodeSpecError, spec_from_field
-from quizzes.content.models import ContentSource, Option, Question, QuestionVersion
+from quizzes.content.models import LOADED_OPTIONS, ContentSource, Option, Question, QuestionVersion
 
 #: The question fields a version keeps (besides id, key, kind and lesson) and a revert restores.
 CONTENT_FIELDS = (
@@ -115,7 +115,8 @@ _MAX_QUESTIONS = 4096
 
 
 def version_question(*, digest: str, snapshot: dict[str, Any], template_version: int | None = None) -> Question:
-    """A version as an unsaved Question whose ``options.all()`` returns the version's options (shared, read-only).
+    """A version as an unsaved Question whose ``loaded_options()`` are the version's options (shared, read-only:
+    ``options.all()`` on it would read the current rows).
 
     ``template_version``: the item's own, for versions packs stored before versions kept it (then the item's
     is the only record of it). Versions stored before this mechanism lack some fields; they read as empty.
@@ -145,10 +146,7 @@ def version_question(*, digest: str, snapshot: dict[str, Any], template_version:
         )
         for o in snapshot["options"]
     ]
-    kept = Option.objects.none()
-    kept._result_cache = options  # what prefetch_related stores
-    kept._prefetch_done = True  # type: ignore[attr-defined]
-    question._prefetched_objects_cache = {"options": kept}  # type: ignore[attr-defined]
+    setattr(question, LOADED_OPTIONS, options)  # read through Question.loaded_options, never options.all()
     if len(_QUESTIONS) >= _MAX_QUESTIONS:
         _QUESTIONS.clear()
     _QUESTIONS[key] = question

@@ -1,30 +1,33 @@
 """A pack item: the pack's copy of a question, how a client sees it, its answer key, and its grading.
 
-One copy, three uses: the pack pins each question's version when it is issued (``packed``, a
-QuestionVersion: quizzes.content.versions); :func:`as_attempt_item`
-turns it back into an (unsaved, in-memory) attempt item, so the **same** presenter the pages and the
-API use (``quizzes.practice.presenter.present_item``) draws it and the **same** grader as online
-answers (``quizzes.practice.services.answers.item_grade``) grades it; neither reads the question as it
-is now. :func:`pack_item_view` is the item with its key — the one place an answer reaches a client
-before a lock, because the learner downloads the key for their own items on purpose (issue 17).
+One copy, three uses: the pack pins each question's version when it is issued (``packed``, a QuestionVersion:
+quizzes.content.versions, whose ``snapshot_of`` takes the copy); :func:`pack_gradable`
+reads it as the plain data the **same** grader as online answers grades
+(``quizzes.practice.services.answers.answer_grade``), and :func:`as_attempt_item` turns it back into an
+(unsaved, in-memory) attempt item that the **same** presenter the pages and the API use
+(``quizzes.practice.presenter.present_item``) draws; neither reads the question as it is now.
+:func:`pack_item_view` is the item with its key — the one place an answer reaches a client before a lock,
+because the learner downloads the key for their own items on purpose (issue 17).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
-from quizzes.content.models import Question
-from quizzes.content.versions import snapshot_digest, version_question
+from quizzes.content.models import LOADED_OPTIONS, Option, Question
+from quizzes.content.versions import snapshot_digest
 from quizzes.core.rendering import prime_markdown, render_markdown
 from quizzes.packs.models import PackItem
+from quizzes.practice.gradable import Gradable, GradableOption
 from quizzes.practice.grading_budget import GradingBudget
 from quizzes.practice.models import AttemptItem
 from quizzes.practice.presenter import option_from_handle, present_item
-from quizzes.practice.services.answers import item_grade
+from quizzes.practice.services.answers import answer_grade
 
 #: How a typed numeric answer is graded (attention_engine.generators.grading: numpy.isclose per element).
 NUMERIC_RULE = (
@@ -40,7 +43,7 @@ CODE_KIND = Question.Kind.CODE
 PACKED_KINDS = (Question.Kind.CHOICE, Question.Kind.NUMERIC, Question.Kind.PROMPT, Question.Kind.RECALL, CODE_KIND)
 
 
-# --- the copy: the pinned question version (quizzes.content.versions) ------------------------------------
+# --- the copy ----------------------------------------------------------------------------------------
 
 
 def variant_digest(*, template: str, version: int | None, seed: int, params: Any) -> str:
@@ -48,21 +51,60 @@ def variant_digest(*, template: str, version: int | None, seed: int, params: Any
     return snapshot_digest({"template": template, "version": version, "seed": seed, "params": params or {}})
 
 
-def _packed_question(item: PackItem) -> Question:
-    """The pack item's pinned version as an unsaved Question whose ``options.all()`` returns the version's options."""
-    return version_question(digest=item.packed.digest, snapshot=item.snapshot, template_version=item.template_version)
+def pack_gradable(item: PackItem) -> Gradable:
+    """The pack item as the grader sees it, from the pack's copy only (no query): the version's fields and options,
+    the item's option order and variant, the copied checker spec (never the current one)."""
+    fields = item.snapshot["question"]
+    return Gradable(
+        kind=fields["kind"],
+        key=fields["key"],
+        explanation=fields["explanation"],
+        answer_form=fields["answer_form"],
+        option_order=tuple(item.option_order or ()),
+        options=tuple(
+            GradableOption(pk=o["id"], is_correct=o["is_correct"], feedback=o["feedback"])
+            for o in item.snapshot["options"]
+        ),
+        variant=item.variant,
+        code_spec=(item.snapshot.get("code") or {}).get("spec"),
+    )
 
 
 def as_attempt_item(item: PackItem) -> AttemptItem:
-    """The pack item as an unsaved attempt item built only from the pack's copy (no query).
+    """The pack item as an unsaved attempt item built only from the pack's copy (no query), for the presenter.
 
-    The copied options are put where a prefetch would put them, so ``question.options.all()`` (read by
-    the presenter and the grader) returns the packed options, never the current rows. The question is
-    shared by every item of that version (read-only).
+    Its question is an unsaved Question whose options are the packed ones, where
+    ``Prefetch(to_attr=LOADED_OPTIONS)`` would put them (``Question.loaded_options``): never the current rows.
+    Built afresh for each call, so nothing a caller sets on it reaches another.
     """
+    fields = item.snapshot["question"]
+    question = Question(
+        pk=fields["id"],
+        key=fields["key"],
+        kind=fields["kind"],
+        lesson_id=fields["lesson_id"],
+        prompt=fields["prompt"],
+        explanation=fields["explanation"],
+        answer_form=fields["answer_form"],
+        template=fields["template"],
+        template_version=item.template_version,
+        code_spec=(item.snapshot.get("code") or {}).get("spec"),  # the pack's copy of the spec, never the current one
+    )
+    options = [
+        Option(
+            pk=o["id"],
+            question_id=fields["id"],
+            key=o["key"],
+            text=o["text"],
+            is_correct=o["is_correct"],
+            feedback=o["feedback"],
+        )
+        for o in item.snapshot["options"]
+    ]
+    setattr(question, LOADED_OPTIONS, options)
     return AttemptItem(
         pk=item.pk,
-        question=_packed_question(item),
+        question=question,
         position=item.position,
         option_order=list(item.option_order or []),
         variant=item.variant,
@@ -85,38 +127,45 @@ def grade_pack_answer(
 ) -> tuple[dict[str, Any], Any]:
     """Grade an uploaded answer against the pack's copy with the online grader: (the reveal, the response).
 
+    Plain data in, plain data out (:func:`pack_gradable`): nothing is read from the database or written.
     ``option_id`` is the option's handle as the pack showed it. A handle that is not one of this item's,
     or an answer the grader cannot read, raises DomainError (FOREIGN_OPTION, UNREADABLE_ANSWER). Code is
     charged to the upload's grading ``budget`` (GradingBudgetExceeded once it is spent).
     """
     from quizzes.core.errors import DomainError, ErrorCode
 
-    attempt_item = as_attempt_item(item)
-    kind = attempt_item.question.kind
-    if kind == Question.Kind.CHOICE:
-        chosen = option_from_handle(item=attempt_item, handle=option_id) if isinstance(option_id, str) else None
+    gradable = pack_gradable(item)
+    if gradable.kind == Question.Kind.CHOICE:
+        chosen = option_from_handle(item=item, handle=option_id) if isinstance(option_id, str) else None
         if chosen is None:
             raise DomainError(
                 ErrorCode.FOREIGN_OPTION, _("That is not one of this pack item's option ids."), field="option_id"
             )
-        return item_grade(item=attempt_item, option_id=chosen)
-    if kind == CODE_KIND:
+        return answer_grade(item=gradable, option_id=chosen)
+    if gradable.kind == CODE_KIND:
         return grade_pack_code(item=item, code=code, budget=budget)
-    if kind == Question.Kind.NUMERIC and attempt_item.question.answer_form == Question.AnswerForm.CHOICE:
-        return item_grade(item=attempt_item, choice_index=choice_index)
-    return item_grade(item=attempt_item, value=value)
+    if gradable.kind == Question.Kind.NUMERIC and gradable.answer_form == Question.AnswerForm.CHOICE:
+        return answer_grade(item=gradable, choice_index=choice_index)
+    return answer_grade(item=gradable, value=value)
 
 
-def answered_view(item: PackItem) -> dict[str, Any] | None:
+def answered_view(item: PackItem, *, answer: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The server's grade of the answer that locked ``item``, as the presenter shows a locked attempt item's
     result (option handles, explanation and feedback rendered, the grading message in the request's language);
-    None for a self-rated item or an unanswered one."""
-    if item.result is None or item.answered_at is None:
+    None for a self-rated item or an unanswered one. ``answer``: the lock's values (``answered_at``, ``response``,
+    ``result``) when they are newer than ``item`` as it was read."""
+    held: Mapping[str, Any] = (
+        answer
+        if answer is not None
+        else {"answered_at": item.answered_at, "response": item.response, "result": item.result}
+    )
+    if held["result"] is None or held["answered_at"] is None:
         return None
     attempt_item = as_attempt_item(item)
-    attempt_item.result, attempt_item.response, attempt_item.answered_at = item.result, item.response, item.answered_at
+    attempt_item.result, attempt_item.response = held["result"], held["response"]
+    attempt_item.answered_at = held["answered_at"]
     if attempt_item.question.kind == Question.Kind.CHOICE:
-        attempt_item.chosen_option_id = item.response
+        attempt_item.chosen_option_id = held["response"]
     return present_item(item=attempt_item)["result"]
 
 
@@ -134,7 +183,7 @@ def grade_pack_code(*, item: PackItem, code: Any, budget: GradingBudget | None =
 
     if item.snapshot.get("code") is None:
         raise DomainError(ErrorCode.NOT_ANSWERABLE, _("This code item cannot be graded."), field="code")
-    return item_grade(item=as_attempt_item(item), code=code, budget=budget)
+    return answer_grade(item=pack_gradable(item), code=code, budget=budget)
 
 
 # --- what the client gets ----------------------------------------------------------------------------
@@ -143,7 +192,7 @@ def grade_pack_code(*, item: PackItem, code: Any, budget: GradingBudget | None =
 def _correct_response(item: AttemptItem) -> dict[str, Any]:
     """The answer the key stands for, as a response the grader accepts."""
     if item.question.kind == Question.Kind.CHOICE:
-        packed = {o.pk: o for o in item.question.options.all()}
+        packed = {o.pk: o for o in item.question.loaded_options()}
         correct = next((pk for pk in item.option_order if pk in packed and packed[pk].is_correct), None)
         return {"option_id": correct}
     variant = item.variant or {}
@@ -203,7 +252,7 @@ def _key(item: AttemptItem, after: dict[str, Any]) -> dict[str, Any]:
         "reference_solution": None,
     }
     if question.kind == Question.Kind.CHOICE:
-        packed = {o.pk: o for o in question.options.all()}
+        packed = {o.pk: o for o in question.loaded_options()}
         key["option_feedback"] = [
             {
                 "id": entry["handle"],
@@ -283,7 +332,7 @@ def pack_item_view(item: PackItem) -> dict[str, Any]:
         view = present_item(item=attempt_item)
         key = _code_key(item)
     elif question.kind in Question.QUIZ_KINDS:
-        result, response = item_grade(item=attempt_item, **_correct_response(attempt_item))
+        result, response = answer_grade(item=pack_gradable(item), **_correct_response(attempt_item))
         attempt_item.result, attempt_item.response = result, response
         attempt_item.answered_at = item.pack.issued_at
         view = present_item(item=attempt_item)

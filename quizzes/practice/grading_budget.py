@@ -18,8 +18,8 @@ graded inside one gunicorn request (``--timeout 30``), so the grading is bounded
   parallel requests of one learner cannot each take a request's budget.
 
 The budget belongs to the *judging* of answers, not to storing them: an online answer creates one
-for its request (``item_answer``); the offline upload creates one and hands it to the judging step
-(``quizzes.packs.upload._judge``), which moves with it when that step runs before the writes.
+for its request (``item_answer``); the offline upload creates one and hands it to its pure judging step
+(``quizzes.packs.upload.upload_judge``), which runs before anything is locked or written.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from django.utils import translation
 from django.utils.crypto import salted_hmac
@@ -96,7 +96,17 @@ def option_handle(*, item_id: int, option_id: int) -> str:
     return salted_hmac(OPTION_HANDLE_SALT, f"{item_id}:{option_id}", algorithm="sha256").hexdigest()[:16]
 
 
-def option_from_handle(*, item: AttemptItem, handle: str) -> int | None:
+class ShowsOptions(Protocol):
+    """An item that shows options in its own order, under its own handles: an attempt item or a pack item."""
+
+    @property
+    def pk(self) -> Any: ...
+
+    @property
+    def option_order(self) -> Any: ...
+
+
+def option_from_handle(*, item: ShowsOptions, handle: str) -> int | None:
     """The option id behind a handle of this item, or None if it is not one of the item's options."""
     for option_id in item.option_order or []:
         if option_handle(item_id=item.pk, option_id=option_id) == handle:
@@ -258,7 +268,7 @@ def _options(item: AttemptItem) -> list[dict[str, Any]]:
     """The options this item showed, in its order (retired ones too: the attempt showed them)."""
     if item.question.kind != Question.Kind.CHOICE:
         return []
-    options = {option.pk: option for option in item.question.options.all()}
+    options = {option.pk: option for option in item.question.loaded_options()}
     return [
         {
             "number": number,
@@ -511,7 +521,7 @@ def present_skipped_key(*, item: AttemptItem) -> dict[str, Any] | None:
         "explanation_html": render_markdown(question.explanation),
     }
     if question.kind == Question.Kind.CHOICE:
-        options = {option.pk: option for option in question.options.all()}
+        options = {option.pk: option for option in question.loaded_options()}
         correct = next((pk for pk in item.option_order or [] if pk in options and options[pk].is_correct), None)
         key["correct_option_id"] = option_handle(item_id=item.pk, option_id=correct) if correct else None
     elif question.kind == Question.Kind.NUMERIC and item.variant:
@@ -564,7 +574,7 @@ def present_missed(*, item: AttemptItem) -> dict[str, Any]:
         return entry
     stored = item.result or {}
     if question.kind == Question.Kind.CHOICE:
-        options = {option.pk: option for option in question.options.all()}
+        options = {option.pk: option for option in question.loaded_options()}
         shown = [options[pk] for pk in item.option_order or [] if pk in options]
         correct = next((o for o in shown if o.is_correct), None)
         chosen = options.get(item.chosen_option_id) if item.chosen_option_id else None

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from quizzes.accounts.models import LearnerProfile
 from quizzes.accounts.selectors import profile_for
-from quizzes.content.models import Lesson, Option, Question, QuestionVersion
+from quizzes.content.models import LOADED_OPTIONS, Lesson, Option, Question, QuestionVersion
 from quizzes.content.selectors import lesson_heads_published_later
 from quizzes.content.versions import version_question, version_question_of
 from quizzes.core import rows
@@ -111,11 +111,11 @@ def _item_sql(_vendor: str) -> str:  # the quoting and the JSON functions are th
 
 
 def item_for(*, user: User, item_id: int) -> AttemptItem | None:
-    """The learner's item with its attempt, and the question version it showed with its options (``question.options
-    .all()``; an item without a version: the question as it is).
+    """The learner's item with its attempt, and the question version it showed with its options
+    (``question.loaded_options()``; an item without a version: the question as it is).
 
     One plain statement (issue 16: the answer POST): the item joined to its attempt, question and version's digest,
-    the options as a JSON array beside them, attached as ``prefetch_related`` would attach them; the version's
+    the options as a JSON array beside them, attached as ``Prefetch(to_attr=...)`` would attach them; the version's
     question is built once per process (quizzes.content.versions). Built with ``select_related``
     and ``prefetch_related`` the same read cost ≈ 2 ms of CPU here and two round trips.
     """
@@ -130,10 +130,8 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
     item = rows.instance_from_row(AttemptItem, row[:cut])
     item.attempt = rows.instance_from_row(Attempt, row[cut:end])
     item.question = question = rows.instance_from_row(Question, row[end:-2])
-    attached = question.options.all()
-    attached._result_cache = rows.instances_from_json(Option, row[-2])  # what prefetch_related stores
-    attached._prefetch_done = True  # type: ignore[attr-defined]
-    question._prefetched_objects_cache = {"options": attached}  # type: ignore[attr-defined]
+    # where Prefetch("question__options", to_attr=LOADED_OPTIONS) would put them (Question.loaded_options)
+    setattr(question, LOADED_OPTIONS, rows.instances_from_json(Option, row[-2]))
     if item.version_id is not None:  # what the item showed (a dict lookup once the process built the version)
         item.question = version_question_of(version_id=item.version_id, digest=row[-1])
     return item

@@ -11,8 +11,10 @@ writes are batched (one query for the cards, one for stored UUIDs, one insert fo
 A client UUID already stored for this learner is skipped (the database's unique
 (user, client_uuid) constraint settles concurrent uploads).
 
-Entries are judged one by one (the rules are quizzes.reviews.rules, shared with ``card_rate``); a bad
-entry is rejected with a reason (an ErrorCode) and the rest are applied:
+Judge, then write: the context is read once (``offline_context``), every entry is judged as a pure step
+(``offline_judge``: plain ``Verdict``s; the rules are quizzes.reviews.rules, shared with ``card_rate``), and only
+the accepted entries are written, in one transaction (``offline_write``). A bad entry is rejected with a reason
+(an ErrorCode) and the rest are applied:
 
 * ``unknown_question`` — no published question with that id/key;
 * ``wrong_outcome`` — a quiz question needs ``correct`` (true/false), a prompt/recall card ``rating`` 1–4;
@@ -34,6 +36,7 @@ import dataclasses
 import datetime as dt
 import uuid
 from collections import defaultdict
+from collections.abc import Set
 from enum import StrEnum
 from typing import Any
 
@@ -79,7 +82,7 @@ class EntryStatus(StrEnum):
     REJECTED = "rejected"
 
 
-def repeat_status(client_uuid: uuid.UUID, *, seen: set[uuid.UUID], stored: set[uuid.UUID]) -> EntryStatus | None:
+def repeat_status(client_uuid: uuid.UUID, *, seen: set[uuid.UUID], stored: Set[uuid.UUID]) -> EntryStatus | None:
     """THE rule for a client UUID sent before (offline reviews and pack answers alike): DUPLICATE when this batch
     already had it, else ALREADY_STORED when a stored rating has it (``stored_client_uuids``), else None — a new
     entry. Either way the UUID is now in ``seen``; a repeated one is skipped, nothing judged or stored again."""
@@ -147,35 +150,103 @@ def _judge(entry: OfflineEntry, question: Question | None, *, user: User, now: d
     return refused if refused is not None else rating
 
 
+@dataclasses.dataclass(frozen=True)
+class OfflineContext:
+    """What judging a batch reads, fetched once: the published questions its entries name, the UUIDs stored."""
+
+    by_id: dict[int, Question]
+    by_key: dict[str, Question]
+    stored: frozenset[uuid.UUID]
+
+    def question(self, entry: OfflineEntry) -> Question | None:
+        if entry.question is not None:  # resolved by the caller (a pack answer)
+            return entry.question
+        if entry.question_id is not None:
+            return self.by_id.get(entry.question_id)
+        return self.by_key.get(entry.question_key or "")
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What judging decided for one entry, as plain data: APPLIED (to be written, with the rating to log) or why
+    not. The write may still find an accepted entry stored meanwhile (ALREADY_STORED) or, for the client's own
+    grade, no card under the lock (``not_studied``): the two facts only the locks can settle."""
+
+    status: EntryStatus
+    question_id: int | None = None
+    rating: int | None = None
+    reason: ErrorCode | None = None
+    message: str = ""
+
+    @classmethod
+    def refused(cls, refusal: Refusal, *, question_id: int | None = None) -> Verdict:
+        return cls(EntryStatus.REJECTED, question_id=question_id, reason=refusal.code, message=refusal.message)
+
+
+def offline_context(*, user: User, entries: list[OfflineEntry]) -> OfflineContext:
+    """Read what judging ``entries`` needs: two queries at most (none for the questions of resolved entries)."""
+    by_id, by_key = _resolve_questions(entries)
+    stored = stored_client_uuids(user=user, uuids=[e.client_uuid for e in entries]) if entries else set()
+    return OfflineContext(by_id=by_id, by_key=by_key, stored=frozenset(stored))
+
+
+def entry_verdict(
+    entry: OfflineEntry, *, repeated: EntryStatus | None, context: OfflineContext, user: User, now: dt.datetime
+) -> Verdict:
+    """One entry judged (pure: no query, nothing written). ``repeated``: its ``repeat_status`` in the batch."""
+    question = context.question(entry)
+    question_id = question.pk if question is not None else None
+    if repeated is not None:
+        return Verdict(repeated, question_id=question_id)
+    judged = _judge(entry, question, user=user, now=now)
+    if isinstance(judged, Refusal):
+        return Verdict.refused(judged, question_id=question_id)
+    return Verdict(EntryStatus.APPLIED, question_id=question_id, rating=judged)
+
+
+def offline_judge(
+    *, user: User, entries: list[OfflineEntry], context: OfflineContext, now: dt.datetime
+) -> list[Verdict]:
+    """Every entry judged in batch order (pure): inputs in, verdicts out."""
+    seen: set[uuid.UUID] = set()
+    return [
+        entry_verdict(
+            e,
+            repeated=repeat_status(e.client_uuid, seen=seen, stored=context.stored),
+            context=context,
+            user=user,
+            now=now,
+        )
+        for e in entries
+    ]
+
+
 def offline_reviews_merge(
     *, user: User, entries: list[OfflineEntry], now: dt.datetime | None = None
 ) -> OfflineMergeResult:
-    """Merge a batch of offline reviews; see the module docstring for the rules."""
+    """Merge a batch of offline reviews: fetch the context, judge every entry, write the accepted ones."""
     now = now or timezone.now()
-    by_id, by_key = _resolve_questions(entries)
-    stored = stored_client_uuids(user=user, uuids=[e.client_uuid for e in entries])
+    context = offline_context(user=user, entries=entries)
+    verdicts = offline_judge(user=user, entries=entries, context=context, now=now)
+    return offline_write(user=user, judged=list(zip(entries, verdicts, strict=True)))
+
+
+def offline_write(*, user: User, judged: list[tuple[OfflineEntry, Verdict]]) -> OfflineMergeResult:
+    """Write the accepted entries of a judged batch in one transaction; the outcomes in batch order, the cards."""
     outcomes: list[EntryOutcome] = []
-    seen: set[uuid.UUID] = set()
     to_apply: dict[int, list[Accepted]] = defaultdict(list)
-    for entry in entries:
-        question: Question | None = entry.question  # resolved by the caller (a pack answer)
-        if question is None and entry.question_id is not None:
-            question = by_id.get(entry.question_id)
-        elif question is None:
-            question = by_key.get(entry.question_key or "")
-        outcome = EntryOutcome(client_uuid=entry.client_uuid, status=EntryStatus.APPLIED)
-        outcome.question_id = question.pk if question else None
+    for entry, verdict in judged:
+        outcome = EntryOutcome(
+            client_uuid=entry.client_uuid,
+            status=verdict.status,
+            reason=verdict.reason,
+            message=verdict.message,
+            question_id=verdict.question_id,
+        )
         outcomes.append(outcome)
-        repeated = repeat_status(entry.client_uuid, seen=seen, stored=stored)
-        if repeated is not None:
-            outcome.status = repeated
-            continue
-        judged = _judge(entry, question, user=user, now=now)
-        if isinstance(judged, Refusal):
-            outcome.status, outcome.reason, outcome.message = EntryStatus.REJECTED, judged.code, judged.message
-            continue
-        assert question is not None
-        to_apply[question.pk].append((entry, judged, outcome))
+        if verdict.status == EntryStatus.APPLIED:
+            assert verdict.question_id is not None and verdict.rating is not None
+            to_apply[verdict.question_id].append((entry, verdict.rating, outcome))
 
     profile = profile_for(user=user) if to_apply else None
     if profile is not None:

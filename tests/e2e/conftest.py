@@ -169,6 +169,13 @@ def new_page(browser, viewport: dict, *, phone: bool):
 
 OVERFLOW = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
+TOO_WIDE = """
+(screen) => Array.from(document.querySelectorAll("main *")).filter(e => e.getBoundingClientRect().right > screen + 1)
+  .filter(e => !e.parentElement.closest("main *") || e.parentElement.getBoundingClientRect().right <= screen + 1)
+  .slice(0, 3).map(e => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px: `
+    + (e.textContent || "").trim().slice(0, 60))
+"""
+
 MATRICES = """
 (screen) => Array.from(document.querySelectorAll("main mtable"))
 .filter(t => !t.parentElement.closest("mtable")).map(t => {
@@ -199,7 +206,8 @@ def assert_fits(page, where: str = "") -> int:
     # screen and the page is shown zoomed out), so the screen's own width is the measure, not innerWidth
     inner_width = min(inner_width, page.viewport_size["width"])
     assert scroll_width <= inner_width, (
-        f"{where or page.url}: page is {scroll_width}px wide on a {inner_width}px screen"
+        f"{where or page.url}: page is {scroll_width}px wide on a {inner_width}px screen; too wide: "
+        f"{page.evaluate(TOO_WIDE, inner_width)}"
     )
     matrices = page.evaluate(MATRICES, inner_width)
     for matrix in matrices:

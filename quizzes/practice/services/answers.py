@@ -17,10 +17,11 @@ from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
 from quizzes.content.code import MAX_CODE_CHARS
-from quizzes.content.models import Option, Question
+from quizzes.content.models import Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import quote
+from quizzes.practice.gradable import Gradable, gradable_item
 from quizzes.practice.grade_messages import why_ambiguous
 from quizzes.practice.grading_budget import GradingBudget
 from quizzes.practice.models import Attempt, AttemptItem
@@ -80,20 +81,20 @@ def _solution(variant: Any) -> list[dict[str, Any]]:
     ]
 
 
-def _grade_choice(item: AttemptItem, option_id: Any) -> tuple[dict[str, Any], Any, Option]:
+def _grade_choice(item: Gradable, option_id: Any) -> tuple[dict[str, Any], Any, int]:
     if option_id is None or isinstance(option_id, bool):
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("Choose an option."), field="option_id")
     try:
         option_id = int(option_id)
     except (TypeError, ValueError) as exc:
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, _("An option id is a whole number."), field="option_id") from exc
-    options = {option.pk: option for option in item.question.options.all()}
+    options = {option.pk: option for option in item.options}
     option = options.get(option_id)
     if option is None or option_id not in item.option_order:
         raise DomainError(
             ErrorCode.FOREIGN_OPTION,
             _("Option %(option)s is not one of the options of question %(question)s.")
-            % {"option": option_id, "question": item.question.key},
+            % {"option": option_id, "question": item.key},
             field="option_id",
         )
     # The correct option among those this item showed: after a retirement the question may hold two
@@ -107,12 +108,12 @@ def _grade_choice(item: AttemptItem, option_id: Any) -> tuple[dict[str, Any], An
         "chosen_option_id": option.pk,
         "correct_option_id": correct_option.pk if correct_option else None,
         "feedback": option.feedback,
-        "explanation": item.question.explanation,
+        "explanation": item.explanation,
     }
-    return result, option_id, option
+    return result, option_id, option.pk
 
 
-def _grade_numeric_choice(item: AttemptItem, variant: Any, choice_index: Any) -> tuple[dict[str, Any], Any]:
+def _grade_numeric_choice(variant: Any, choice_index: Any) -> tuple[dict[str, Any], Any]:
     if not isinstance(choice_index, int) or isinstance(choice_index, bool):
         raise DomainError(
             ErrorCode.UNREADABLE_ANSWER, _("Choose one of the values (a whole-number index)."), field="choice_index"
@@ -166,7 +167,7 @@ def _unstorable(value: Any) -> str | None:
     return None
 
 
-def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[dict[str, Any], Any]:
+def _grade_numeric_input(variant: Any, value: Any) -> tuple[dict[str, Any], Any]:
     from attention_engine import generators
 
     if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
@@ -204,7 +205,7 @@ def _grade_numeric_input(item: AttemptItem, variant: Any, value: Any) -> tuple[d
     }, value
 
 
-def _grade_code(item: AttemptItem, code: Any, budget: GradingBudget) -> tuple[dict[str, Any], Any]:
+def _grade_code(item: Gradable, code: Any, budget: GradingBudget) -> tuple[dict[str, Any], Any]:
     """Run the learner's code in the sandbox (attention_engine.codecheck) on the spec's seeded inputs.
 
     Refused before running → CodeNotRunnable (nothing locks). Runnable → the reveal: the check result
@@ -225,7 +226,7 @@ def _grade_code(item: AttemptItem, code: Any, budget: GradingBudget) -> tuple[di
     if problem:
         raise DomainError(ErrorCode.UNREADABLE_ANSWER, problem, field="code")
     code = code.replace("\r\n", "\n").replace("\r", "\n")
-    spec = spec_from_field(item.question.code_spec)
+    spec = spec_from_field(item.code_spec)
     try:
         box = sandbox()  # started outside the budget: a process's first worker start is not the learner's doing
         with budget.grading():  # a restart after a dead worker is on the clock, so is counted
@@ -248,15 +249,14 @@ def _grade_code(item: AttemptItem, code: Any, budget: GradingBudget) -> tuple[di
         "misconception": misconceptions.describe(check["misconception"]),
         "reference": spec.reference,
         "display_code": spec.display_code(),
-        "explanation": item.question.explanation,
+        "explanation": item.explanation,
     }, code
 
 
-def _grade_number(item: AttemptItem, value: Any) -> dict[str, Any]:
+def _grade_number(question: Gradable, value: Any) -> dict[str, Any]:
     """A number question (quizzes.content.number): its one number graded as a typed numeric answer, by the same
     grader and number grammar; a unit typed after the number is read as the number."""
-    question = item.question
-    graded, _response = _grade_numeric_input(item, number_variant(question), without_unit(value, question.number_unit))
+    graded, _response = _grade_numeric_input(number_variant(question), without_unit(value, question.number_unit))
     return {
         "kind": Question.Kind.NUMBER,
         **graded,
@@ -270,16 +270,16 @@ def _grade_number(item: AttemptItem, value: Any) -> dict[str, Any]:
 
 
 def _grade(
-    item: AttemptItem,
+    item: Gradable,
     *,
     option_id: Any,
     value: Any,
     choice_index: Any,
     code: Any = None,
     budget: GradingBudget | None = None,
-) -> tuple[dict, Any, Option | None]:
-    """Grade on the server; returns (the reveal, the normalised response, the chosen option)."""
-    question = item.question
+) -> tuple[dict, Any, int | None]:
+    """Grade on the server; returns (the reveal, the normalised response, the chosen option's id)."""
+    question = item
     if question.kind == Question.Kind.CHOICE:
         return _grade_choice(item, option_id)
     if question.kind == Question.Kind.CODE:
@@ -293,9 +293,9 @@ def _grade(
 
     variant = Variant.from_dict(item.variant)
     if question.answer_form == Question.AnswerForm.CHOICE:
-        graded, response = _grade_numeric_choice(item, variant, choice_index)
+        graded, response = _grade_numeric_choice(variant, choice_index)
     else:
-        graded, response = _grade_numeric_input(item, variant, value)
+        graded, response = _grade_numeric_input(variant, value)
     result = {
         "kind": Question.Kind.NUMERIC,
         "answer_form": question.answer_form,
@@ -308,20 +308,20 @@ def _grade(
     return result, response, None
 
 
-def item_grade(
+def answer_grade(
     *,
-    item: AttemptItem,
+    item: Gradable,
     option_id: Any = None,
     value: Any = None,
     choice_index: Any = None,
     code: Any = None,
     budget: GradingBudget | None = None,
 ) -> tuple[dict[str, Any], Any]:
-    """Grade a response to ``item`` and store nothing: (the reveal, the normalised response).
+    """Grade a response to ``item`` and store nothing: (the reveal as plain JSON, the normalised response).
 
-    The one grader, public for the offline review packs (quizzes.packs), which grade an uploaded answer
-    against the pack's copy of the item; ``item_answer`` grades with the same ``_grade``. Invalid input
-    raises DomainError as in ``item_answer``. A code answer is charged to ``budget`` (the request's; a
+    The one grader, over plain data (quizzes.practice.gradable): ``item_answer`` grades an attempt item with it,
+    the offline review packs (quizzes.packs) an uploaded answer against the pack's copy of the item. Invalid
+    input raises DomainError as in ``item_answer``. A code answer is charged to ``budget`` (the request's; a
     fresh one without a learner when None) and raises GradingBudgetExceeded once it is spent.
     """
     result, response, _chosen = _grade(
@@ -366,7 +366,7 @@ def item_answer(
         return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=not same)
     budget = GradingBudget.for_request(user_id=user.pk)  # this request's, and the learner's per minute
     result, response, chosen = _grade(
-        item, option_id=option_id, value=value, choice_index=choice_index, code=code, budget=budget
+        gradable_item(item), option_id=option_id, value=value, choice_index=choice_index, code=code, budget=budget
     )
     result = _jsonable(result)
     if item.is_answered and item.result is not None:  # read locked: a locked item never changes, no query needed
@@ -376,7 +376,7 @@ def item_answer(
     with transaction.atomic():
         answer = {
             "response": response,
-            "chosen_option": chosen,
+            "chosen_option_id": chosen,
             "is_correct": result["correct"],
             "score": result["score"],
             "result": result,
@@ -388,10 +388,7 @@ def item_answer(
         won = first_answer_lock(
             AttemptItem,
             pk=item.pk,
-            values={
-                **{name: value for name, value in answer.items() if name != "chosen_option"},
-                "chosen_option_id": chosen.pk if chosen else None,
-            },
+            values=answer,
             also=f"NOT EXISTS (SELECT 1 FROM {attempts} a "
             f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
         )
