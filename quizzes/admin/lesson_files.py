@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 
 from quizzes.content.dumper import LessonFile, lessons_yaml
 from quizzes.content.models import Lesson, Question
+from quizzes.content.selectors import lessons_of_questions
 
 
 def _download(files: list[LessonFile], zip_name: str) -> HttpResponse:
@@ -50,7 +51,7 @@ def download_questions_as_yaml(
 ) -> HttpResponse:
     """The selected questions, each lesson's in a file of that lesson holding only them (a zip when several)."""
     ids = set(queryset.values_list("pk", flat=True))
-    lessons = Lesson.objects.filter(questions__pk__in=ids).distinct().order_by("order", "key")
+    lessons = lessons_of_questions(question_ids=ids)
     files = lessons_yaml(lessons=lessons, question_ids=ids)
     return _download(
         [LessonFile(f.name.removesuffix(".yaml") + "-selected.yaml", f.text) for f in files], "questions.zip"

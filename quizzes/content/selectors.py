@@ -234,3 +234,8 @@ def question_version(*, question: Question, number: int) -> QuestionVersion | No
 def question_version_number(*, question: Question) -> int:
     """The newest version's number (0: none yet): what an editor's form was loaded at."""
     return question.versions.order_by("-number").values_list("number", flat=True).first() or 0
+
+
+def lessons_of_questions(*, question_ids: Iterable[int]) -> QuerySet[Lesson]:
+    """The lessons holding any of these questions, in lesson order (the admin's download of a selection)."""
+    return Lesson.objects.filter(questions__pk__in=list(question_ids)).distinct().order_by("order", "key")

@@ -47,6 +47,11 @@ CONTRACT_NAMES = [
 # (its options balanced on their sizes); the speed versions compute an earlier one in plain python.
 ADDED_WITH_ISSUE_11 = ("kv_cache_memory", "online_softmax", "stable_softmax")  # their version 1 is issue 11's kind
 NEWEST = {name: 2 if name in (*ADDED_WITH_ISSUE_11, "attention_output") else 3 for name in CONTRACT_NAMES}
+# issue 25: the weight-table templates' plain-python speed versions (the same questions as the version before)
+NEWEST.update(
+    {"attention_row_weights": 4, "attention_output": 3, "causal_masked_weights": 4, "mask_fill_zero_contrast": 4}
+)
+NEWEST["five_step_shapes"] = 4
 NEWEST["nanogpt_shapes"] = 4
 NEWEST["stable_softmax"] = NEWEST["online_softmax"] = 3  # issue 25, speed: version 2 in plain python
 # issue 29, lesson 4 (positional information): new templates at version 1, written from the issue's sources

@@ -170,10 +170,15 @@ def new_page(browser, viewport: dict, *, phone: bool):
 OVERFLOW = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
 TOO_WIDE = """
-(screen) => Array.from(document.querySelectorAll("main *")).filter(e => e.getBoundingClientRect().right > screen + 1)
-  .filter(e => !e.parentElement.closest("main *") || e.parentElement.getBoundingClientRect().right <= screen + 1)
-  .slice(0, 3).map(e => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px: `
-    + (e.textContent || "").trim().slice(0, 60))
+(screen) => {
+  const clipped = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX !== "visible") return true; } return false; };
+  return Array.from(document.querySelectorAll("main *"))
+    .filter(e => e.getBoundingClientRect().right > screen + 1 && !clipped(e))
+    .filter(e => !e.parentElement.closest("main *") || e.parentElement.getBoundingClientRect().right <= screen + 1)
+    .slice(0, 3).map(e => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px: `
+      + (e.textContent || "").trim().slice(0, 60));
+}
 """
 
 MATRICES = """
