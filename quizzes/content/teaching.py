@@ -258,7 +258,7 @@ def _checkpoint_view(
     view: dict[str, Any] = {
         "section": section["key"],
         "prompt": checkpoint["prompt"],
-        "prompt_html": render_markdown(checkpoint["prompt"]),
+        "prompt_html": scrollable(render_markdown(checkpoint["prompt"])),
         "locked": locked,
     }
     if not locked and not reveal_all:
@@ -287,16 +287,16 @@ def _checkpoint_view(
             "correct": o["correct"],
             "chosen": o["key"] == chosen,
             "feedback": o.get("feedback") or "",
-            "feedback_html": render_markdown(o.get("feedback")),
+            "feedback_html": scrollable(render_markdown(o.get("feedback"))),
         }
         for number, o in enumerate(options, start=1)
     ]
     picked = next((o for o in options if o["key"] == chosen), None)
     view["answered_correctly"] = bool(picked and picked["correct"])
     view["feedback"] = (picked.get("feedback") or "") if picked else ""
-    view["feedback_html"] = render_markdown(picked.get("feedback")) if picked else ""
+    view["feedback_html"] = scrollable(render_markdown(picked.get("feedback"))) if picked else ""
     view["explanation"] = checkpoint["explanation"]
-    view["explanation_html"] = render_markdown(checkpoint["explanation"])
+    view["explanation_html"] = scrollable(render_markdown(checkpoint["explanation"]))
     return view
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
+from quizzes.content.teaching import scrollable
 from quizzes.core import dates, rendering
 from quizzes.reviews.selectors.due import due_count
 
@@ -17,6 +18,14 @@ register = template.Library()
 def markdown_filter(text: str | None) -> SafeString:
     """Lesson/question Markdown with $…$ math → sanitised HTML with MathML (quizzes.core.rendering)."""
     return rendering.render_markdown(text)
+
+
+@register.filter(name="scroll_wide")
+def scroll_wide(html: SafeString | str) -> SafeString:
+    """Rendered Markdown with its display formulas and tables in boxes that scroll sideways on a phone (with the
+    cut-off cue), as the lessons' teaching text has them: a reference answer or an explanation is written the
+    same way, and a formula wider than the screen would otherwise widen the whole page."""
+    return scrollable(mark_safe(str(html)))  # already rendered and sanitised: only our own box is added
 
 
 @register.filter(name="math_value")
