@@ -1,5 +1,8 @@
 """Fixtures for the content tests.
 
+``torch``: PyTorch as the reference for the lessons' facts (its own operations, conventions, parameter and FLOP
+counts); it skips with the reason on a laptop without it and fails under CI=true, where .ci/run installs it.
+
 ``real_lessons``: the real lesson files (fixtures/lessons/), loaded once per test session for the
 tests that only *read* them. The load runs in a transaction that is rolled back at once, so no row
 outlives the fixture: every other test, in any order, finds the database as its own setup left it
@@ -8,6 +11,7 @@ outlives the fixture: every other test, in any order, finds the database as its 
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -77,3 +81,14 @@ def real_lessons(django_db_setup, django_db_blocker) -> RealLessons:
         # which then keeps PostgreSQL from dropping the test database at the end of the run.
         connection.close()
     return loaded
+
+
+@pytest.fixture(scope="module")
+def torch():
+    try:
+        import torch
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("PyTorch is required in CI but is not importable")
+        pytest.skip("PyTorch not installed: `pip install torch==2.13.0` to run the PyTorch reference checks")
+    return torch

@@ -10,7 +10,6 @@ sits among them, no all/none-of-the-above, conventions for indexing and spelling
 from __future__ import annotations
 
 import math
-import os
 import re
 import warnings
 from pathlib import Path
@@ -65,18 +64,6 @@ def correct_option(question: dict) -> dict:
 
 def option(question: dict, key: str) -> dict:
     return next(o for o in question["options"] if o["key"] == key)
-
-
-@pytest.fixture(scope="module")
-def torch():
-    """PyTorch as the reference for its own conventions (same policy as tests/attention_engine/conftest.py)."""
-    try:
-        import torch
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PyTorch is required in CI but is not importable")
-        pytest.skip("PyTorch not installed: `pip install torch==2.13.0` to run the convention checks")
-    return torch
 
 
 # --------------------------------------------------------------------------- lesson 1

@@ -7,7 +7,6 @@ question whose statement it holds, and checks that the fixture still says what w
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
 
@@ -20,18 +19,6 @@ LESSON = yaml.safe_load(
 )
 SECTIONS = {s["key"]: s for s in LESSON["teaching"]}
 QUESTIONS = {q["key"]: q for q in LESSON["questions"]}
-
-
-@pytest.fixture(scope="module")
-def torch():
-    """PyTorch as the reference for its own operations (same policy as test_content_facts.py)."""
-    try:
-        import torch
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PyTorch is required in CI but is not importable")
-        pytest.skip("PyTorch not installed: `pip install torch==2.13.0` to run the PyTorch checks")
-    return torch
 
 
 def correct(key: str) -> str:

@@ -8,7 +8,6 @@ these tests are where they were measured. Each test names the section or questio
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
 
@@ -28,18 +27,6 @@ _namespace: dict = {"np": np}
 exec(compile(_code, "05-mha-module.yaml#overview", "exec"), _namespace)  # our own fixture's code
 mha_forward = _namespace["mha_forward"]
 softmax = _namespace["softmax"]
-
-
-@pytest.fixture(scope="module")
-def torch():
-    """PyTorch as the reference for its own behaviour (same policy as test_content_facts.py)."""
-    try:
-        import torch
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PyTorch is required in CI but is not importable")
-        pytest.skip("PyTorch not installed: `pip install torch==2.13.0` to run the PyTorch checks")
-    return torch
 
 
 def correct(key: str) -> str:

@@ -11,7 +11,6 @@ rounded as displayed, and that every wrong option is the output of the mistake i
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
 
@@ -60,18 +59,6 @@ def assert_options(question_key: str, expected: dict[str, str]) -> None:
     assert {o["key"]: o["text"] for o in question["options"]} == expected, question_key
     values = [number(o["text"]) for o in question["options"]]
     assert values == sorted(values), (question_key, values)
-
-
-@pytest.fixture(scope="module")
-def torch():
-    """PyTorch as the reference for parameter and FLOP counts (same policy as test_content_facts.py)."""
-    try:
-        import torch
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PyTorch is required in CI but is not importable")
-        pytest.skip("PyTorch not installed: `pip install torch==2.13.0` to run the reference checks")
-    return torch
 
 
 def build_gpt(torch, *, vocab, block_size, d, n_layer, n_head, bias=True, tied=True, n_kv_head=None, mlp=True):

@@ -12,7 +12,6 @@ wrong option is what the mistake its feedback names computes.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -46,18 +45,6 @@ def assert_numeric_options(question_key: str, expected: dict[str, str]) -> None:
     assert options(question) == expected, question_key
     values = [float(o["text"].split()[0]) for o in question["options"]]
     assert values == sorted(values), (question_key, values)
-
-
-@pytest.fixture(scope="module")
-def torch():
-    """PyTorch as the reference (same policy as test_content_facts.py)."""
-    try:
-        import torch
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PyTorch is required in CI but is not importable")
-        pytest.skip("PyTorch not installed: `pip install torch==2.13.0` to run the reference checks")
-    return torch
 
 
 def cache_bytes(torch, *shape, dtype) -> int:
