@@ -139,6 +139,11 @@ def _unseen_questions(user: User) -> QuerySet[Question]:
     return Question.objects.published().unseen_by(user)
 
 
+def _unseen_in_lesson_order(user: User) -> QuerySet[Question]:
+    """Unseen questions with their lesson, in the order the lessons teach them (the new queue, where to resume)."""
+    return _unseen_questions(user).select_related("lesson").order_by("lesson__order", "lesson__key", "order", "key")
+
+
 def _new_left(user: User, profile: LearnerProfile, now: dt.datetime, today: TodayLogs | None) -> int:
     today = today if today is not None else today_logs(user=user, profile=profile, now=now)
     return max(0, profile.new_per_day - today.first)
@@ -153,15 +158,12 @@ def new_questions(
     """
     now = now or timezone.now()
     profile = profile if profile is not None else profile_for(user=user)
-    questions = _unseen_questions(user).select_related("lesson")
-    questions = questions.order_by("lesson__order", "lesson__key", "order", "key")
-    return list(questions[: _new_left(user, profile, now, None)])
+    return list(_unseen_in_lesson_order(user)[: _new_left(user, profile, now, None)])
 
 
 def first_unseen_question(*, user: User) -> Question | None:
     """The first published question the learner has never answered, in lesson order (where they left off)."""
-    questions = _unseen_questions(user).select_related("lesson")
-    return questions.order_by("lesson__order", "lesson__key", "order", "key").first()
+    return _unseen_in_lesson_order(user).first()
 
 
 def new_count(
