@@ -325,8 +325,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "KindEnum": "quizzes.content.models.Question.Kind",
         "ModeEnum": "quizzes.practice.models.Attempt.Mode",
-        "StartModeEnum": "quizzes.api.serializers.attempts.START_MODES",
-        "NextStepKindEnum": "quizzes.api.serializers.next_step.NEXT_STEP_KINDS",
+        "StartModeEnum": "quizzes.api.views.attempts.START_MODES",
+        "NextStepKindEnum": "quizzes.api.views.next_step.NEXT_STEP_KINDS",
         "PushServiceEnum": "quizzes.api.views.devices.PUSH_CHOICES",
         "ReportCategoryEnum": "quizzes.reports.models.ProblemReport.Category",
         "ReportOriginEnum": "quizzes.reports.models.ProblemReport.Origin",

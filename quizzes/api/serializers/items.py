@@ -5,7 +5,21 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from quizzes.api.fields import StrictCharField, StrictIntegerField
+from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.models import Question
+
+
+def answer_fields(*, option: str, choice_index: str, value: str, code: str) -> tuple[serializers.Field, ...]:
+    """option_id, choice_index, value, code: what an answer to an item may be, with the same limits online (the
+    answer POST) and offline (a pack answer in the upload); the arguments are each field's help. Fresh fields,
+    unpacked in place (DRF orders a serializer's fields by when each was made: see quizzes.api.serializers.reviews)."""
+    return (
+        StrictCharField(max_length=64, required=False, help_text=option),
+        StrictIntegerField(min_value=0, max_value=100, required=False, help_text=choice_index),
+        serializers.JSONField(required=False, help_text=value),
+        StrictCharField(max_length=MAX_CODE_CHARS, required=False, trim_whitespace=False, help_text=code),
+    )
 
 
 class ItemQuestionSerializer(serializers.Serializer):
@@ -239,15 +253,26 @@ class ItemResultSerializer(serializers.Serializer):
     display_code = serializers.CharField(required=False, allow_blank=True, help_text="Code: the given code.")
 
 
+def answer_key_fields(*, option_help: str) -> tuple[serializers.Field, ...]:
+    """correct_option_id, correct_choice_index, correct_value, correct_value_latex, answer_shape, solution: an item's
+    answer, as a skipped item shows it on request and a review pack carries it. Fresh fields, unpacked in place (DRF
+    orders a serializer's fields by when each was made: see quizzes.api.serializers.reviews)."""
+    return (
+        serializers.CharField(allow_null=True, help_text=option_help),
+        serializers.IntegerField(allow_null=True, help_text="Numeric items, answer_form=choice."),
+        serializers.JSONField(allow_null=True, help_text="Numeric items."),
+        serializers.CharField(allow_null=True),
+        serializers.ListField(child=serializers.IntegerField(), allow_null=True),
+        SolutionStepSerializer(many=True, help_text="Numeric items: the worked solution."),
+    )
+
+
 class SkippedKeySerializer(serializers.Serializer):
     """The answer of an item left unanswered, shown on request after the attempt finished (recorded as Again)."""
 
-    correct_option_id = serializers.CharField(allow_null=True, help_text="Choice items: the option id it shows.")
-    correct_choice_index = serializers.IntegerField(allow_null=True, help_text="Numeric items, answer_form=choice.")
-    correct_value = serializers.JSONField(allow_null=True, help_text="Numeric items.")
-    correct_value_latex = serializers.CharField(allow_null=True)
-    answer_shape = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
-    solution = SolutionStepSerializer(many=True, help_text="Numeric items: the worked solution.")
+    (correct_option_id, correct_choice_index, correct_value, correct_value_latex, answer_shape, solution) = (
+        answer_key_fields(option_help="Choice items: the option id it shows.")
+    )
     reference = serializers.CharField(allow_null=True, help_text="Code items: the reference solution.")
     explanation = serializers.CharField(allow_blank=True)
     explanation_html = serializers.CharField(allow_blank=True)

@@ -1,32 +1,18 @@
-"""Offline review packs: asking for one, and the pack with its items and answer keys."""
+"""An offline review pack as the views that issue, read and list packs return it: its items and answer keys."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from quizzes.api.fields import StrictCharField, StrictIntegerField
 from quizzes.api.serializers.items import (
     CodePromptSerializer,
     ItemOptionSerializer,
     ItemQuestionSerializer,
     MisconceptionSerializer,
     NumericPromptSerializer,
-    SolutionStepSerializer,
+    answer_key_fields,
 )
-from quizzes.packs import rules as pack_rules
-
-
-class PackCreateSerializer(serializers.Serializer):
-    device = StrictCharField(
-        max_length=100, required=False, default="", allow_blank=True, help_text='For information, e.g. "Pixel 8".'
-    )
-    days = StrictIntegerField(
-        min_value=0,
-        max_value=pack_rules.MAX_DAYS,
-        default=pack_rules.DEFAULT_DAYS,
-        help_text="Items due today and in this many more study days.",
-    )
-    max_items = StrictIntegerField(min_value=1, max_value=pack_rules.MAX_ITEMS, default=pack_rules.MAX_ITEMS)
+from quizzes.api.serializers.reviews import reference_fields
 
 
 class PackOptionKeySerializer(serializers.Serializer):
@@ -58,12 +44,9 @@ class PackTestVectorSerializer(serializers.Serializer):
 class PackKeySerializer(serializers.Serializer):
     """The answer key of a quiz item, for immediate feedback offline. The server grades the upload itself."""
 
-    correct_option_id = serializers.CharField(allow_null=True, help_text="Choice items.")
-    correct_choice_index = serializers.IntegerField(allow_null=True, help_text="Numeric items, answer_form=choice.")
-    correct_value = serializers.JSONField(allow_null=True, help_text="Numeric items.")
-    correct_value_latex = serializers.CharField(allow_null=True)
-    answer_shape = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
-    solution = SolutionStepSerializer(many=True, help_text="Numeric items: the worked solution.")
+    (correct_option_id, correct_choice_index, correct_value, correct_value_latex, answer_shape, solution) = (
+        answer_key_fields(option_help="Choice items.")
+    )
     explanation = serializers.CharField(allow_blank=True)
     explanation_html = serializers.CharField(allow_blank=True)
     option_feedback = PackOptionKeySerializer(many=True, help_text="Choice items: every option's feedback.")
@@ -82,12 +65,7 @@ class PackKeySerializer(serializers.Serializer):
 
 
 class PackSelfRatedSerializer(serializers.Serializer):
-    reference_answer = serializers.CharField(allow_blank=True)
-    reference_answer_html = serializers.CharField(allow_blank=True)
-    rubric = serializers.ListField(child=serializers.CharField())
-    expected_lines = serializers.ListField(child=serializers.CharField())
-    explanation = serializers.CharField(allow_blank=True)
-    explanation_html = serializers.CharField(allow_blank=True)
+    reference_answer, reference_answer_html, rubric, expected_lines, explanation, explanation_html = reference_fields()
 
 
 class PackItemSerializer(serializers.Serializer):
@@ -128,7 +106,3 @@ class PackSerializer(PackSummarySerializer):
         )
     )
     items = PackItemSerializer(many=True)
-
-
-class PackListSerializer(serializers.Serializer):
-    packs = PackSummarySerializer(many=True, help_text="Newest first.")

@@ -1,12 +1,13 @@
-"""Small helpers shared by the API views: paging, query parsing, ETags."""
+"""Small helpers shared by the API views: not found, paging, query parsing, shared serializers, ETags."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
 import json
-from typing import Any
+from typing import Any, TypeVar
 
+from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
@@ -19,6 +20,16 @@ from quizzes.api.errors import ApiError
 from quizzes.core.errors import ErrorCode
 
 MAX_PAGE_SIZE = 100
+
+T = TypeVar("T")
+
+
+def found(value: T | None) -> T:
+    """THE API's not-found rule: what a selector did not find for this learner is a 404 — an unknown object and
+    another learner's alike (a 403 would tell that it exists)."""
+    if value is None:
+        raise Http404
+    return value
 
 
 class PageQuerySerializer(serializers.Serializer):
@@ -46,14 +57,14 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
             fields=problems,
         )
     # invalid: run_validation raises the ValidationError that is_valid would (the same 400 body)
-    return dict(_shared(serializer_class).run_validation(request.query_params))
+    return dict(shared(serializer_class).run_validation(request.query_params))
 
 
 @functools.cache
-def _shared(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
-    """One instance per query serializer, reused: ``run_validation`` keeps no state on it (``is_valid`` is what
-    stores data and errors), and building a serializer and its fields cost a due-queue fetch 0.2 ms (issue 16:
-    0.24 → 0.03)."""
+def shared(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
+    """One instance per serializer class, reused by every request: ``run_validation`` and ``to_representation``
+    keep no state on it (``is_valid`` and ``.data`` are what store data and errors), and building a serializer
+    deep-copies its fields: 0.2 ms of a due-queue fetch (issue 16: 0.24 → 0.03), ≈ 0.7 ms of the answer POST."""
     return serializer_class()
 
 

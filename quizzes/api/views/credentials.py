@@ -26,30 +26,34 @@ from quizzes.core.errors import ErrorCode
 TAG = ["auth"]
 
 
-class PasswordChangeSerializer(serializers.Serializer):
-    current_password = StrictCharField(max_length=4096, trim_whitespace=False)
-    new_password = StrictCharField(
-        max_length=4096, trim_whitespace=False, help_text="Checked by the site's password rules (400 naming it)."
-    )
-
-
-class PasswordChangeResultSerializer(serializers.Serializer):
-    tokens_ended = serializers.IntegerField(help_text="Other devices' tokens that stopped working.")
-    sessions_ended = serializers.IntegerField(help_text="Browser sessions that were signed out.")
-
-
 class PasswordChangeView(APIView):
+    class InputSerializer(serializers.Serializer):
+        current_password = StrictCharField(max_length=4096, trim_whitespace=False)
+        new_password = StrictCharField(
+            max_length=4096, trim_whitespace=False, help_text="Checked by the site's password rules (400 naming it)."
+        )
+
+        class Meta:
+            ref_name = "PasswordChange"
+
+    class OutputSerializer(serializers.Serializer):
+        tokens_ended = serializers.IntegerField(help_text="Other devices' tokens that stopped working.")
+        sessions_ended = serializers.IntegerField(help_text="Browser sessions that were signed out.")
+
+        class Meta:
+            ref_name = "PasswordChangeResult"
+
     @extend_schema(
         tags=TAG,
         operation_id="auth_password_change",
         summary="Change your password: every other token and every browser session ends",
         description="The token this request was made with keeps working. Wrong current password: 400 "
         "`invalid_credentials` on `current_password` (counted by the log-in throttle, 429 when over it).",
-        request=PasswordChangeSerializer,
-        responses={200: PasswordChangeResultSerializer, **errors(400, 401, 429)},
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 401, 429)},
     )
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = PasswordChangeSerializer(data=request.data)
+        serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         user = request.user
@@ -79,4 +83,4 @@ class PasswordChangeView(APIView):
         if token is None and session is not None:  # a browser calling the API: keep it signed in (Django's rule)
             update_session_auth_hash(request._request, user)
         result = {"tokens_ended": revoked.tokens, "sessions_ended": revoked.sessions}
-        return Response(PasswordChangeResultSerializer(result).data)
+        return Response(self.OutputSerializer(result).data)

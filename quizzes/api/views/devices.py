@@ -7,9 +7,9 @@ an unknown one: a 403 would tell that it exists.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from knox.models import AuthToken
 from rest_framework import serializers, status
@@ -29,6 +29,7 @@ from quizzes.accounts.selectors import DeviceView, device_for, device_view, devi
 from quizzes.api.fields import StrictCharField
 from quizzes.api.schema import errors
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import found
 
 TAG = ["devices"]
 
@@ -38,7 +39,7 @@ DEVICE_ID_PATTERN = r"^[A-Za-z0-9._:\-]{1,128}$"
 PUSH_CHOICES = list(PUSH_SERVICES)
 
 
-# --- serializers -----------------------------------------------------------------------------------------------
+# --- the shapes these views (and auth's) share ---------------------------------------------------------------
 
 
 class DeviceSerializer(serializers.Serializer):
@@ -55,14 +56,6 @@ class DeviceSerializer(serializers.Serializer):
     )
 
 
-class DeviceListSerializer(serializers.Serializer):
-    devices = DeviceSerializer(many=True)
-
-
-class DeviceRenameSerializer(serializers.Serializer):
-    name = StrictCharField(max_length=100, allow_blank=True, help_text='e.g. "Work phone".')
-
-
 class PushKeysSerializer(serializers.Serializer):
     p256dh = StrictCharField(max_length=200, help_text="The browser's P-256 public key, URL-safe base64.")
     auth = StrictCharField(max_length=100, help_text="The 16-byte authentication secret, URL-safe base64.")
@@ -73,41 +66,12 @@ class PushSubscriptionSerializer(serializers.Serializer):
     keys = PushKeysSerializer()
 
 
-class PushRegisterSerializer(serializers.Serializer):
-    service = serializers.ChoiceField(
-        choices=PUSH_CHOICES,
-        help_text="fcm: Android (or an iOS/web app using Firebase); apns: iOS; webpush: a browser.",
-    )
-    token = StrictCharField(
-        max_length=4096,
-        required=False,
-        help_text="fcm: the FCM registration token; apns: the device token in hexadecimal.",
-    )
-    subscription = PushSubscriptionSerializer(required=False, help_text="webpush: PushSubscription.toJSON().")
-    browser = serializers.ChoiceField(choices=sorted(WEBPUSH_BROWSERS), required=False, default="CHROME")
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        needed = "subscription" if attrs["service"] == "webpush" else "token"
-        if needed not in attrs:
-            raise serializers.ValidationError({needed: [f"This field is required for {attrs['service']}."]})
-        return attrs
-
-
 # --- representation --------------------------------------------------------------------------------------------
 
 
 def device_data(view: DeviceView) -> dict[str, Any]:
-    return {
-        "id": view.id,
-        "device_id": view.device_id,
-        "name": view.name,
-        "platform": view.platform,
-        "created": view.created,
-        "last_seen": view.last_seen,
-        "signed_in": view.signed_in,
-        "current": view.current,
-        "push": view.push,
-    }
+    """A device as ``DeviceSerializer`` reads it (its extra ``platform_label`` is the settings page's)."""
+    return dataclasses.asdict(view)
 
 
 def _current_digest(request: LearnerApiRequest) -> str | None:
@@ -115,58 +79,69 @@ def _current_digest(request: LearnerApiRequest) -> str | None:
 
 
 def _device(request: LearnerApiRequest, device_pk: int) -> Device:
-    device = device_for(user=request.user, device_pk=device_pk)
-    if device is None:
-        raise Http404
-    return device
+    return found(device_for(user=request.user, device_pk=device_pk))
 
 
-def _shown(request: LearnerApiRequest, device: Device) -> Response:
-    view = device_view(user=request.user, device_pk=device.pk, current_digest=_current_digest(request))
-    if view is None:  # deleted meanwhile
-        raise Http404
-    return Response(DeviceSerializer(device_data(view)).data)
+def _shown(output: type[DeviceSerializer], request: LearnerApiRequest, device: Device) -> Response:
+    view = found(device_view(user=request.user, device_pk=device.pk, current_digest=_current_digest(request)))
+    return Response(output(device_data(view)).data)
 
 
 # --- views -----------------------------------------------------------------------------------------------------
 
 
 class DeviceListView(APIView):
+    class OutputSerializer(serializers.Serializer):
+        devices = DeviceSerializer(many=True)
+
+        class Meta:
+            ref_name = "DeviceList"
+
     @extend_schema(
         tags=TAG,
         operation_id="devices_list",
         summary="Your devices: the phones and browsers you logged in to the API from",
         description="The most recently seen first. A device stays listed after its tokens expire or log out; "
         "DELETE signs it out for good.",
-        responses={200: DeviceListSerializer, **errors(401)},
+        responses={200: OutputSerializer, **errors(401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
         devices = devices_of(user=request.user, current_digest=_current_digest(request))
-        return Response(DeviceListSerializer({"devices": [device_data(view) for view in devices]}).data)
+        return Response(self.OutputSerializer({"devices": [device_data(view) for view in devices]}).data)
 
 
 class DeviceDetailView(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = StrictCharField(max_length=100, allow_blank=True, help_text='e.g. "Work phone".')
+
+        class Meta:
+            ref_name = "DeviceRename"
+
+    OutputSerializer = DeviceSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="devices_read",
         summary="One of your devices",
-        responses={200: DeviceSerializer, **errors(401, 404)},
+        responses={200: OutputSerializer, **errors(401, 404)},
     )
     def get(self, request: LearnerApiRequest, device_pk: int) -> Response:
-        return _shown(request, _device(request, device_pk))
+        return _shown(self.OutputSerializer, request, _device(request, device_pk))
 
     @extend_schema(
         tags=TAG,
         operation_id="devices_rename",
         summary="Rename a device",
-        request=DeviceRenameSerializer,
-        responses={200: DeviceSerializer, **errors(400, 401, 404)},
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 401, 404)},
     )
     def patch(self, request: LearnerApiRequest, device_pk: int) -> Response:
         device = _device(request, device_pk)
-        serializer = DeviceRenameSerializer(data=request.data)
+        serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        return _shown(request, device_rename(device=device, name=serializer.validated_data["name"]))
+        return _shown(
+            self.OutputSerializer, request, device_rename(device=device, name=serializer.validated_data["name"])
+        )
 
     @extend_schema(
         tags=TAG,
@@ -181,6 +156,30 @@ class DeviceDetailView(APIView):
 
 
 class DevicePushView(APIView):
+    class InputSerializer(serializers.Serializer):
+        service = serializers.ChoiceField(
+            choices=PUSH_CHOICES,
+            help_text="fcm: Android (or an iOS/web app using Firebase); apns: iOS; webpush: a browser.",
+        )
+        token = StrictCharField(
+            max_length=4096,
+            required=False,
+            help_text="fcm: the FCM registration token; apns: the device token in hexadecimal.",
+        )
+        subscription = PushSubscriptionSerializer(required=False, help_text="webpush: PushSubscription.toJSON().")
+        browser = serializers.ChoiceField(choices=sorted(WEBPUSH_BROWSERS), required=False, default="CHROME")
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            needed = "subscription" if attrs["service"] == "webpush" else "token"
+            if needed not in attrs:
+                raise serializers.ValidationError({needed: [f"This field is required for {attrs['service']}."]})
+            return attrs
+
+        class Meta:
+            ref_name = "PushRegister"
+
+    OutputSerializer = DeviceSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="devices_push_register",
@@ -188,12 +187,12 @@ class DevicePushView(APIView):
         description="FCM and APNs send a `token`, Web Push a `subscription`. APNs is for iOS devices, Web Push for "
         "browsers; a device logged in without a platform takes it from the service. A token registered here is "
         "taken off any other device that had it. Wrong format or platform: 400 naming the field.",
-        request=PushRegisterSerializer,
-        responses={200: DeviceSerializer, **errors(400, 401, 404)},
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 401, 404)},
     )
     def put(self, request: LearnerApiRequest, device_pk: int) -> Response:
         device = _device(request, device_pk)
-        serializer = PushRegisterSerializer(data=request.data)
+        serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         registered = device_push_register(
@@ -203,7 +202,7 @@ class DevicePushView(APIView):
             subscription=data.get("subscription"),
             browser=data["browser"],
         )
-        return _shown(request, registered)
+        return _shown(self.OutputSerializer, request, registered)
 
     @extend_schema(
         tags=TAG,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from quizzes.api.serializers.reviews import card_memory_fields
 from quizzes.reports.models import ProblemReport
 
 ANY_JSON = serializers.JSONField
@@ -65,12 +66,7 @@ class ExportCardSerializer(serializers.Serializer):
     state = serializers.ChoiceField(choices=["learning", "review", "relearning"])
     due = serializers.CharField()
     last_review = serializers.CharField(allow_null=True)
-    stability = serializers.FloatField(allow_null=True)
-    difficulty = serializers.FloatField(allow_null=True)
-    reps = serializers.IntegerField()
-    lapses = serializers.IntegerField()
-    suspended = serializers.BooleanField()
-    is_leech = serializers.BooleanField()
+    stability, difficulty, reps, lapses, suspended, is_leech = card_memory_fields()
     created_at = serializers.CharField()
     fsrs = ANY_JSON(help_text="The FSRS-6 card state (py-fsrs ``Card.to_dict()``), the scheduler's source of truth.")
 

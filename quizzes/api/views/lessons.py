@@ -8,7 +8,6 @@ web and the app share one lock), nothing about correctness before it, and no car
 
 from __future__ import annotations
 
-from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -21,10 +20,10 @@ from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictCharField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.api.serializers import lessons as s
 from quizzes.api.serializers.common import ErrorResponseSerializer
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found
+from quizzes.content.models import Question
 from quizzes.content.selectors import lesson_list_published, lesson_published_by_id, lesson_with_content
 from quizzes.content.teaching import checkpoint_answer, checkpoint_owner, checkpoint_section
 from quizzes.core.errors import DomainError, ErrorCode
@@ -33,7 +32,34 @@ from quizzes.practice.services import checkpoint_answer_record
 TAG = ["lessons"]
 
 
-# --- serializers -----------------------------------------------------------------------------------------------
+# --- the shapes these views nest ----------------------------------------------------------------------------
+
+
+class LessonOptionSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    text_html = serializers.CharField()
+
+
+class LessonQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    order = serializers.IntegerField()
+    prompt = serializers.CharField(help_text="Markdown with LaTeX in $…$ / $$…$$.")
+    prompt_html = serializers.CharField(help_text="The prompt as safe HTML with MathML.")
+    answer_form = serializers.ChoiceField(choices=Question.AnswerForm.choices, allow_null=True)
+    template = serializers.CharField(allow_null=True)
+    options = LessonOptionSerializer(many=True, help_text="Choice questions: the options, in no meaningful order.")
+    line_count = serializers.IntegerField(allow_null=True, help_text="Recall cards: how many lines to write.")
+
+
+class LessonSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    title = serializers.CharField()
+    summary = serializers.CharField(allow_blank=True)
+    order = serializers.IntegerField()
+    question_count = serializers.IntegerField()
 
 
 class FigureHeatmapSerializer(serializers.Serializer):
@@ -140,40 +166,36 @@ class SectionSerializer(serializers.Serializer):
     checkpoint = CheckpointSerializer(allow_null=True)
 
 
-class LessonDetailSerializer(s.LessonSummarySerializer):
-    questions = s.LessonQuestionSerializer(many=True)
-    sections = SectionSerializer(many=True, help_text="The teaching text, read before the quiz.")
-
-
-class CheckpointAnswerSerializer(serializers.Serializer):
-    option_id = StrictCharField(max_length=64, help_text="One of the checkpoint's option ids (your own handles).")
-
-
-class CheckpointAnswerResultSerializer(serializers.Serializer):
-    checkpoint = CheckpointSerializer()
-
-
-class CheckpointConflictSerializer(ErrorResponseSerializer):
-    checkpoint = CheckpointSerializer(help_text="The locked checkpoint: your first answer stands.")
-
-
 # --- views -----------------------------------------------------------------------------------------------------
 
 
 class LessonListView(APIView):
+    class OutputSerializer(serializers.Serializer):
+        lessons = LessonSummarySerializer(many=True)
+
+        class Meta:
+            ref_name = "LessonList"
+
     @extend_schema(
         tags=TAG,
         operation_id="lessons_list",
         summary="Published lessons in order",
         parameters=[IF_NONE_MATCH_PARAMETER],
-        responses={200: s.LessonListSerializer, 304: NOT_MODIFIED, **errors(401)},
+        responses={200: OutputSerializer, 304: NOT_MODIFIED, **errors(401)},
     )
     def get(self, request: Request) -> Response:
         lessons = [r.lesson_summary(lesson) for lesson in lesson_list_published()]
-        return etag_response(request, s.LessonListSerializer({"lessons": lessons}).data)
+        return etag_response(request, self.OutputSerializer({"lessons": lessons}).data)
 
 
 class LessonDetailView(APIView):
+    class OutputSerializer(LessonSummarySerializer):
+        questions = LessonQuestionSerializer(many=True)
+        sections = SectionSerializer(many=True, help_text="The teaching text, read before the quiz.")
+
+        class Meta:
+            ref_name = "LessonDetail"
+
     @extend_schema(
         tags=TAG,
         operation_id="lessons_read",
@@ -185,16 +207,32 @@ class LessonDetailView(APIView):
             "questions carry no answers, explanations or feedback. The ETag changes when you answer a checkpoint."
         ),
         parameters=[IF_NONE_MATCH_PARAMETER],
-        responses={200: LessonDetailSerializer, 304: NOT_MODIFIED, **errors(401, 404)},
+        responses={200: OutputSerializer, 304: NOT_MODIFIED, **errors(401, 404)},
     )
     def get(self, request: LearnerApiRequest, lesson_id: int) -> Response:
-        lesson = lesson_with_content(lesson_id=lesson_id)
-        if lesson is None:
-            raise Http404
-        return etag_response(request, LessonDetailSerializer(r.lesson_detail(lesson, user=request.user)).data)
+        lesson = found(lesson_with_content(lesson_id=lesson_id))
+        return etag_response(request, self.OutputSerializer(r.lesson_detail(lesson, user=request.user)).data)
 
 
 class CheckpointAnswerView(APIView):
+    class InputSerializer(serializers.Serializer):
+        option_id = StrictCharField(max_length=64, help_text="One of the checkpoint's option ids (your own handles).")
+
+        class Meta:
+            ref_name = "CheckpointAnswer"
+
+    class OutputSerializer(serializers.Serializer):
+        checkpoint = CheckpointSerializer()
+
+        class Meta:
+            ref_name = "CheckpointAnswerResult"
+
+    class ConflictSerializer(ErrorResponseSerializer):
+        checkpoint = CheckpointSerializer(help_text="The locked checkpoint: your first answer stands.")
+
+        class Meta:
+            ref_name = "CheckpointConflict"
+
     @extend_schema(
         tags=TAG,
         operation_id="lessons_checkpoint_answer",
@@ -208,21 +246,19 @@ class CheckpointAnswerView(APIView):
             "self-checks: no card, no review, never part of the schedule."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=CheckpointAnswerSerializer,
+        request=InputSerializer,
         responses={
-            200: CheckpointAnswerResultSerializer,
+            200: OutputSerializer,
             409: OpenApiResponse(
-                CheckpointConflictSerializer, description="Already answered differently: the locked checkpoint."
+                ConflictSerializer, description="Already answered differently: the locked checkpoint."
             ),
             **errors(400, 401, 404, 422),
         },
     )
     @idempotent
     def post(self, request: LearnerApiRequest, lesson_id: int, section_key: str) -> Response:
-        lesson = lesson_published_by_id(lesson_id=lesson_id)
-        if lesson is None:
-            raise Http404
-        serializer = CheckpointAnswerSerializer(data=request.data)
+        lesson = found(lesson_published_by_id(lesson_id=lesson_id))
+        serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         handle = serializer.validated_data["option_id"]
         owner = checkpoint_owner(user_id=request.user.pk)
@@ -236,12 +272,13 @@ class CheckpointAnswerView(APIView):
             raise ApiError(
                 status_code=400, code=exc.error_code, message=exc.messages[0], fields={"option_id": exc.messages}
             ) from exc
-        view = CheckpointSerializer(r.checkpoint_public(checkpoint_section(owner=owner, chosen=chosen, **where))).data
+        shown = r.checkpoint_public(checkpoint_section(owner=owner, chosen=chosen, **where))
+        data = self.OutputSerializer({"checkpoint": shown}).data
         if chosen != answered:
             raise ApiError(
                 status_code=status.HTTP_409_CONFLICT,
                 code=ErrorCode.ANSWER_LOCKED,
                 message=_("This checkpoint is already answered with a different answer; the first answer counts."),
-                extra={"checkpoint": view},
+                extra={"checkpoint": data["checkpoint"]},
             )
-        return Response({"checkpoint": view})
+        return Response(data)

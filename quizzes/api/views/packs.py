@@ -4,24 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api import representations as r
 from quizzes.api.errors import ApiError
+from quizzes.api.fields import StrictCharField, StrictIntegerField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent_by_reference
 from quizzes.api.schema import errors
-from quizzes.api.serializers import packs as s
 from quizzes.api.serializers.common import ErrorResponseSerializer
+from quizzes.api.serializers.packs import PackSerializer, PackSummarySerializer
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found
 from quizzes.core.errors import ErrorCode
+from quizzes.packs import rules as pack_rules
 from quizzes.packs.models import ReviewPack
 from quizzes.packs.rules import pack_usable
 from quizzes.packs.selectors import pack_for
@@ -40,13 +41,12 @@ GONE = OpenApiResponse(ErrorResponseSerializer, description="The pack was revoke
 
 
 def _pack(request: LearnerApiRequest, pack_id: int) -> ReviewPack:
-    pack = pack_for(user=request.user, pack_id=pack_id)
-    if pack is None:
-        raise Http404
-    return pack
+    return found(pack_for(user=request.user, pack_id=pack_id))
 
 
-def _served(request: LearnerApiRequest, pack: ReviewPack, *, status_code: int) -> Response:
+def _served(
+    output: type[PackSerializer], request: LearnerApiRequest, pack: ReviewPack, *, status_code: int
+) -> Response:
     """The whole pack with an ETag over its body (304 for a GET whose If-None-Match has it); 410 once unusable."""
     now = timezone.now()
     if not pack_usable(pack=pack, now=now):
@@ -55,7 +55,7 @@ def _served(request: LearnerApiRequest, pack: ReviewPack, *, status_code: int) -
             code=ErrorCode.PACK_GONE,
             message=_("This pack was revoked or has expired; issue a new one."),
         )
-    data = s.PackSerializer(r.pack_public(pack, now=now)).data
+    data = output(r.pack_public(pack, now=now)).data
     return etag_response(request, data, status_code=status_code, untagged=frozenset({"server_time"}))
 
 
@@ -66,18 +66,42 @@ def _reference(response: Response) -> dict[str, Any]:
 
 
 def _rerender(view: Any, request: LearnerApiRequest, reference: dict[str, Any]) -> Response:
-    return _served(request, _pack(request, int(reference["pack_id"])), status_code=status.HTTP_201_CREATED)
+    pack = _pack(request, int(reference["pack_id"]))
+    return _served(PackListView.CreateOutputSerializer, request, pack, status_code=status.HTTP_201_CREATED)
 
 
 class PackListView(APIView):
+    class ListOutputSerializer(serializers.Serializer):
+        packs = PackSummarySerializer(many=True, help_text="Newest first.")
+
+        class Meta:
+            ref_name = "PackList"
+
+    class CreateInputSerializer(serializers.Serializer):
+        device = StrictCharField(
+            max_length=100, required=False, default="", allow_blank=True, help_text='For information, e.g. "Pixel 8".'
+        )
+        days = StrictIntegerField(
+            min_value=0,
+            max_value=pack_rules.MAX_DAYS,
+            default=pack_rules.DEFAULT_DAYS,
+            help_text="Items due today and in this many more study days.",
+        )
+        max_items = StrictIntegerField(min_value=1, max_value=pack_rules.MAX_ITEMS, default=pack_rules.MAX_ITEMS)
+
+        class Meta:
+            ref_name = "PackCreate"
+
+    CreateOutputSerializer = PackSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="packs_list",
         summary="Your review packs, newest first (without their items)",
-        responses={200: s.PackListSerializer, **errors(401)},
+        responses={200: ListOutputSerializer, **errors(401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        return Response(s.PackListSerializer(r.packs_public(user=request.user)).data)
+        return Response(self.ListOutputSerializer(r.packs_public(user=request.user)).data)
 
     @extend_schema(
         tags=TAG,
@@ -98,29 +122,31 @@ class PackListView(APIView):
             "`Cache-Control: private, no-cache` with an `ETag`; re-sync with `GET /api/v1/packs/{id}/`."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER, *RATELIMIT_HEADERS],
-        request=s.PackCreateSerializer,
-        responses={201: s.PackSerializer, 410: GONE, 429: QUOTA_EXCEEDED, **errors(400, 401, 422)},
+        request=CreateInputSerializer,
+        responses={201: CreateOutputSerializer, 410: GONE, 429: QUOTA_EXCEEDED, **errors(400, 401, 422)},
     )
     @learner_limited("packs")
     @idempotent_by_reference(reference=_reference, rerender=_rerender)
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = s.PackCreateSerializer(data=request.data)
+        serializer = self.CreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         pack = pack_issue(user=request.user, **serializer.validated_data)
-        return _served(request, pack, status_code=status.HTTP_201_CREATED)
+        return _served(self.CreateOutputSerializer, request, pack, status_code=status.HTTP_201_CREATED)
 
 
 class PackDetailView(APIView):
+    OutputSerializer = PackSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="packs_read",
         summary="A review pack again, with its items and keys (re-sync with If-None-Match)",
         description=KEY_ON_PURPOSE + "\n\n410 once the pack was revoked or expired.",
         parameters=[IF_NONE_MATCH_PARAMETER],
-        responses={200: s.PackSerializer, 304: NOT_MODIFIED, 410: GONE, **errors(401, 404)},
+        responses={200: OutputSerializer, 304: NOT_MODIFIED, 410: GONE, **errors(401, 404)},
     )
     def get(self, request: LearnerApiRequest, pack_id: int) -> Response:
-        return _served(request, _pack(request, pack_id), status_code=status.HTTP_200_OK)
+        return _served(self.OutputSerializer, request, _pack(request, pack_id), status_code=status.HTTP_200_OK)
 
     @extend_schema(
         tags=TAG,

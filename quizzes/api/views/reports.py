@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -21,6 +20,7 @@ from quizzes.api.fields import StrictCharField, StrictIntegerField
 from quizzes.api.schema import errors
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import found
 from quizzes.core.errors import ErrorCode
 from quizzes.reports.models import TEXT_MAX_LENGTH, ProblemReport
 from quizzes.reports.selectors import (
@@ -35,21 +35,6 @@ from quizzes.reports.services import problem_report_create
 
 TAG = ["reports"]
 ORIGINS = ("attempt_item_id", "pack_item_id", "card_id")
-
-
-class ReportInputSerializer(serializers.Serializer):
-    attempt_item_id = StrictIntegerField(required=False, min_value=1, help_text="An item of one of your attempts.")
-    pack_item_id = StrictIntegerField(required=False, min_value=1, help_text="An item of one of your review packs.")
-    card_id = StrictIntegerField(required=False, min_value=1, help_text="One of your review cards.")
-    category = serializers.ChoiceField(choices=ProblemReport.Category.choices)
-    text = StrictCharField(
-        max_length=TEXT_MAX_LENGTH,
-        required=False,
-        allow_blank=True,
-        default="",
-        help_text=f"What is wrong, in your words: plain text (never rendered as HTML), at most {TEXT_MAX_LENGTH} "
-        "characters.",
-    )
 
 
 class ReportQuestionSerializer(serializers.Serializer):
@@ -73,10 +58,6 @@ class ReportOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     status = serializers.ChoiceField(choices=["open", "resolved"])
     resolved_at = serializers.DateTimeField(allow_null=True)
-
-
-class ReportListSerializer(serializers.Serializer):
-    reports = ReportOutputSerializer(many=True)
 
 
 def report_data(report: ProblemReport) -> dict[str, Any]:
@@ -104,21 +85,44 @@ def _target(request: LearnerApiRequest, data: dict[str, Any]) -> ReportTarget:
         target = pack_item_target(user=request.user, pack_item_id=data[name])
     else:
         target = card_target(user=request.user, card_id=data[name])
-    if target is None:  # unknown, or another learner's: the same 404
-        raise Http404
-    return target
+    return found(target)
 
 
 class ReportListView(APIView):
+    class ListOutputSerializer(serializers.Serializer):
+        reports = ReportOutputSerializer(many=True)
+
+        class Meta:
+            ref_name = "ReportList"
+
+    class CreateInputSerializer(serializers.Serializer):
+        attempt_item_id = StrictIntegerField(required=False, min_value=1, help_text="An item of one of your attempts.")
+        pack_item_id = StrictIntegerField(required=False, min_value=1, help_text="An item of one of your review packs.")
+        card_id = StrictIntegerField(required=False, min_value=1, help_text="One of your review cards.")
+        category = serializers.ChoiceField(choices=ProblemReport.Category.choices)
+        text = StrictCharField(
+            max_length=TEXT_MAX_LENGTH,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text=f"What is wrong, in your words: plain text (never rendered as HTML), at most {TEXT_MAX_LENGTH} "
+            "characters.",
+        )
+
+        class Meta:
+            ref_name = "ReportInput"
+
+    CreateOutputSerializer = ReportOutputSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="reports_list",
         summary="Your problem reports, newest first, and whether each was resolved",
-        responses={200: ReportListSerializer, **errors(401)},
+        responses={200: ListOutputSerializer, **errors(401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
         reports = [report_data(report) for report in reports_of(user=request.user)]
-        return Response(ReportListSerializer({"reports": reports}).data)
+        return Response(self.ListOutputSerializer({"reports": reports}).data)
 
     @extend_schema(
         tags=TAG,
@@ -133,15 +137,15 @@ class ReportListView(APIView):
             "`GET /api/v1/reports/` shows when yours was resolved. Throttled per learner (the `reports` quota)."
         ),
         parameters=RATELIMIT_HEADERS,
-        request=ReportInputSerializer,
-        responses={201: ReportOutputSerializer, 429: QUOTA_EXCEEDED, **errors(400, 401, 404)},
+        request=CreateInputSerializer,
+        responses={201: CreateOutputSerializer, 429: QUOTA_EXCEEDED, **errors(400, 401, 404)},
     )
     @learner_limited("reports")
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = ReportInputSerializer(data=request.data)
+        serializer = self.CreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         report = problem_report_create(
             user=request.user, target=_target(request, data), category=data["category"], text=data["text"]
         )
-        return Response(ReportOutputSerializer(report_data(report)).data, status=status.HTTP_201_CREATED)
+        return Response(self.CreateOutputSerializer(report_data(report)).data, status=status.HTTP_201_CREATED)

@@ -1,10 +1,12 @@
-"""Reviews: the due queue, cards, self-ratings, undo, suspend, forecast, heatmap, the reference of a prompt."""
+"""Reviews: the due queue, cards, self-ratings, undo, suspend, forecast, heatmap, the reference of a prompt.
+
+Each view names its input and output serializers in its class (HackSoft's Django-Styleguide habit); a card's
+shape is quizzes.api.serializers.reviews' (every view that shows a card shows it the same way)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -15,11 +17,14 @@ from rest_framework.views import APIView
 
 from quizzes.api import representations as r
 from quizzes.api.errors import ApiError
+from quizzes.api.fields import StrictDateTimeField, StrictIntegerField, StrictUUIDField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.api.serializers import reviews as s
+from quizzes.api.serializers.common import MAX_DURATION_MS
+from quizzes.api.serializers.reviews import ReviewCardSerializer, reference_fields
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import PageQuerySerializer, page_of, query
+from quizzes.api.views.common import PageQuerySerializer, found, page_of, query
+from quizzes.content.models import Question
 from quizzes.content.selectors import question_by_id, rateable_question
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.reviews import learner_cache
@@ -33,10 +38,7 @@ TAG = ["reviews"]
 
 
 def _card(request: LearnerApiRequest, card_id: int) -> ReviewCard:
-    card = card_for(user=request.user, card_id=card_id)
-    if card is None:
-        raise Http404
-    return card
+    return found(card_for(user=request.user, card_id=card_id))
 
 
 def _card_data(request: LearnerApiRequest, card: ReviewCard | None) -> dict[str, Any] | None:
@@ -55,19 +57,53 @@ def _field_error(field: str, message: str) -> ApiError:
     )
 
 
+class DashboardCountsSerializer(serializers.Serializer):
+    due = serializers.IntegerField(help_text="Cards due today (capped by reviews per day).")
+    new = serializers.IntegerField(help_text="New questions available today (capped by new per day).")
+    reviewed_today = serializers.IntegerField()
+    streak = serializers.IntegerField(help_text="Consecutive study days with a rating.")
+    next_due_after_today = serializers.DateTimeField(allow_null=True)
+    study_day = serializers.DateField()
+
+
+class DayCountSerializer(serializers.Serializer):
+    day = serializers.DateField()
+    count = serializers.IntegerField()
+
+
+class RatingPreviewSerializer(serializers.Serializer):
+    rating = serializers.IntegerField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
+    due = serializers.DateTimeField()
+    interval_seconds = serializers.IntegerField()
+    counts = serializers.BooleanField(help_text="false: a same-day repeat, logged without moving the schedule.")
+
+
 class DueQueueView(APIView):
+    InputSerializer = PageQuerySerializer
+
+    class OutputSerializer(serializers.Serializer):
+        counts = DashboardCountsSerializer()
+        count = serializers.IntegerField(help_text="Cards in the queue (all pages).")
+        page = serializers.IntegerField()
+        page_size = serializers.IntegerField()
+        results = ReviewCardSerializer(many=True, help_text="Most overdue first.")
+
+        class Meta:
+            ref_name = "DueQueue"
+
     @extend_schema(
         tags=TAG,
         operation_id="reviews_due",
         summary="Today's review queue (most overdue first) and the dashboard counts",
-        parameters=[PageQuerySerializer],
-        responses={200: s.DueQueueSerializer, **errors(400, 401)},
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, **errors(400, 401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        params = query(PageQuerySerializer, request)
+        params = query(self.InputSerializer, request)
         now = timezone.now()
 
-        # due_queue_page's dict is already DueQueueSerializer's representation (a test holds them equal):
+        # due_queue_page's dict is already OutputSerializer's representation (a test holds them equal):
         # running the serializer too would cost a fifth of a cache miss.
         data = learner_cache.learner_read(
             user_id=request.user.pk,
@@ -80,32 +116,57 @@ class DueQueueView(APIView):
 
 
 class CardListView(APIView):
+    InputSerializer = PageQuerySerializer
+
+    class OutputSerializer(serializers.Serializer):
+        count = serializers.IntegerField()
+        page = serializers.IntegerField()
+        page_size = serializers.IntegerField()
+        results = ReviewCardSerializer(many=True)
+
+        class Meta:
+            ref_name = "CardPage"
+
     @extend_schema(
         tags=TAG,
         operation_id="cards_list",
         summary="All your review cards, by due date",
-        parameters=[PageQuerySerializer],
-        responses={200: s.CardPageSerializer, **errors(400, 401)},
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, **errors(400, 401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        params = query(PageQuerySerializer, request)
+        params = query(self.InputSerializer, request)
         total, rows = page_of(cards_for(user=request.user), **params)
         data = {**params, "count": total, "results": r.cards_public(rows, user=request.user)}
-        return Response(s.CardPageSerializer(data).data)
+        return Response(self.OutputSerializer(data).data)
 
 
 class CardDetailView(APIView):
+    OutputSerializer = ReviewCardSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="cards_read",
         summary="One review card",
-        responses={200: s.ReviewCardSerializer, **errors(401, 404)},
+        responses={200: OutputSerializer, **errors(401, 404)},
     )
     def get(self, request: LearnerApiRequest, card_id: int) -> Response:
-        return Response(s.ReviewCardSerializer(_card_data(request, _card(request, card_id))).data)
+        return Response(self.OutputSerializer(_card_data(request, _card(request, card_id))).data)
 
 
 class CardRateView(APIView):
+    class InputSerializer(serializers.Serializer):
+        question_id = StrictIntegerField(min_value=1)
+        rating = StrictIntegerField(min_value=1, max_value=4, help_text="1 Again, 2 Hard, 3 Good, 4 Easy.")
+        reviewed_at = StrictDateTimeField(required=False, help_text="Default: now.")
+        duration_ms = StrictIntegerField(min_value=0, max_value=MAX_DURATION_MS, required=False)
+        client_uuid = StrictUUIDField(required=False, help_text="Makes a retried rating harmless.")
+
+        class Meta:
+            ref_name = "Rate"
+
+    OutputSerializer = ReviewCardSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="reviews_rate",
@@ -113,12 +174,12 @@ class CardRateView(APIView):
         description="Quiz questions are graded by answering an attempt item instead. "
         "A `client_uuid` already stored makes this a no-op returning the card.",
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=s.RateSerializer,
-        responses={200: s.ReviewCardSerializer, **errors(400, 401, 422)},
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 401, 422)},
     )
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = s.RateSerializer(data=request.data)
+        serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         question = question_by_id(question_id=data["question_id"])  # published or not: card_rate decides
@@ -138,105 +199,143 @@ class CardRateView(APIView):
             if exc.field == "question":  # the request names it question_id
                 raise _field_error("question_id", " ".join(exc.messages)) from exc
             raise
-        return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
+        return Response(self.OutputSerializer(_card_data(request, card)).data)
 
 
 class ReviewUndoView(APIView):
+    class InputSerializer(serializers.Serializer):
+        card_id = StrictIntegerField(min_value=1, required=False, help_text="Default: the newest rating of any card.")
+
+        class Meta:
+            ref_name = "Undo"
+
+    class OutputSerializer(serializers.Serializer):
+        question_id = serializers.IntegerField()
+        card = ReviewCardSerializer(allow_null=True, help_text="null: that was the card's only rating (new again).")
+
+        class Meta:
+            ref_name = "UndoResult"
+
     @extend_schema(
         tags=TAG,
         operation_id="reviews_undo",
         summary="Undo the newest rating (of one card, or of any card)",
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=s.UndoSerializer,
-        responses={200: s.UndoResultSerializer, **errors(400, 401, 404, 422)},
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 401, 404, 422)},
     )
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = s.UndoSerializer(data=request.data)
+        serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         card = None
         if "card_id" in serializer.validated_data:
             card = _card(request, serializer.validated_data["card_id"])
         undone = card_undo_last(user=request.user, card=card)
         data = {"question_id": undone.question_id, "card": _card_data(request, undone.card)}
-        return Response(s.UndoResultSerializer(data).data)
+        return Response(self.OutputSerializer(data).data)
 
 
 class CardSuspendView(APIView):
+    OutputSerializer = ReviewCardSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="cards_suspend",
         summary="Take a card out of the review queue (history and schedule kept)",
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=None,
-        responses={200: s.ReviewCardSerializer, **errors(401, 404, 422)},
+        responses={200: OutputSerializer, **errors(401, 404, 422)},
     )
     @idempotent
     def post(self, request: LearnerApiRequest, card_id: int) -> Response:
         card = card_suspend(user=request.user, card=_card(request, card_id))
-        return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
+        return Response(self.OutputSerializer(_card_data(request, card)).data)
 
 
 class CardUnsuspendView(APIView):
+    OutputSerializer = ReviewCardSerializer
+
     @extend_schema(
         tags=TAG,
         operation_id="cards_unsuspend",
         summary="Put a suspended card back into the queue",
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=None,
-        responses={200: s.ReviewCardSerializer, **errors(401, 404, 422)},
+        responses={200: OutputSerializer, **errors(401, 404, 422)},
     )
     @idempotent
     def post(self, request: LearnerApiRequest, card_id: int) -> Response:
         card = card_unsuspend(user=request.user, card=_card(request, card_id))
-        return Response(s.ReviewCardSerializer(_card_data(request, card)).data)
-
-
-class ForecastQuerySerializer(serializers.Serializer):
-    days = serializers.IntegerField(min_value=1, max_value=90, default=14)
-
-
-class HeatmapQuerySerializer(serializers.Serializer):
-    days = serializers.IntegerField(min_value=1, max_value=731, default=365)
+        return Response(self.OutputSerializer(_card_data(request, card)).data)
 
 
 class ForecastView(APIView):
+    class InputSerializer(serializers.Serializer):
+        days = serializers.IntegerField(min_value=1, max_value=90, default=14)
+
+    class OutputSerializer(serializers.Serializer):
+        days = DayCountSerializer(
+            many=True, help_text="Due cards per study day from today; today includes the overdue."
+        )
+
+        class Meta:
+            ref_name = "Forecast"
+
     @extend_schema(
         tags=TAG,
         operation_id="reviews_forecast",
         summary="Due cards per study day, from today",
-        parameters=[ForecastQuerySerializer],
-        responses={200: s.ForecastSerializer, **errors(400, 401)},
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, **errors(400, 401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        days = due_forecast(user=request.user, **query(ForecastQuerySerializer, request))
-        return Response(s.ForecastSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
+        days = due_forecast(user=request.user, **query(self.InputSerializer, request))
+        return Response(self.OutputSerializer({"days": days}).data)
 
 
 class HeatmapView(APIView):
+    class InputSerializer(serializers.Serializer):
+        days = serializers.IntegerField(min_value=1, max_value=731, default=365)
+
+    class OutputSerializer(serializers.Serializer):
+        days = DayCountSerializer(many=True, help_text="Ratings per study day, oldest first, ending today.")
+
+        class Meta:
+            ref_name = "Heatmap"
+
     @extend_schema(
         tags=TAG,
         operation_id="reviews_heatmap",
         summary="Ratings per study day, ending today",
-        parameters=[HeatmapQuerySerializer],
-        responses={200: s.HeatmapSerializer, **errors(400, 401)},
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, **errors(400, 401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        days = review_heatmap(user=request.user, **query(HeatmapQuerySerializer, request))
-        return Response(s.HeatmapSerializer({"days": [{"day": d.day, "count": d.count} for d in days]}).data)
+        days = review_heatmap(user=request.user, **query(self.InputSerializer, request))
+        return Response(self.OutputSerializer({"days": days}).data)
 
 
 class QuestionReferenceView(APIView):
+    class OutputSerializer(serializers.Serializer):
+        question_id = serializers.IntegerField()
+        kind = serializers.ChoiceField(choices=Question.Kind.choices)
+        (reference_answer, reference_answer_html, rubric, expected_lines, explanation, explanation_html) = (
+            reference_fields()
+        )
+        rating_previews = RatingPreviewSerializer(many=True)
+
+        class Meta:
+            ref_name = "QuestionReference"
+
     @extend_schema(
         tags=TAG,
         operation_id="questions_reference",
         summary="The reference answer of an interview prompt or recall card, and what each rating would schedule",
         description="Show it after the learner has answered in their own words. Quiz questions have none (404): "
         "their answers are revealed only by answering an attempt item.",
-        responses={200: s.QuestionReferenceSerializer, **errors(401, 404)},
+        responses={200: OutputSerializer, **errors(401, 404)},
     )
     def get(self, request: LearnerApiRequest, question_id: int) -> Response:
-        question = rateable_question(question_id=question_id)
-        if question is None:
-            raise Http404
-        return Response(s.QuestionReferenceSerializer(r.question_reference(user=request.user, question=question)).data)
+        question = found(rateable_question(question_id=question_id))
+        return Response(self.OutputSerializer(r.question_reference(user=request.user, question=question)).data)
