@@ -97,32 +97,24 @@ def next_step_link(user: User, step: NextStep) -> dict[str, Any]:
     if step.kind is NextStepKind.REVIEW:
         label = ngettext("Review %(count)d item", "Review %(count)d items", step.due) % {"count": step.due}
         return {"kind": step.kind, "label": label, "url": reverse("web:review_session"), "detail": ""}
+
+    def continuing(url: str, detail: str) -> dict[str, Any]:  # every step inside a lesson: "Continue: <lesson>"
+        return {"kind": step.kind, "label": _("Continue: %(lesson)s") % {"lesson": title}, "url": url, "detail": detail}
+
     if step.kind is NextStepKind.ATTEMPT:
         assert step.attempt is not None
-        return {
-            "kind": step.kind,
-            "label": _("Continue: %(lesson)s") % {"lesson": title},
-            "url": reverse("web:attempt_resume", args=[step.attempt.pk]),
-            "detail": _("Your quiz is waiting where you left it."),
-        }
+        url = reverse("web:attempt_resume", args=[step.attempt.pk])
+        return continuing(url, _("Your quiz is waiting where you left it."))
     if step.kind is NextStepKind.LESSON:
         assert step.lesson is not None
-        return {
-            "kind": step.kind,
-            "label": _("Continue: %(lesson)s") % {"lesson": title},
-            "url": reverse("web:lesson_detail", args=[step.lesson.key]),
-            "detail": _("Read the lesson, then answer its quiz from memory."),
-        }
-    if step.kind in (NextStepKind.PROMPT, NextStepKind.RECALL):
+        url = reverse("web:lesson_detail", args=[step.lesson.key])
+        return continuing(url, _("Read the lesson, then answer its quiz from memory."))
+    if step.kind is NextStepKind.PROMPT:
         assert step.question is not None
-        prompt = step.kind is NextStepKind.PROMPT
-        name = "web:interview_prompt" if prompt else "web:recall_card"
-        return {
-            "kind": step.kind,
-            "label": _("Continue: %(lesson)s") % {"lesson": title},
-            "url": reverse(name, args=[step.question.key]) + back,
-            "detail": _("Next: an interview prompt, answered in your own words.")
-            if prompt
-            else _("Next: write the key lines from memory."),
-        }
+        url = reverse("web:interview_prompt", args=[step.question.key]) + back
+        return continuing(url, _("Next: an interview prompt, answered in your own words."))
+    if step.kind is NextStepKind.RECALL:
+        assert step.question is not None
+        url = reverse("web:recall_card", args=[step.question.key]) + back
+        return continuing(url, _("Next: write the key lines from memory."))
     return {"kind": step.kind, "label": "", "url": None, "detail": "", "due": describe_due(user, step.next_review)}
