@@ -1,9 +1,10 @@
-"""Presentation helpers shared by the pages: due dates in the learner's words, intervals, safe ``next``, next steps."""
+"""Presentation helpers shared by the pages: not found, due dates in the learner's words, intervals, safe ``next``,
+next steps."""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest
@@ -21,6 +22,16 @@ from quizzes.practice.next_step import NextStep, NextStepKind
 from quizzes.reviews.models import ReviewLog
 from quizzes.reviews.selectors.days import local_day_of, today_for
 from quizzes.reviews.selectors.ratings import rating_preview
+
+T = TypeVar("T")
+
+
+def found(value: T | None, message: str) -> T:
+    """The pages' not-found rule: what a selector did not find for this learner is a 404 with a reason — an
+    unknown object and another learner's alike."""
+    if value is None:
+        raise Http404(message)
+    return value
 
 
 def published_lesson_or_404(key: str) -> Lesson:

@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -44,23 +44,21 @@ from quizzes.practice.services import attempt_start_missed as start_missed
 from quizzes.reviews.models import ReviewLog
 from quizzes.web.practice_forms import CodeAnswerForm, ItemRatingForm, NumericAnswerForm
 from quizzes.web.types import LearnerRequest
-from quizzes.web.views.common import describe_due, next_step_link, published_lesson_or_404
+from quizzes.web.views.common import describe_due, found, next_step_link, published_lesson_or_404
 from quizzes.web.views.numeric import answer_grid, numeric_answer, stacked_matrices
 
 
 def _own_attempt(request: LearnerRequest, attempt_id: int) -> Attempt:
-    attempt = user_attempt(user=request.user, attempt_id=attempt_id)
-    if attempt is None:
-        raise Http404(_("No such attempt."))
-    return attempt
+    return found(user_attempt(user=request.user, attempt_id=attempt_id), _("No such attempt."))
 
 
 def _get_item(request: LearnerRequest, attempt_id: int, position: int) -> tuple[Attempt, AttemptItem, int]:
     """The learner's own attempt item by its 1-based position in the URL; 404 for anyone else's."""
     attempt = _own_attempt(request, attempt_id)
-    item = attempt_item_at(attempt=attempt, position=position - 1)
-    if item is None:
-        raise Http404(_("This attempt has no item %(position)d.") % {"position": position})
+    item = found(
+        attempt_item_at(attempt=attempt, position=position - 1),
+        _("This attempt has no item %(position)d.") % {"position": position},
+    )
     return attempt, item, attempt_item_count(attempt=attempt)
 
 

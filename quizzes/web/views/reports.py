@@ -10,7 +10,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -22,6 +22,7 @@ from quizzes.reports.models import TEXT_MAX_LENGTH, ProblemReport
 from quizzes.reports.selectors import ReportTarget, card_target, item_target, reports_of
 from quizzes.reports.services import problem_report_create
 from quizzes.web.types import LearnerRequest
+from quizzes.web.views.common import found
 
 
 class ReportForm(forms.Form):
@@ -45,8 +46,7 @@ def _back_url(target: ReportTarget) -> str | None:
 
 
 def _report_page(request: LearnerRequest, target: ReportTarget | None, action: str) -> HttpResponse:
-    if target is None:  # unknown, or another learner's
-        raise Http404(_("No such question to report."))
+    target = found(target, _("No such question to report."))
     context = {"target": target, "action": action, "back_url": _back_url(target)}
     if not target.revealed:
         context["form"] = ReportForm()

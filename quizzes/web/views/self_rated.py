@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -26,7 +26,7 @@ from quizzes.reviews.selectors.cards import card_due
 from quizzes.reviews.services import card_rate
 from quizzes.web.practice_forms import RatingForm, SelfAnswerForm
 from quizzes.web.types import LearnerRequest
-from quizzes.web.views.common import describe_due, rating_choices, safe_next
+from quizzes.web.views.common import describe_due, found, rating_choices, safe_next
 
 MOCK_SESSION_KEY = "practice:mock"
 DRAFT_SESSION_KEY = "practice:draft:{question_id}"
@@ -64,9 +64,7 @@ def mock_step_url(state: dict[str, Any], position: int) -> str:
 
 
 def _rateable(question_key: str, kind: str) -> Question:
-    question = rateable_question(key=question_key, kind=kind)
-    if question is None:
-        raise Http404(_("No such question."))
+    question = found(rateable_question(key=question_key, kind=kind), _("No such question."))
     return question
 
 

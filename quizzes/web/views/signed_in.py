@@ -18,6 +18,7 @@ from quizzes.accounts.devices import device_delete
 from quizzes.accounts.selectors import browser_sessions_of, device_for, devices_of
 from quizzes.accounts.services import account_sign_out_everywhere, browser_session_end
 from quizzes.web.types import LearnerRequest
+from quizzes.web.views.common import found
 
 #: (pattern, name) in the order they must be tried: Edge and Opera say "Chrome" too, Chrome says "Safari".
 BROWSERS = (
@@ -74,9 +75,7 @@ def session_sign_out(request: LearnerRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def device_sign_out(request: LearnerRequest, device_id: int) -> HttpResponse:
-    device = device_for(user=request.user, device_pk=device_id)
-    if device is None:
-        raise Http404(_("No such device."))
+    device = found(device_for(user=request.user, device_pk=device_id), _("No such device."))
     device_delete(device=device)
     messages.success(request, _("%(device)s is signed out; it gets no more reminders.") % {"device": device})
     return redirect("web:settings")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -25,6 +25,7 @@ from quizzes.privacy.services import data_export_request
 from quizzes.web.forms import AccountDeleteForm
 from quizzes.web.types import LearnerRequest
 from quizzes.web.views.accounts import throttled_page
+from quizzes.web.views.common import found
 
 
 def export_context(export: DataExport | None) -> dict[str, object]:
@@ -59,18 +60,17 @@ def export_start(request: LearnerRequest) -> HttpResponse:
 @require_safe
 def export_status(request: LearnerRequest, export_id: int) -> HttpResponse:
     """The export's status block (htmx polls it every 2 s while the job runs)."""
-    export = export_for(user=request.user, export_id=export_id)
-    if export is None:
-        raise Http404(_("No such export of yours."))
+    export = found(export_for(user=request.user, export_id=export_id), _("No such export of yours."))
     return render(request, "web/core/_export_status.html", export_context(export))
 
 
 @require_safe
 def export_download_view(request: HttpRequest, token: str) -> FileResponse:
     """A signed download link (no sign-in needed: the link is the key, until the export expires)."""
-    download = export_download(token=token)
-    if download is None:
-        raise Http404(_("This download link has expired or is not valid. Ask for a new export in Settings."))
+    download = found(
+        export_download(token=token),
+        _("This download link has expired or is not valid. Ask for a new export in Settings."),
+    )
     response = FileResponse(
         download.handle, as_attachment=True, filename=download.filename, content_type=download.content_type
     )
