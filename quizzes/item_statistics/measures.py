@@ -75,3 +75,10 @@ def kr20(matrix: Floats) -> float | None:
     if total_var <= 0:
         return None
     return float(k / (k - 1) * (1.0 - float((p * (1.0 - p)).sum()) / total_var))
+
+
+def two_proportion_z(p1: float, n1: int, p2: float, n2: int) -> float | None:
+    """The pooled two-proportion z statistic of p2 − p1; None when the pooled share is 0 or 1 (no spread)."""
+    pooled = (p1 * n1 + p2 * n2) / (n1 + n2)
+    se = np.sqrt(pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2))
+    return float((p2 - p1) / se) if se > 0 else None
