@@ -148,7 +148,7 @@ def _float_table(rows: QuerySet, width: int) -> np.ndarray:
         return np.array(list(rows), dtype=np.float64).reshape(-1, width)
     sql, params = rows.query.get_compiler(using=rows.db).as_sql()
     names = ", ".join(f"c{i}" for i in range(width))
-    arrays = ", ".join(f"array_agg(COALESCE(c{i}::float8, 'NaN'))" for i in range(width))
+    arrays = ", ".join(f"array_agg(c{i}::float8)" for i in range(width))  # NULL → None → NaN in np.array
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg's own cursor: Django's wrapper cannot ask for binary results
         raw.execute(f"SELECT {arrays} FROM ({sql}) AS t({names})", params, binary=True)
