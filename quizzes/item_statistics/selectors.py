@@ -6,9 +6,9 @@ copies of deleted learners' first attempts (``AnonymousAnswer``). A skipped item
 questions are kept apart per template version (a new version is a new item). Facility is also given per
 question version (the version each attempt item pinned; anonymous copies keep none), and a clear change between
 the two newest versions learners saw is flagged (``_version_flag``). The database returns columns, one pass over
-the attempt items (on PostgreSQL as float8 arrays in the binary protocol); numpy computes every statistic over
-them (quizzes.item_statistics.measures). At scale (180,000 counted items) ≈ 0.4 s of CPU here and ≈ 0.45 s of
-PostgreSQL's per lesson: bench/item_statistics.py, figures in bench/README.md.
+the attempt items (on PostgreSQL as packed float8 columns, ``_float_table``); numpy computes every statistic over
+them (quizzes.item_statistics.measures). Its cost at scale (180,000 counted items): bench/item_statistics.py,
+figures in bench/README.md.
 """
 
 from __future__ import annotations
@@ -145,21 +145,23 @@ class EpochSeconds(Func):
 def _float_table(rows: QuerySet, width: int) -> np.ndarray:
     """A values_list of ``width`` numeric columns as a (rows, width) float array, NULL → NaN.
 
-    On PostgreSQL the database returns one float8 array per column in the binary protocol: 180,000 rows as
-    Python tuples cost ≈ 0.3 s of CPU to build and convert, the arrays ≈ 0.1 s (bench/item_statistics.py).
+    On PostgreSQL each column comes back as one bytea of big-endian float8s (``float8send`` over the rows, in
+    one aggregate, so the columns keep one row order), which numpy reads as it is: no Python object per value.
+    Over 180,000 items that is ≈ 0.02 s of CPU here against ≈ 0.2 s for float8 arrays and ≈ 0.3 s for tuples,
+    and less of PostgreSQL's too (bench/README.md, "Item statistics").
     """
     if connection.vendor != "postgresql":
         return np.array(list(rows), dtype=np.float64).reshape(-1, width)
     sql, params = rows.query.get_compiler(using=rows.db).as_sql()
     names = ", ".join(f"c{i}" for i in range(width))
-    arrays = ", ".join(f"array_agg(c{i}::float8)" for i in range(width))  # NULL → None → NaN in np.array
+    columns = ", ".join(f"string_agg(float8send(COALESCE(c{i}::float8, 'NaN')), ''::bytea)" for i in range(width))
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg's own cursor: Django's wrapper cannot ask for binary results
-        raw.execute(f"SELECT {arrays} FROM ({sql}) AS t({names})", params, binary=True)
-        columns = raw.fetchone()
-    if columns is None or columns[0] is None:
+        raw.execute(f"SELECT {columns} FROM ({sql}) AS t({names})", params, binary=True)
+        found = raw.fetchone()
+    if found is None or found[0] is None:
         return np.zeros((0, width))
-    return np.array(columns, dtype=np.float64).T  # (rows, width)
+    return np.stack([np.frombuffer(column, dtype=">f8") for column in found], axis=1).astype(np.float64)
 
 
 def _columns(lesson: Lesson) -> dict[str, np.ndarray]:
@@ -235,7 +237,7 @@ def _answer_seconds(c: dict[str, np.ndarray], n_attempt_rows: int) -> np.ndarray
     """Time to answer each item: since the attempt's previous answer (or its start). Skips: NaN."""
     off = c["offset"]
     att = c["attempt"][:n_attempt_rows]
-    order = np.lexsort((off, att))  # by attempt, then answer time (NaN last)
+    order = measures.group_order(att, off)  # by attempt, then answer time (NaN last)
     sorted_off, sorted_att = off[order], att[order]
     previous = np.concatenate(([0.0], sorted_off[:-1])) if off.size else off
     same = np.concatenate(([False], sorted_att[1:] == sorted_att[:-1])) if off.size else np.zeros(0, dtype=bool)

@@ -27,3 +27,14 @@ def test_two_proportion_z_matches_the_textbook_formula():
     p = 44 / 80
     assert measures.two_proportion_z(12 / 40, 40, 32 / 40, 40) == pytest.approx((0.8 - 0.3) / np.sqrt(p * (1 - p) / 20))
     assert measures.two_proportion_z(1.0, 30, 1.0, 30) is None  # everyone right on both: no spread
+
+
+def test_group_order_sorts_as_lexsort_does_with_nan_last_in_each_group():
+    rng = np.random.default_rng(5)
+    group = rng.integers(0, 300, size=4000)
+    values = np.round(rng.lognormal(2.0, 1.0, size=4000), 1)  # ties, and a few NaN (skips)
+    values[rng.random(4000) < 0.1] = np.nan
+    expected = np.lexsort((values, group))  # numpy puts NaN last
+    order = measures.group_order(group, values)
+    assert np.array_equal(group[order], group[expected])
+    assert np.array_equal(values[order], values[expected], equal_nan=True)
