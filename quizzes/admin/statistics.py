@@ -18,6 +18,8 @@ from quizzes.item_statistics.selectors import (
     FACILITY_HIGH,
     FACILITY_LOW,
     RARE_DISTRACTOR,
+    VERSION_FACILITY_CHANGE,
+    VERSION_MIN_ATTEMPTS,
     lesson_statistics,
 )
 
@@ -54,6 +56,8 @@ class StatisticsLessonAdmin(admin.ModelAdmin):
                 "facility_low": FACILITY_LOW,
                 "discrimination_low": DISCRIMINATION_LOW,
                 "rare_percent": round(RARE_DISTRACTOR * 100),
+                "version_change": VERSION_FACILITY_CHANGE,
+                "version_min_attempts": VERSION_MIN_ATTEMPTS,
             },
         }
         return TemplateResponse(request, "admin/quizzes/lesson/statistics.html", context)

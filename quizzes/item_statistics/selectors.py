@@ -3,21 +3,27 @@
 Which answers count: each learner's first study-mode attempt at the lesson, when it was finished (a later
 attempt has seen the answers; a review or missed-items attempt is not a first encounter), and the anonymous
 copies of deleted learners' first attempts (``AnonymousAnswer``). A skipped item counts as wrong. Numeric
-questions are kept apart per template version (a new version is a new item). The database returns columns;
-numpy computes every statistic over them (quizzes.item_statistics.measures).
+questions are kept apart per template version (a new version is a new item). Facility is also given per
+question version (the version each attempt item pinned; anonymous copies keep none), and a clear change between
+the two newest versions learners saw is flagged (``_version_flag``). The database returns columns, one pass over
+the attempt items (on PostgreSQL as packed float8 columns, ``_float_table``); numpy computes every statistic over
+them (quizzes.item_statistics.measures). Its cost at scale (180,000 counted items): bench/item_statistics.py,
+figures in bench/README.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
-from django.db.models import Avg, Count, DurationField, Exists, ExpressionWrapper, F, OuterRef, QuerySet, Sum
+from django.db import connection
+from django.db.models import Avg, Count, Exists, FloatField, Func, IntegerField, OuterRef, QuerySet, Sum
+from django.db.models.functions import Cast
 from django.utils.translation import gettext as _
 
 from attention_engine import misconceptions
-from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.models import Lesson, Option, Question, QuestionVersion
 from quizzes.item_statistics import measures
 from quizzes.practice.models import AnonymousAnswer, Attempt, AttemptItem
 from quizzes.reviews.models import ReviewCard
@@ -26,6 +32,12 @@ from quizzes.reviews.models import ReviewCard
 FACILITY_HIGH, FACILITY_LOW = 0.9, 0.2
 DISCRIMINATION_LOW = 0.2
 RARE_DISTRACTOR = 0.05
+#: "A change in facility after an edit": the two newest versions learners saw differ by at least this much, each
+#: seen in at least VERSION_MIN_ATTEMPTS counted attempts, and the difference is clear of chance (two-proportion
+#: z-test at the 5 % level: with 30 attempts each a 0.15 step alone is about one standard error).
+VERSION_FACILITY_CHANGE = 0.15
+VERSION_MIN_ATTEMPTS = 30
+VERSION_Z = 1.96
 
 
 @dataclass(frozen=True)
@@ -56,6 +68,15 @@ class OptionStat:
     top_rate: float | None  # share among the top third of attempts
 
 
+@dataclass(frozen=True)
+class VersionStat:
+    """One question version's facility, over the counted attempt items that pinned it."""
+
+    number: int
+    attempts: int
+    facility: float
+
+
 @dataclass
 class ItemStat:
     question_id: int
@@ -71,6 +92,7 @@ class ItemStat:
     lapse_rate: float | None = None
     mean_difficulty: float | None = None
     flags: list[Flag] = field(default_factory=list)
+    versions: list[VersionStat] = field(default_factory=list)  # the question's versions seen, oldest first
 
 
 @dataclass
@@ -103,64 +125,119 @@ def _as_columns(rows: list[tuple[object, ...]], width: int) -> list[list]:
     return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
 
 
-def _with_none_as(column: list, missing: float) -> np.ndarray:
+def _with_none_as(column: list | np.ndarray, missing: float) -> np.ndarray:
     """A column of numbers (or booleans) with NULLs, as floats with ``missing`` for each NULL."""
     values = np.array(column, dtype=np.float64)  # None → nan
     return np.where(np.isnan(values), missing, values)
 
 
+class EpochSeconds(Func):
+    """A timestamp as seconds since 1970 (a float; NULL stays NULL). PostgreSQL's ``date_part`` is a float8,
+    where ``EXTRACT`` computes a numeric: over 180,000 items ≈ 0.14 s more of the database's CPU."""
+
+    output_field = FloatField()
+    template = "date_part('epoch', %(expressions)s)"
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)")
+
+
+def _float_table(rows: QuerySet, width: int) -> np.ndarray:
+    """A values_list of ``width`` numeric columns as a (rows, width) float array, NULL → NaN.
+
+    On PostgreSQL each column comes back as one bytea of big-endian float8s (``float8send`` over the rows, in
+    one aggregate, so the columns keep one row order), which numpy reads as it is: no Python object per value.
+    Over 180,000 items that is ≈ 0.02 s of CPU here against ≈ 0.2 s for float8 arrays and ≈ 0.3 s for tuples,
+    and less of PostgreSQL's too (bench/README.md, "Item statistics").
+    """
+    if connection.vendor != "postgresql":
+        return np.array(list(rows), dtype=np.float64).reshape(-1, width)
+    sql, params = rows.query.get_compiler(using=rows.db).as_sql()
+    names = ", ".join(f"c{i}" for i in range(width))
+    columns = ", ".join(f"string_agg(float8send(COALESCE(c{i}::float8, 'NaN')), ''::bytea)" for i in range(width))
+    with connection.cursor() as cursor:
+        raw = cursor.cursor  # psycopg's own cursor: Django's wrapper cannot ask for binary results
+        raw.execute(f"SELECT {columns} FROM ({sql}) AS t({names})", params, binary=True)
+        found = raw.fetchone()
+    if found is None or found[0] is None:
+        return np.zeros((0, width))
+    return np.stack([np.frombuffer(column, dtype=">f8") for column in found], axis=1).astype(np.float64)
+
+
 def _columns(lesson: Lesson) -> dict[str, np.ndarray]:
-    """One entry per item of a counted attempt: attempt (0..A-1), question, version, correct, option, misconception,
-    seconds since the attempt started (NaN unless answered) or, for an anonymous answer, its own duration."""
+    """One entry per item of a counted attempt: attempt (0..A-1), question, template version, version, correct,
+    option, seconds since the attempt started (NaN unless answered) or, for an anonymous answer, its own duration.
+
+    One pass over the attempt items, numbers only (the misconceptions are read by ``_misconceptions``)."""
     items = AttemptItem.objects.filter(attempt__in=first_study_attempts(lesson=lesson)).order_by()
-    rows = items.values_list(
-        "pk",
-        "attempt_id",
-        "question_id",
-        "template_version",
-        "is_correct",
-        "chosen_option_id",
-        ExpressionWrapper(F("answered_at") - F("attempt__started_at"), output_field=DurationField()),
+    table = _float_table(
+        items.values_list(
+            "pk",
+            "attempt_id",
+            "question_id",
+            "template_version",
+            Cast("is_correct", IntegerField()),
+            "chosen_option_id",
+            "version_id",
+            EpochSeconds("answered_at"),
+        ),
+        8,
     )
-    pk, attempt, question, version, correct, option, offset = _as_columns(list(rows), 7)
-    # The misconception a wrong numeric answer matched: read for those items only (the JSON costs per row).
-    named = (
-        items.exclude(question__kind=Question.Kind.CHOICE)
-        .filter(result__misconception__id__isnull=False)
-        .values_list("pk", "result__misconception__id")
-    )
-    named_pk, named_id = _as_columns(list(named), 2)
-    mid = np.full(len(pk), "", dtype=object)  # (rows,)
-    if named_pk:
-        order = np.argsort(pk)
-        mid[order[np.searchsorted(np.array(pk), np.array(named_pk), sorter=order)]] = named_id
+    pk, attempt, question, version, correct, option, pinned, answered_at = table.T
     anon = AnonymousAnswer.objects.filter(question__lesson=lesson).values_list(
         "sitting", "question_id", "template_version", "is_correct", "chosen_option_id", "duration_ms"
     )
     sitting, a_question, a_version, a_correct, a_option, a_ms = _as_columns(list(anon), 6)
-    ids, attempt_index = np.unique(np.array(attempt, dtype=np.int64), return_inverse=True)
+    ids, attempt_index = measures.dense_codes(attempt.astype(np.int64))
+    # Seconds since the attempt started: the start read per attempt, not joined onto every item.
+    started = _float_table(first_study_attempts(lesson=lesson).values_list("pk", EpochSeconds("started_at")), 2)
+    order = np.argsort(started[:, 0])
+    start_of = started[order, 1][np.searchsorted(started[order, 0], ids)] if ids.size else np.zeros(0)  # (A,)
+    offsets = answered_at - start_of[attempt_index]  # (rows,) NaN for a skipped item
     sittings, sitting_index = np.unique(np.array([str(s) for s in sitting], dtype=object), return_inverse=True)
-    deltas = np.array(offset, dtype="timedelta64[ms]")  # (rows,) NaT for a skipped item
-    offsets = np.where(np.isnat(deltas), np.nan, deltas.astype(np.int64) / 1000.0)  # seconds since the start
+    a_correct_values = _with_none_as(a_correct, np.nan)
     return {
+        "pk": pk.astype(np.int64),
         "attempt": np.concatenate((attempt_index, sitting_index + ids.size)).astype(np.int64),
         "attempt_id": np.concatenate((ids, -1 - np.arange(sittings.size))).astype(np.int64),
-        "question": np.array(question + a_question, dtype=np.int64),
-        "version": _with_none_as(version + a_version, -1).astype(np.int64),
-        "correct": _with_none_as(correct + a_correct, 0.0),  # a skip is wrong
-        "answered": np.concatenate((~np.isnan(offsets), ~np.isnan(_with_none_as(a_correct, np.nan)))),
-        "option": _with_none_as(option + a_option, -1).astype(np.int64),
-        "misconception": np.concatenate((mid, np.full(len(a_option), "", dtype=object))),
+        "question": np.concatenate((question, np.array(a_question, dtype=np.float64))).astype(np.int64),
+        "template_version": _with_none_as(np.concatenate((version, _with_none_as(a_version, np.nan))), -1).astype(
+            np.int64
+        ),
+        "version": np.concatenate((_with_none_as(pinned, -1), np.full(len(a_option), -1.0))).astype(np.int64),
+        "correct": _with_none_as(np.concatenate((correct, a_correct_values)), 0.0),  # a skip is wrong
+        "answered": np.concatenate((~np.isnan(offsets), ~np.isnan(a_correct_values))),
+        "option": _with_none_as(np.concatenate((option, _with_none_as(a_option, np.nan))), -1).astype(np.int64),
         "offset": offsets,
         "anon_seconds": _with_none_as(a_ms, np.nan) / 1000.0,
     }
+
+
+def _misconceptions(lesson: Lesson, c: dict[str, np.ndarray], numeric: list[int]) -> np.ndarray:
+    """Per entry of ``c``: the misconception id a wrong numeric answer matched ("" for none).
+
+    Read for the lesson's numeric questions only (the JSON costs per row; the question's index finds them)."""
+    mid = np.full(c["question"].size, "", dtype=object)  # (rows,)
+    if not numeric:
+        return mid
+    named = AttemptItem.objects.filter(
+        attempt__in=first_study_attempts(lesson=lesson),
+        question_id__in=numeric,
+        result__misconception__id__isnull=False,
+    ).values_list("pk", "result__misconception__id")
+    named_pk, named_id = _as_columns(list(named), 2)
+    if named_pk:
+        pk = c["pk"]
+        order = np.argsort(pk)
+        mid[order[np.searchsorted(pk, np.array(named_pk), sorter=order)]] = named_id
+    return mid
 
 
 def _answer_seconds(c: dict[str, np.ndarray], n_attempt_rows: int) -> np.ndarray:
     """Time to answer each item: since the attempt's previous answer (or its start). Skips: NaN."""
     off = c["offset"]
     att = c["attempt"][:n_attempt_rows]
-    order = np.lexsort((off, att))  # by attempt, then answer time (NaN last)
+    order = measures.group_order(att, off)  # by attempt, then answer time (NaN last)
     sorted_off, sorted_att = off[order], att[order]
     previous = np.concatenate(([0.0], sorted_off[:-1])) if off.size else off
     same = np.concatenate(([False], sorted_att[1:] == sorted_att[:-1])) if off.size else np.zeros(0, dtype=bool)
@@ -176,9 +253,9 @@ def lesson_statistics(*, lesson: Lesson) -> LessonStats:
     n_rows = c["question"].size
     n_attempt_rows = c["offset"].size
     n_attempts = c["attempt_id"].size
-    # One integer per (question, version): a 1-D unique sorts int64s (axis=0 on pairs sorts raw bytes, 30× slower).
-    span = int(c["version"].max()) + 2 if n_rows else 1
-    codes, group = np.unique(c["question"] * span + c["version"] + 1, return_inverse=True)
+    # One integer per (question, template version), numbered densely (no sort; axis=0 on pairs sorts raw bytes).
+    span = int(c["template_version"].max()) + 2 if n_rows else 1
+    codes, group = measures.dense_codes(c["question"] * span + c["template_version"] + 1)
     groups = np.stack((codes // span, codes % span - 1), axis=1)  # (G, 2) question id, version (-1: none)
     group = group.reshape(-1).astype(np.int64)
     n_groups = len(groups)
@@ -194,6 +271,8 @@ def lesson_statistics(*, lesson: Lesson) -> LessonStats:
     top_facility = np.bincount(group, weights=correct * top, minlength=n_groups) / np.maximum(top_counts, 1)
 
     questions = {q.pk: q for q in Question.objects.filter(pk__in=[int(g[0]) for g in groups]).order_by("order", "key")}
+    numeric = [qid for qid, q in questions.items() if q.kind != Question.Kind.CHOICE]
+    c["misconception"] = _misconceptions(lesson, c, numeric)
     options = _option_picks(c, groups, group, top.astype(np.float64), questions)
     cards = _card_figures(list(questions))
     items = []
@@ -220,6 +299,12 @@ def lesson_statistics(*, lesson: Lesson) -> LessonStats:
         items.append(item)
     position = {qid: i for i, qid in enumerate(questions)}
     items.sort(key=lambda i: (position[i.question_id], i.template_version or 0))
+    last_of_question = {item.question_id: item for item in items}  # a question's newest template version
+    for qid, versions in _version_stats(c).items():
+        item = last_of_question[qid]
+        item.versions = versions
+        if flag := _version_flag(versions):
+            item.flags.append(flag)
     complete, reliability = _kr20(c, n_attempts)
     return LessonStats(lesson=lesson, attempts=n_attempts, complete_attempts=complete, kr20=reliability, items=items)
 
@@ -232,7 +317,7 @@ def _option_picks(
     chosen = c["option"] >= 0
     if chosen.any():
         span = int(c["option"].max()) + 1
-        found, inverse = np.unique(group[chosen] * span + c["option"][chosen], return_inverse=True)
+        found, inverse = measures.dense_codes(group[chosen] * span + c["option"][chosen])
         picks = np.bincount(inverse.reshape(-1), minlength=len(found))
         top_picks = np.bincount(inverse.reshape(-1), weights=top[chosen], minlength=len(found))
         by_group_option = {
@@ -295,6 +380,50 @@ def _card_figures(question_ids: list[int]) -> dict[int, CardFigures]:
     }
 
 
+def _version_stats(c: dict[str, np.ndarray]) -> dict[int, list[VersionStat]]:
+    """Per question: the facility of each version its counted items pinned, oldest first (statistics are per
+    question and per version). Anonymous copies keep no version, nor do items made outside the services."""
+    pinned = c["version"] >= 0
+    if not pinned.any():
+        return {}
+    ids, which = measures.dense_codes(c["version"][pinned])
+    which = which.reshape(-1)
+    counts = np.bincount(which, minlength=ids.size)  # (V,)
+    right = np.bincount(which, weights=c["correct"][pinned], minlength=ids.size)  # (V,)
+    numbers = {
+        pk: (qid, number)
+        for pk, qid, number in QuestionVersion.objects.filter(pk__in=ids.tolist()).values_list(
+            "pk", "question_id", "number"
+        )
+    }
+    out: dict[int, list[VersionStat]] = {}
+    for pk, n, r in zip(ids.tolist(), counts.tolist(), right.tolist(), strict=True):
+        qid, number = numbers[pk]
+        out.setdefault(qid, []).append(VersionStat(number=number, attempts=n, facility=r / n))
+    for versions in out.values():
+        versions.sort(key=lambda v: v.number)
+    return out
+
+
+def _version_flag(versions: list[VersionStat]) -> Flag | None:
+    """The newest version seen against the one seen before it: flagged when the facility moved by at least
+    VERSION_FACILITY_CHANGE, clear of chance, with VERSION_MIN_ATTEMPTS attempts on each side."""
+    if len(versions) < 2:
+        return None
+    before, after = versions[-2], versions[-1]
+    if min(before.attempts, after.attempts) < VERSION_MIN_ATTEMPTS:
+        return None
+    z = measures.two_proportion_z(before.facility, before.attempts, after.facility, after.attempts)
+    if abs(after.facility - before.facility) < VERSION_FACILITY_CHANGE or z is None or abs(z) < VERSION_Z:
+        return None
+    text = _(
+        "Facility changed after an edit: %(before).2f in version %(v1)s (%(n1)s attempts), "
+        "%(after).2f in version %(v2)s (%(n2)s attempts)."
+    ) % {"before": before.facility, "v1": before.number, "n1": before.attempts,
+         "after": after.facility, "v2": after.number, "n2": after.attempts}  # fmt: skip
+    return Flag("version_facility", text)
+
+
 def _flags(item: ItemStat, top_facility: float | None, kind: str) -> list[Flag]:
     flags = []
     if item.facility > FACILITY_HIGH:
@@ -331,14 +460,18 @@ def _kr20(c: dict[str, np.ndarray], n_attempts: int) -> tuple[int, float | None]
     attempt = c["attempt"]
     skipped = np.bincount(attempt, weights=~c["answered"], minlength=n_attempts)
     complete = skipped == 0  # (A,)
-    qids, column = np.unique(c["question"], return_inverse=True)
+    qids, column = measures.dense_codes(c["question"])
     matrix = np.full((n_attempts, qids.size), np.nan)
     matrix[attempt, column.reshape(-1)] = c["correct"]
     shown = ~np.isnan(matrix)
     rows = np.flatnonzero(complete)
     if not rows.size:
         return 0, None
-    patterns, which, sizes = np.unique(shown[rows], axis=0, return_inverse=True, return_counts=True)
-    modal = patterns[int(np.argmax(sizes))]
-    chosen = rows[which.reshape(-1) == int(np.argmax(sizes))]
+    # The question sets as bytes, one per attempt: a 1-D unique of those (axis=0 on the bools is ≈ 10× slower).
+    packed = np.ascontiguousarray(np.packbits(shown[rows], axis=1))  # (n, ⌈Q/8⌉) uint8
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)  # (n,)
+    _, first, which, sizes = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    best = int(np.argmax(sizes))
+    modal = shown[rows[first[best]]]
+    chosen = rows[which.reshape(-1) == best]
     return int(chosen.size), measures.kr20(matrix[np.ix_(chosen, np.flatnonzero(modal))])
