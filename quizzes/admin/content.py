@@ -2,8 +2,8 @@
 and the "generate N standalone questions" action.
 
 Thin on purpose: per-kind question rules are ``Question.clean()`` (quizzes.content.validation, including
-the numeric 50-seed check at the question's template version), the option rule is
-``validate_choice_options`` (live options only), the answer-cue rules are quizzes.content.cues and which
+the numeric 50-seed check at the question's template version), the option rules (two or more, one correct,
+the answer cues of quizzes.content.cues; live options only) are ``choice_options_problems``, and which
 questions may generate others is ``generation_source_check`` — the same functions the content loader and
 the generation service use, so the admin and they can never disagree. The preview's learner side comes
 from the item presenter (quizzes.practice.presenter) that the pages and the API use.
@@ -12,7 +12,8 @@ The forms and the options' formset live in quizzes.admin.content_forms, the prev
 quizzes.admin.content_preview.
 
 An option a learner has been shown cannot be deleted (old attempts list it): the admin retires it
-(the inline's "retired" box), which hides it from new attempts and keeps it for the history.
+(the inline's "retired" box), which hides it from new attempts and keeps it for the history. Nor can a row the
+lesson files own (quizzes.admin.provenance): the next import would put it back; unpublish or retire it instead.
 """
 
 from __future__ import annotations
@@ -31,7 +32,14 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.admin.content_forms import GenerateQuestionsForm, LessonForm, OptionFormSet, PreviewSeedForm, QuestionForm
+from quizzes.admin.content_forms import (
+    GenerateQuestionsForm,
+    LessonForm,
+    OptionForm,
+    OptionFormSet,
+    PreviewSeedForm,
+    QuestionForm,
+)
 from quizzes.admin.content_preview import code_preview, numeric_preview
 from quizzes.admin.moodle import MoodleLessonAdmin, export_lessons_as_moodle, export_questions_as_moodle
 from quizzes.admin.provenance import ProvenanceAdminMixin, remove_generated_questions
@@ -49,6 +57,7 @@ from quizzes.practice.presenter import question_view
 
 class OptionInline(admin.TabularInline):
     model = Option
+    form = OptionForm
     formset = OptionFormSet
     fields = ("order", "key", "text", "is_correct", "feedback", "retired")
     extra = 0

@@ -1,8 +1,8 @@
 """The content admin's forms: lesson and question forms (teaching as YAML, lines, the code spec), the
 options' formset and the preview-seed and generate-N forms.
 
-Thin on purpose: the rules are the content domain's (``Question.clean()``, ``validate_choice_options``,
-quizzes.content.cues), the same functions the content loader uses."""
+Thin on purpose: the rules are the content domain's (``Question.clean()``, ``choice_options_problems``: the
+option count, the one correct option and the answer cues), the same functions the content loader uses."""
 
 from __future__ import annotations
 
@@ -11,16 +11,43 @@ from typing import Any
 import yaml
 from django import forms
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.content import cues
-from quizzes.content.models import Lesson, Question
+from quizzes.content.models import ContentSource, Lesson, Option, Question
 from quizzes.content.reader import LessonYamlLoader
 from quizzes.content.selectors import option_ids_shown_to_learners, question_by_id, questions_with_history
 from quizzes.content.teaching import teaching_for_authors
-from quizzes.content.validation import validate_choice_options
+from quizzes.content.validation import choice_options_problems
 
 MAX_PREVIEW_SEED = 2**31 - 1
+
+
+def text_with_lf(text: str) -> str:
+    """A browser's text with LF line ends: a textarea posts CRLF (HTML's form encoding), which the lesson files
+    never hold (dump_lessons would write the text double-quoted, with ``\\r\\n`` escapes)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class AuthoringForm(forms.ModelForm):
+    """Every content form's base: the posted text gets LF line ends before any field reads it (the one place)."""
+
+    def full_clean(self) -> None:
+        if self.is_bound:
+            self.data = _posted_with_lf(self.data)
+        super().full_clean()
+
+
+def _posted_with_lf(data: Any) -> Any:
+    """Posted data (a QueryDict, or a plain dict from a test or a view) with :func:`text_with_lf` text."""
+    if isinstance(data, QueryDict):
+        if not any("\r" in value for _key, values in data.lists() for value in values if isinstance(value, str)):
+            return data
+        copy = data.copy()
+        for key, values in data.lists():
+            copy.setlist(key, [text_with_lf(v) if isinstance(v, str) else v for v in values])
+        return copy
+    return {key: text_with_lf(value) if isinstance(value, str) else value for key, value in data.items()}
 
 
 class LinesField(forms.CharField):
@@ -89,7 +116,7 @@ class TeachingField(forms.CharField):
             ) from None
 
 
-class LessonForm(forms.ModelForm):
+class LessonForm(AuthoringForm):
     teaching = TeachingField(
         label=_("teaching text"),
         required=False,
@@ -141,7 +168,7 @@ class CodeSpecField(forms.JSONField):
         return super().prepare_value(value)
 
 
-class QuestionForm(forms.ModelForm):
+class QuestionForm(AuthoringForm):
     rubric = LinesField(label=_("rubric points"), required=False, help_text=_("One point per line."))
     expected_lines = LinesField(label=_("expected lines"), required=False, help_text=_("One line per line."))
     code_spec = CodeSpecField(label=_("code spec"), required=False)
@@ -189,6 +216,12 @@ class QuestionForm(forms.ModelForm):
         return cleaned
 
 
+class OptionForm(AuthoringForm):
+    class Meta:
+        model = Option
+        fields = ("order", "key", "text", "is_correct", "feedback", "retired")
+
+
 class OptionFormSet(forms.BaseInlineFormSet):
     """Formset-level rules: a choice question has ≥2 live options, exactly one live correct, and options
     whose form does not give the answer away (quizzes.content.cues rules a and c); other kinds have none.
@@ -199,6 +232,16 @@ class OptionFormSet(forms.BaseInlineFormSet):
         if any(self.errors):
             return
         deleted = [form.instance for form in self.forms if form.instance.pk and form.cleaned_data.get("DELETE")]
+        files = sorted(option.key for option in deleted if option.source == ContentSource.FILE)
+        if files:
+            raise ValidationError(
+                _(
+                    "Option(s) %(keys)s come from the lesson files: deleted here, the next load_lessons would put "
+                    "them back without a word. Retire them instead (tick “retired” and untick “delete”): the next "
+                    "import then asks whether your change or the file's wins. Or remove them from the file."
+                )
+                % {"keys": ", ".join(files)}
+            )
         if deleted:
             shown = option_ids_shown_to_learners(question_ids=[self.instance.pk])
             seen = sorted(option.key for option in deleted if option.pk in shown)
@@ -227,11 +270,7 @@ class OptionFormSet(forms.BaseInlineFormSet):
                 }
                 for data in kept
             ]
-            try:
-                validate_choice_options(options)
-            except ValidationError as exc:
-                raise ValidationError(exc.messages) from exc
-            problems = cues.question_cue_problems(options)
+            problems = choice_options_problems(options)  # the import's rules, over the same options
             if problems:
                 raise ValidationError([problem.message for problem in problems])
         elif kept:

@@ -7,6 +7,9 @@ or by a generation job are never touched by an import.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -42,8 +45,36 @@ def provenance_notice(obj: Lesson | Question) -> str:
     return _("Made in the admin: load_lessons never changes, unpublishes or deletes it.")
 
 
+def file_rows_in(objs: Iterable[Lesson | Question]) -> list[str]:
+    """The rows among ``objs`` (and a lesson's questions) that the files own, each with why it is not deleted here.
+
+    A deletion is the one admin edit the next import could not see (the row that records what the import wrote
+    is gone): it would create the row again from the file, silently. Unpublishing is the same intent, and an
+    edit the import does see (a conflict, until someone decides).
+    """
+    refused = []
+    for obj in objs:
+        rows = [obj] if obj.source == ContentSource.FILE else []
+        if isinstance(obj, Lesson):
+            rows += list(obj.questions.filter(source=ContentSource.FILE).order_by("order", "key"))
+        for row in rows:
+            refused.append(
+                _(
+                    "%(row)s comes from the lesson files; the next load_lessons would create it again. Untick "
+                    "“published” instead, or remove it from the file."
+                )
+                % {"row": f"{row._meta.verbose_name} '{row.key}'"}
+            )
+    return refused
+
+
 class ProvenanceAdminMixin:
-    """Adds the read-only ``provenance`` field (the notice above) to a lesson's or question's change page."""
+    """Adds the read-only ``provenance`` field (the notice above) to a lesson's or question's change page, and
+    keeps the files' rows from being deleted here (:func:`file_rows_in`: listed as protected, nothing deleted)."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, list[Any]]:
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)  # type: ignore[misc]
+        return deleted, counts, perms_needed, [*protected, *file_rows_in(objs)]
 
     @admin.display(description=gettext_lazy("source"))
     def provenance(self, obj: Lesson | Question) -> str:

@@ -3,8 +3,9 @@ stale-save check of the change form.
 
 Every save of the change form records a version when the content changed (quizzes.content.versions, the one
 mechanism the import, the generation jobs and the revert use too). The form carries the version it was loaded
-at (a hidden field); a save based on an older version than the newest is refused, naming who saved when, so
-two authors editing one question never silently overwrite each other.
+at and a digest of everything it showed (hidden fields); a save based on an older version than the newest, or on
+a lesson, order, publication or options changed since, is refused, naming who saved when, so two authors editing
+one question never silently overwrite each other.
 """
 
 from __future__ import annotations
@@ -27,26 +28,38 @@ from django.views.decorators.http import require_POST
 
 from quizzes.content.models import ContentSource, Question, QuestionVersion
 from quizzes.content.selectors import question_by_id, question_version, question_version_number, question_versions
-from quizzes.content.versions import question_revert, version_check_fresh, version_lines, version_record_saved
+from quizzes.content.versions import (
+    question_edit_state,
+    question_revert,
+    version_check_fresh,
+    version_lines,
+    version_record_saved,
+)
 
 
 class VersionedFormMixin(forms.Form):
-    """The question form's hidden ``loaded_version``, and the check that it is still the newest."""
+    """The question form's hidden ``loaded_version`` and ``loaded_state`` (content, options, lesson, order,
+    publication), and the one check that neither changed since."""
 
     loaded_version = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+    loaded_state = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         instance = getattr(self, "instance", None)
-        if instance is not None and instance.pk:
+        if instance is not None and instance.pk and not self.is_bound:
             self.fields["loaded_version"].initial = question_version_number(question=instance)
+            options = list(instance.options.all())
+            self.fields["loaded_state"].initial = question_edit_state(question=instance, options=options)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         instance = getattr(self, "instance", None)
         if instance is not None and instance.pk:
             try:
-                version_check_fresh(question_id=instance.pk, loaded=cleaned.get("loaded_version"))
+                version_check_fresh(
+                    question_id=instance.pk, loaded=cleaned.get("loaded_version"), state=cleaned.get("loaded_state")
+                )
             except ValidationError as exc:
                 raise ValidationError(exc.messages) from exc
         return cleaned
@@ -72,7 +85,7 @@ class VersionedQuestionAdmin(admin.ModelAdmin):
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = list(super().get_fieldsets(request, obj))
-        return [*fieldsets, (gettext_lazy("Versions"), {"fields": ("versions_link", "loaded_version")})]
+        return [*fieldsets, (gettext_lazy("Versions"), {"fields": ("versions_link", "loaded_version", "loaded_state")})]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return (*super().get_readonly_fields(request, obj), "versions_link")

@@ -32,6 +32,7 @@ from quizzes.content.schema import (
     QUESTIONS,
     FileField,
     read_value,
+    row_value,
 )
 from quizzes.content.selectors import lessons_questions_with_options, question_options
 from quizzes.content.teaching import parse_teaching, teaching_for_authors
@@ -139,7 +140,7 @@ def _row_question(question: Question) -> dict[str, Any]:
                 for o in question_options(question=question)
             ]
         else:
-            values[str(spec.name)] = getattr(question, spec.column)
+            values[str(spec.name)] = row_value(spec, question)
     return _authored(QUESTION_SCHEMA, question.kind, values)
 
 

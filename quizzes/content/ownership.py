@@ -13,6 +13,10 @@ said]``. At the next import, per field of a file row:
   ``take-files`` writes the file's text, ``keep-admin`` keeps the row's (and the next import leaves it
   until the file changes that field again).
 
+A question's lesson is settled the same way, by the lesson's key (``import_hashes["lesson"]``): a file question
+moved to another lesson in the admin is an edit, and a conflict when the file still puts it elsewhere. (Deleting a
+file row in the admin is refused there, quizzes.admin.provenance: a deleted row keeps no hashes to compare.)
+
 A file key that names a row the admin or a job made (keys are unique across the bank) is a conflict
 too: ``take-files`` makes the row a file row written from the file, ``keep-admin`` leaves it alone.
 """
@@ -23,12 +27,13 @@ import json
 from typing import Any
 
 from quizzes.content.models import ContentSource, Lesson, Question, field_hash
-from quizzes.content.reader import LESSON_FIELDS, OPTION_FIELDS, QUESTION_FIELDS, Plan, Planned
+from quizzes.content.reader import LESSON_FIELDS, OPTION_FIELDS, QUESTION_FIELDS, Plan, Planned, PlannedQuestion
 from quizzes.content.report import ContentConflict
 
 TAKE_FILES = "take-files"
 KEEP_ADMIN = "keep-admin"
 RESOLUTIONS = (TAKE_FILES, KEEP_ADMIN)
+LESSON = "lesson"  # a question's lesson key, hashed like a field (a move is an edit)
 
 
 def _fields(instance: Any) -> tuple[str, ...]:
@@ -56,6 +61,14 @@ def _owner_label(source: str) -> str:
     return "a generation job" if source == ContentSource.JOB else "the admin"
 
 
+def _fresh_hashes(instance: Any, names: tuple[str, ...], placed: PlannedQuestion | None) -> dict[str, list[str]]:
+    """The hashes of a row the import writes whole (new, or taken over by ``take-files``)."""
+    hashes = {name: [field_hash(getattr(instance, name))] * 2 for name in names}
+    if placed is not None:
+        hashes[LESSON] = [field_hash(placed.lesson_key)] * 2
+    return hashes
+
+
 class _Resolver:
     """Applies the rules above to one plan, collecting the conflicts it cannot decide."""
 
@@ -64,50 +77,62 @@ class _Resolver:
         self.conflicts: list[ContentConflict] = []
         self.label = ""  # the row being settled, as a conflict names it
 
-    def row(self, planned: Planned, question_key: str = "") -> bool:
-        """Settle one planned row; False when the row is the admin's or a job's and stays theirs."""
+    def row(self, planned: Planned, question_key: str = "", placed: PlannedQuestion | None = None) -> bool:
+        """Settle one planned row (``placed``: a question, whose lesson is settled too, by key); False when the row
+        is the admin's or a job's and stays theirs."""
         self.label = _row(planned, question_key)
         instance = planned.instance
         names = _fields(instance)
         if planned.is_new:
             instance.source = ContentSource.FILE
-            instance.import_hashes = {name: [field_hash(getattr(instance, name))] * 2 for name in names}
+            instance.import_hashes = _fresh_hashes(instance, names, placed)
             return True
         if instance.source != ContentSource.FILE:
-            return self.collision(planned, names)
+            return self.collision(planned, names, placed)
         stored = instance.import_hashes or {}
         hashes: dict[str, list[str]] = {}
         for name in names:
             file_value = getattr(instance, name)
-            row_value = planned.before.get(name, file_value)
-            row_hash, file_hash = field_hash(row_value), field_hash(file_value)
-            wrote, said = stored.get(name) or [row_hash, row_hash]  # never hashed: as if the import wrote it
-            final = file_value
-            if row_hash == wrote:  # not edited since the import
-                if file_hash == said:
-                    final = row_value  # the file did not change: a kept admin text stays
-            elif row_hash != file_hash:
-                final = self.edited(planned, name, file_value, row_value)
+            final, hashes[name] = self.decide(planned, name, file_value, planned.before.get(name, file_value), stored)
             setattr(instance, name, final)
-            hashes[name] = [field_hash(final), file_hash]
+        if placed is not None:
+            row_lesson = instance.lesson.key
+            placed.lesson_key, hashes[LESSON] = self.decide(planned, LESSON, placed.lesson_key, row_lesson, stored)
+            planned.moved = placed.lesson_key != row_lesson
         self.settle(planned, names, hashes)
         return True
+
+    def decide(
+        self, planned: Planned, name: str, file_value: Any, row_value: Any, stored: dict[str, list[str]]
+    ) -> tuple[Any, list[str]]:
+        """One field of a file row by the rules above: the value it ends with, and its new import hashes."""
+        row_hash, file_hash = field_hash(row_value), field_hash(file_value)
+        wrote, said = stored.get(name) or [row_hash, row_hash]  # never hashed: as if the import wrote it
+        final = file_value
+        if row_hash == wrote:  # not edited since the import
+            if file_hash == said:
+                final = row_value  # the file did not change: a kept admin text stays
+        elif row_hash != file_hash:
+            final = self.edited(planned, name, file_value, row_value)
+        return final, [field_hash(final), file_hash]
 
     def edited(self, planned: Planned, name: str, file_value: Any, row_value: Any) -> Any:
         if self.resolve == TAKE_FILES:
             return file_value
         if self.resolve is None:
             reason = "edited in the admin since the last import, and the file says otherwise"
+            if name == LESSON:
+                reason = "moved to another lesson in the admin since the last import, and the file keeps it in its own"
             self.conflicts.append(
                 ContentConflict(planned.file, self.label, reason, name, _text(file_value), _text(row_value))
             )
         return row_value
 
-    def collision(self, planned: Planned, names: tuple[str, ...]) -> bool:
+    def collision(self, planned: Planned, names: tuple[str, ...], placed: PlannedQuestion | None) -> bool:
         instance = planned.instance
         if self.resolve == TAKE_FILES:
             instance.source = ContentSource.FILE
-            instance.import_hashes = {name: [field_hash(getattr(instance, name))] * 2 for name in names}
+            instance.import_hashes = _fresh_hashes(instance, names, placed)
             return True
         for name in names:  # keep-admin, or a conflict to report: the row keeps what it holds
             if name in planned.before:
@@ -146,7 +171,7 @@ def plan_ownership(plan: Plan, *, resolve: str | None = None) -> list[ContentCon
         resolver.row(planned)
     kept = []
     for planned_question in plan.questions:
-        if not resolver.row(planned_question.question):
+        if not resolver.row(planned_question.question, placed=planned_question):
             continue
         for planned_option in planned_question.options:
             resolver.row(planned_option, planned_question.question.instance.key)
@@ -163,6 +188,7 @@ def edited_since_import(instance: Lesson | Question | Any) -> list[str]:
     if instance.source != ContentSource.FILE or not instance.import_hashes:
         return []
     stored = instance.import_hashes
-    return [
-        name for name in _fields(instance) if name in stored and field_hash(getattr(instance, name)) != stored[name][0]
-    ]
+    values = {name: getattr(instance, name) for name in _fields(instance)}
+    if isinstance(instance, Question):
+        values[LESSON] = instance.lesson.key
+    return [name for name, value in values.items() if name in stored and field_hash(value) != stored[name][0]]

@@ -2,8 +2,10 @@
 
 Every problem is collected with its file, lesson, question and option key (file syntax, schema,
 duplicate keys, ``full_clean()`` of every row including the numeric 50-seed check, the choice-option
-rules, the answer-cue rules of quizzes.content.cues, and history conflicts). Nothing is written here:
-quizzes.content.writer saves the plan only when no problem was found.
+rules, the answer-cue rules of quizzes.content.cues, and history conflicts). The option rules count the options a
+file question will have after the import: the file's and those an admin added (which the import keeps). A
+generated question names its source by key (``generated_from``), found in the files or the database once every
+file is read. Nothing is written here: quizzes.content.writer saves the plan only when no problem was found.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from quizzes.content import cues
-from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.generation import generation_source_check
+from quizzes.content.models import ContentSource, Lesson, Option, Question
 from quizzes.content.pruning import missing_options
 from quizzes.content.report import ContentProblem
 from quizzes.content.schema import (
@@ -35,7 +38,8 @@ from quizzes.content.schema import (
 )
 from quizzes.content.selectors import option_ids_shown_to_learners, questions_with_history
 from quizzes.content.teaching import parse_teaching
-from quizzes.content.validation import validate_choice_options
+from quizzes.content.validation import choice_options_problems
+from quizzes.core.errors import DomainError
 
 DEFAULT_LESSONS_DIR = Path(settings.BASE_DIR) / "fixtures" / "lessons"
 
@@ -138,7 +142,7 @@ class LessonReader:
         self.paths = paths
         self.problems: list[ContentProblem] = []
         self.lessons = {lesson.key: lesson for lesson in Lesson.objects.all()}
-        self.questions = {q.key: q for q in Question.objects.select_related("lesson").all()}
+        self.questions = {q.key: q for q in Question.objects.select_related("lesson", "generated_from").all()}
         self.options: dict[int, dict[str, Option]] = {}
         for option in Option.objects.all():
             self.options.setdefault(option.question_id, {})[option.key] = option
@@ -149,6 +153,7 @@ class LessonReader:
         self.lesson_published: dict[str, bool] = {}
         # published choice questions of published lessons → their options (cue rule b over the bank)
         self.bank: dict[str, list[Option]] = {}
+        self.sources: list[tuple[Planned, str | None, Where]] = []  # each question and its generated_from key
 
     def problem(self, file: str, message: str, **where: str | None) -> None:
         self.problems.append(ContentProblem(file=file, message=message, **where))
@@ -190,6 +195,7 @@ class LessonReader:
                 self.problem(file, "must be a mapping with key, title, order and questions")
                 continue
             self.read_lesson(file, data, plan)
+        self.sources_settle(plan)
         plan.cues = cues.bank_longest_correct(self.bank)
         problem = plan.cues.problem()
         if problem:
@@ -251,6 +257,7 @@ class LessonReader:
             return
         key, kind, where = identified
         values = self.question_values(file, position, data, kind, where)
+        source_key = values.pop("generated_from", None)  # found once every file is read (sources_settle)
         existing = self.questions.get(key)
         question = existing or Question(key=key)
         lesson_changed = existing is not None and existing.lesson.key != lesson_key
@@ -268,9 +275,10 @@ class LessonReader:
         retire: list[Option] = []
         current = self.options.get(question.pk, {}) if existing is not None else {}
         if kind == "choice":
-            planned_options = self.read_options(file, data.get("options"), current, where)
+            added = self.admin_options(existing, data.get("options"), current)
+            planned_options = self.read_options(file, data.get("options"), current, where, added)
             if values["published"] and self.lesson_published.get(lesson_key, True):
-                self.bank[key] = [p.instance for p in planned_options]
+                self.bank[key] = [*(p.instance for p in planned_options), *added]
         if current:
             keep = {p.instance.key for p in planned_options}
             delete, retire = missing_options(
@@ -280,6 +288,45 @@ class LessonReader:
             question, existing is None, bool(before) or lesson_changed, before=before, file=file, moved=lesson_changed
         )
         plan.questions.append(PlannedQuestion(planned, lesson_key, planned_options, delete, retire))
+        self.sources.append((planned, source_key, where))
+
+    def sources_settle(self, plan: Plan) -> None:
+        """Each question's ``generated_from`` by key, in the files or else the database: a numeric question that is
+        not generated itself (generation_source_check, the generation jobs' rule), one question per source and
+        seed (the table's unique pair)."""
+        planned = {p.question.instance.key: p.question.instance for p in plan.questions}
+        for row, source_key, _where in self.sources:
+            source = (planned.get(source_key) or self.questions.get(source_key)) if source_key else None
+            before = _assign(row.instance, {"generated_from": source})
+            row.before.update(before)
+            row.changed = row.changed or bool(before)
+        pairs: dict[tuple[str, int | None], str] = {}
+        for row, source_key, where in self.sources:
+            if not source_key:
+                continue
+            question, source = row.instance, row.instance.generated_from
+            if source is None:
+                self.problem(row.file, f"generated_from: no question has the key '{source_key}'", **where)
+                continue
+            try:
+                generation_source_check(source=source)
+            except DomainError as exc:
+                self.problem(row.file, f"generated_from: {' '.join(exc.messages)}", **where)
+            if question.fixed_seed is None:
+                self.problem(row.file, "a question generated from another needs its fixed_seed", **where)
+            pair = (source_key, question.fixed_seed)
+            if pair in pairs or self.pair_taken(source, question, plan):
+                other = pairs.get(pair) or "a question in the database"
+                self.problem(row.file, f"{other} is already generated from '{source_key}' with this seed", **where)
+            pairs.setdefault(pair, question.key)
+
+    @staticmethod
+    def pair_taken(source: Question, question: Question, plan: Plan) -> bool:
+        """Whether a row the files do not list holds (source, seed) already (the import would break the pair)."""
+        if source.pk is None:
+            return False
+        rows = Question.objects.filter(generated_from=source, fixed_seed=question.fixed_seed)
+        return rows.exclude(key__in=plan.question_keys).exists()
 
     def question_identity(
         self, file: str, lesson_key: str, position: int, data: dict, plan: Plan
@@ -338,7 +385,20 @@ class LessonReader:
                 **where,
             )
 
-    def read_options(self, file: str, items: Any, current: dict[str, Option], where: Where) -> list[Planned]:
+    @staticmethod
+    def admin_options(existing: Question | None, items: Any, current: dict[str, Option]) -> list[Option]:
+        """The live options an admin added to a file question, which the import keeps (quizzes.content.pruning):
+        the question ends with them and the file's, so the option rules count both."""
+        if existing is None or existing.source != ContentSource.FILE:
+            return []
+        listed = (
+            {item.get("key") for item in items or [] if isinstance(item, dict)} if isinstance(items, list) else set()
+        )
+        return [o for k, o in current.items() if k not in listed and o.source != ContentSource.FILE and not o.retired]
+
+    def read_options(
+        self, file: str, items: Any, current: dict[str, Option], where: Where, added: Sequence[Option] = ()
+    ) -> list[Planned]:
         if not isinstance(items, list):
             self.problem(file, "'options' must be a list", **where)
             return []
@@ -369,14 +429,11 @@ class LessonReader:
                 for message in _messages(exc):
                     self.problem(file, message, **option_where)
             planned.append(Planned(option, existing is None, bool(before), retiring, before=before, file=file))
-        options = [p.instance for p in planned]
-        try:
-            validate_choice_options(options)
-        except ValidationError as exc:
-            for message in exc.messages:
-                self.problem(file, message, **where)
-        for problem in cues.question_cue_problems(options):  # rules (a) and (c), live options only
-            self.problem(file, problem.message, **where, option=problem.option)
+        counted = ""
+        if added:
+            counted = f" (counting option(s) {', '.join(o.key for o in added)} added in the admin)"
+        for problem in choice_options_problems([*(p.instance for p in planned), *added]):  # live options only
+            self.problem(file, problem.message + counted, **where, option=problem.option)
         return planned
 
 

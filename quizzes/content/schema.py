@@ -59,6 +59,7 @@ QUESTION_SCHEMA: tuple[FileField, ...] = (
     FileField("template", "template", "text", required=True, kinds=_kinds("numeric")),
     FileField("template_version", "template_version", "version", kinds=_kinds("numeric")),
     FileField("fixed_seed", "fixed_seed", "seed", kinds=_kinds("numeric")),
+    FileField("generated_from", "generated_from", "source", kinds=_kinds("numeric")),  # by the source's key
     FileField("params", "params", "mapping", default={}, kinds=_kinds("numeric")),
     FileField("answer_form", "answer_form", "text", required=True, kinds=_kinds("numeric")),
     FileField("code_spec", "code_spec", "spec", required=True, kinds=_kinds("code")),
@@ -84,6 +85,14 @@ OPTION_SCHEMA: tuple[FileField, ...] = (
     FileField("feedback", "feedback", "text", default=""),
     FileField("retired", "retired", "flag", default=False),
 )
+
+
+def row_value(spec: FileField, row: Any) -> Any:
+    """A row's column as a file gives it: a generated question's source by its key (the files name no ids)."""
+    if spec.read == "source":
+        source = row.generated_from
+        return source.key if source is not None else None
+    return getattr(row, spec.column)
 
 
 def file_keys(schema: tuple[FileField, ...], *extra: str) -> set[str]:
@@ -170,6 +179,16 @@ def _seed(spec: FileField, name: str, value: Any, _template: str) -> tuple[Any, 
     return value, None
 
 
+def _source(spec: FileField, name: str, value: Any, _template: str) -> tuple[Any, str | None]:
+    """The key of the numeric question a generation job made this one from; absent: none. The reader finds the
+    question (in the files or the database) once every file is read."""
+    if value is None:
+        return None, None
+    if not isinstance(value, str) or not value.strip():
+        return None, f"'{name}' must be the key of the question this one was generated from, got {value!r}"
+    return value.strip(), None
+
+
 def _mapping(spec: FileField, name: str, value: Any, _template: str) -> tuple[Any, str | None]:
     if value is None:
         return {}, None
@@ -200,6 +219,7 @@ _READERS = {
     "order": _order,
     "version": _version,
     "seed": _seed,
+    "source": _source,
     "mapping": _mapping,
     "spec": _spec,
     "key": _verbatim,

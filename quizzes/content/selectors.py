@@ -207,8 +207,9 @@ def questions_with_options(*, ids: Iterable[int]) -> list[Question]:
 
 
 def lessons_questions_with_options(*, lesson_ids: Iterable[int]) -> list[Question]:
-    """Every question of these lessons, published or not, in lesson order, with their lessons and options loaded."""
-    questions = Question.objects.filter(lesson_id__in=list(lesson_ids)).select_related("lesson")
+    """Every question of these lessons, published or not, in lesson order, with their lessons, options and (for a
+    generated question) source loaded."""
+    questions = Question.objects.filter(lesson_id__in=list(lesson_ids)).select_related("lesson", "generated_from")
     return list(questions.prefetch_related("options").order_by("lesson__order", "lesson__key", "order", "key"))
 
 

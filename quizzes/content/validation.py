@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from quizzes.content import cues
 from quizzes.core.errors import ErrorCode
 
 VALIDATION_SEEDS = 50
@@ -174,6 +176,28 @@ def validate_choice_options(options: Iterable[Any]) -> None:
             _("A choice question needs exactly one correct option (found %(count)d).") % {"count": sum(flags)},
             code=ErrorCode.CORRECT_COUNT,
         )
+
+
+@dataclass(frozen=True)
+class OptionProblem:
+    """One rule a choice question's options break; ``option`` is the key of the option it is about, if one."""
+
+    message: str
+    option: str | None = None
+
+
+def choice_options_problems(options: Iterable[Any]) -> list[OptionProblem]:
+    """Every rule a choice question's live options keep, for the admin's option formset and ``load_lessons``
+    alike (over the options the question will have: the file's and those an admin added): at least two, exactly
+    one correct (:func:`validate_choice_options`), and the answer-cue rules a and c (quizzes.content.cues)."""
+    options = list(options)
+    problems: list[OptionProblem] = []
+    try:
+        validate_choice_options(options)
+    except ValidationError as exc:
+        problems += [OptionProblem(message) for message in exc.messages]
+    problems += [OptionProblem(p.message, p.option) for p in cues.question_cue_problems(options)]
+    return problems
 
 
 def _is_list_of_text(value: Any) -> bool:

@@ -268,29 +268,49 @@ def question_revert(*, question: Question, version: QuestionVersion, user: User 
         return versions_record(questions=[question], source=ContentSource.ADMIN, user=user)[question.pk]
 
 
-def version_check_fresh(*, question_id: int, loaded: int | None) -> None:
-    """Refuse a save of question content based on an older version than the newest (no lost update).
+def question_edit_state(*, question: Question, options: Sequence[Option]) -> str:
+    """Everything an editor's form shows of a question, as one digest: its content (what a version keeps, options
+    included) and where it stands, which no version keeps (its lesson, order and publication)."""
+    snapshot = version_snapshot(question=question, options=options)
+    placement = {"lesson_id": question.lesson_id, "order": question.order, "published": question.published}
+    return snapshot_digest({"content": snapshot, **placement})
 
-    ``loaded``: the version number the editor's form was loaded at (None: a new question, or a form that does not
-    say). Locks the question's row until the caller's transaction ends, so two saves of one question are checked
-    one after the other (PostgreSQL; SQLite serialises writers). Raises ValidationError naming who saved when.
+
+def version_check_fresh(*, question_id: int, loaded: int | None, state: str | None = None) -> None:
+    """Refuse a save of a question based on an older state than the one saved now (no lost update).
+
+    ``loaded``: the version number the editor's form was loaded at; ``state``: its :func:`question_edit_state`
+    (None: a new question, or a form that does not say). A newer version names who saved it when; a changed
+    lesson, order or publication (no version records those) names when. Locks the question's row until the
+    caller's transaction ends, so two saves of one question are checked one after the other (PostgreSQL; SQLite
+    serialises writers). Raises ValidationError.
     """
-    if loaded is None:
+    if loaded is None and state is None:
         return
-    Question.objects.select_for_update().filter(pk=question_id).first()
+    question = Question.objects.select_for_update().filter(pk=question_id).first()
+    if question is None:
+        return
     newest = _newest([question_id]).get(question_id)
-    if newest is None or newest.number <= loaded:
-        return
-    saved_at = date_format(timezone.localtime(newest.created_at), "H:i")
-    by = newest.created_by.get_username() if newest.created_by else newest.get_source_display()
-    raise ValidationError(
-        _(
-            "Someone saved this question at %(time)s (version %(number)d, by %(by)s) after you opened it; your "
-            "changes were not saved. Reload the page to see theirs, then make your edit again."
+    if loaded is not None and newest is not None and newest.number > loaded:
+        saved_at = date_format(timezone.localtime(newest.created_at), "H:i")
+        by = newest.created_by.get_username() if newest.created_by else newest.get_source_display()
+        raise ValidationError(
+            _(
+                "Someone saved this question at %(time)s (version %(number)d, by %(by)s) after you opened it; your "
+                "changes were not saved. Reload the page to see theirs, then make your edit again."
+            )
+            % {"time": saved_at, "number": newest.number, "by": by},
+            code="stale",
         )
-        % {"time": saved_at, "number": newest.number, "by": by},
-        code="stale",
-    )
+    if state and question_edit_state(question=question, options=list(question.options.all())) != state:
+        raise ValidationError(
+            _(
+                "Someone changed this question's lesson, order, publication or options at %(time)s after you "
+                "opened it; your changes were not saved. Reload the page to see theirs, then make your edit again."
+            )
+            % {"time": date_format(timezone.localtime(question.updated_at), "H:i")},
+            code="stale",
+        )
 
 
 def version_lines(snapshot: dict[str, Any]) -> list[str]:

@@ -57,7 +57,7 @@ from django.db import transaction
 from quizzes.content.models import ContentSource, Question
 from quizzes.content.ownership import plan_ownership
 from quizzes.content.pruning import prune_missing
-from quizzes.content.reader import DEFAULT_LESSONS_DIR, LessonReader, Plan, Planned, lesson_files
+from quizzes.content.reader import DEFAULT_LESSONS_DIR, LessonReader, Plan, Planned, PlannedQuestion, lesson_files
 from quizzes.content.report import (
     ContentConflictError,
     ContentError,
@@ -130,9 +130,10 @@ def _write(plan: Plan, report: LoadReport, *, source: str | None = None) -> None
     for planned in plan.lessons:
         _save(planned, report.lessons)
         lessons[planned.instance.key] = planned.instance
-    for planned_question in plan.questions:
+    for planned_question in sorted(plan.questions, key=_after_its_source):
         question = planned_question.question.instance
-        question.lesson = lessons[planned_question.lesson_key]
+        if planned_question.lesson_key in lessons:  # else a lesson of the admin's, where keep-admin left it
+            question.lesson = lessons[planned_question.lesson_key]
         _save(planned_question.question, report.questions)
         for option in planned_question.delete:
             option.delete()
@@ -147,6 +148,12 @@ def _write(plan: Plan, report: LoadReport, *, source: str | None = None) -> None
             _save(planned_option, report.options)
     saved = [planned.question.instance.pk for planned in plan.questions]
     versions_record(questions=list(Question.objects.filter(pk__in=saved).prefetch_related("options")), source=source)
+
+
+def _after_its_source(planned_question: PlannedQuestion) -> bool:
+    """A question generated from one this import creates is saved after it (the foreign key needs its id)."""
+    source = planned_question.question.instance.generated_from
+    return source is not None and source.pk is None
 
 
 def content_plan_write(*, plan: Plan, report: LoadReport) -> None:
