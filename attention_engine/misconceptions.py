@@ -621,6 +621,14 @@ _ALL = (
         "exponential, factor^n, not 1 − n(1 − factor).",
     ),
     Misconception(
+        "gradient_factor_as_loss",
+        "把系数当成了每步损失的比例",
+        "Took the factor as the part lost per step",
+        "梯度每步乘以系数 factor：factor 是保留下来的比例。当成每步损失 factor，剩下的就成了 (1 − factor)^n。",
+        "The gradient is multiplied by the factor at each step: the factor is the part kept. Taken as the part "
+        "lost per step, what remains becomes (1 − factor)^n.",
+    ),
+    Misconception(
         "gradient_lost_fraction",
         "算成了损失掉的部分",
         "Gave the part lost, not the part left",
@@ -720,6 +728,16 @@ _ALL = (
         "float64); counting elements only comes out 2 to 8 times too small.",
     ),
     # --- KV-cache memory ------------------------------------------------------------------------
+    Misconception(
+        "kv_caches_queries",
+        "把 Q 也算进了缓存",
+        "Cached the queries too",
+        "decode 时每一步只用新 token 的 query，它和所有缓存的 K、V 做注意力；旧 token 的 Q 以后再也用不到，"
+        "所以只缓存 K 和 V。把 Q 也算进去，每层每 token 多了 n_head·head_size 个数。",
+        "At each decode step only the new token's query is used, against every cached K and V; the old tokens' "
+        "queries are never needed again, so only K and V are cached. Counting Q adds n_head·head_size numbers "
+        "per token per layer.",
+    ),
     Misconception(
         "kv_forgot_two",
         "忘了乘以 2（K 和 V）",
@@ -1157,6 +1175,23 @@ _POSITIONAL = (
         "every head slope 1, steeper than any of ALiBi's heads.",
     ),
     Misconception(
+        "alibi_distance_one_short",
+        "距离少数了一个（只数了中间的 token）",
+        "Counted one too few in the distance (only the tokens between)",
+        "距离是 i − j：query 看前一个 token 时是 1。只数 i 和 j 之间的 token，得到 i − j − 1，每个偏置少减了一个 m。",
+        "The distance is i − j: 1 for the token just before the query. Counting only the tokens between i "
+        "and j gives i − j − 1, and every bias loses one m too few.",
+    ),
+    Misconception(
+        "alibi_slope_next_head",
+        "用了下一个头的斜率（指数多乘了一个 8/n）",
+        "Took the next head's slope (one 8/n too many in the exponent)",
+        "第 h 个头（从 1 数起）的斜率是 2^(−8h/n)。把序号再加一，算的是 2^(−8(h+1)/n)，也就是第 h + 1 个头的"
+        "斜率，每个偏置的绝对值都偏小。",
+        "Head h (counted from 1) has slope 2^(−8h/n). Adding one to the index computes 2^(−8(h+1)/n), head "
+        "h + 1's slope, and every bias comes out too small in magnitude.",
+    ),
+    Misconception(
         "alibi_distance_off_by_one",
         "距离多数了一个（数了两端）",
         "Counted one too many in the distance (both ends)",
@@ -1245,6 +1280,36 @@ _LESSON6_COSTS: tuple[Misconception, ...] = (
         "term) is another convention.",
     ),
     Misconception(
+        "crossover_t_squared_per_token",
+        "把整张 T×T 表的 FLOPs 当成了每个 token 的",
+        "Counted the whole T x T table's FLOPs as one token's",
+        "整条序列在打分和加权求和上是 4·T²·d FLOPs，摊到每个 token 是 4·T·d。拿 4·T²·d 去和每 token 的 MLP "
+        "FLOPs 比，解出的 T 只是正确值的平方根量级，远远偏小。",
+        "A whole sequence spends 4·T²·d FLOPs on the scores and the weighted sum, 4·T·d per token. Setting "
+        "4·T²·d equal to the MLP's FLOPs per token gives a T of the order of the square root of the right one, "
+        "far too small.",
+    ),
+    Misconception(
+        "crossover_training_flops_for_weights",
+        "权重一侧用了训练的 6 FLOPs/参数",
+        "Used training's 6 FLOPs per weight on the weights' side",
+        "题目比的是前向：每个权重 2 FLOPs，注意力的 T×T 两步 4·T·d。权重一侧换成训练的 6 FLOPs/参数"
+        "（前向 2 加反向 4），注意力一侧却还是前向，要追上的量大了 3 倍，T 也大了 3 倍。",
+        "The question compares forward passes: 2 FLOPs per weight against 4·T·d for the T x T work. Taking "
+        "training's 6 FLOPs per weight (2 forward, 4 backward) on the weights' side only makes the target 3 "
+        "times too large, and T with it.",
+    ),
+    Misconception(
+        "crossover_one_head_only",
+        "只算了一个头的 T×T 两步",
+        "Counted the T x T work of one head only",
+        "一个头的打分和加权求和是 4·T·hs FLOPs，n_head 个头合起来才是 4·T·d。只算一个头，注意力一侧少了 "
+        "n_head 倍，要追上 MLP 所需的 T 就被算大了 n_head 倍。",
+        "One head's scores and weighted sum cost 4·T·hs FLOPs; the n_head heads together cost 4·T·d. Counting "
+        "one head makes attention's side n_head times too small, and the T it needs to catch up n_head times "
+        "too large.",
+    ),
+    Misconception(
         "attention_flops_times_heads",
         "以为注意力的 FLOPs 随头数成倍增加",
         "Thought attention's FLOPs multiply with the heads",
@@ -1253,6 +1318,25 @@ _LESSON6_COSTS: tuple[Misconception, ...] = (
         "Each head's scores and weighted sum cost 2·T·hs FLOPs each; n_head heads add up to n_head·hs = d, still "
         "4·T·d. What grows with the heads is the element count and memory of the (B, n_head, T, T) weights, not "
         "the matmul FLOPs.",
+    ),
+    Misconception(
+        "forward_added_to_training",
+        "在 3 倍前向之外又加了一次前向",
+        "Added the forward again on top of 3× the forward",
+        "训练约是前向的 3 倍（约 6N）：这 3 倍里已经有前向的 1 倍，另外 2 倍是反向。再加一次前向得到 4 倍"
+        "（约 8N），前向被算了两遍。",
+        "Training is about 3× the forward (about 6N): those 3× already hold the forward once, the other 2× are "
+        "the backward. Adding the forward again gives 4× (about 8N), the forward counted twice.",
+    ),
+    Misconception(
+        "mask_buffer_counted",
+        "把因果掩码的 buffer 算成了参数",
+        "Counted the causal mask's buffer as parameters",
+        "nanoGPT 不用 flash 时，每层用 register_buffer 存一个 (1, 1, block_size, block_size) 的下三角 bias："
+        "它是 buffer，不在 model.parameters() 里，sum(p.numel()) 不数它，也不参与训练。",
+        "Without flash, nanoGPT stores a (1, 1, block_size, block_size) lower-triangular bias per layer with "
+        "register_buffer: a buffer, not in model.parameters(), so sum(p.numel()) does not count it and it is "
+        "never trained.",
     ),
     Misconception(
         "forward_only",
@@ -1317,6 +1401,15 @@ _LESSON5_MASKS: tuple[Misconception, ...] = (
         "两个掩码合起来这一行一个可见的 key 都没有。",
         "The padding mask alone leaves a padding query the real tokens to see; but the causal mask lets it see only "
         "earlier positions, which under left padding are all padding: together they block its whole row.",
+    ),
+    Misconception(
+        "hidden_rows_last_pad_sees_real",
+        "以为每个样本最后一个 padding 行能看到第一个真实 token",
+        "Thought each sample's last padding row sees the first real token",
+        "因果掩码只让第 i 行看位置 ≤ i：最后一个 padding 行之后才是第一个真实 token，它看不到。"
+        "左侧补齐时 padding 的每一行都整行被挡，一行也不少。",
+        "The causal mask lets row i see positions ≤ i only: the first real token comes after the last padding "
+        "row, which cannot see it. With left padding every padding row is fully blocked, not one fewer.",
     ),
     Misconception(
         "hidden_rows_first_real_counted",
@@ -1387,6 +1480,15 @@ _LESSON5_MASKS: tuple[Misconception, ...] = (
         "变成 0。手写的 softmax 没有这一步。",
         "With a whole row of −∞, exp(s − max) computes −∞ − (−∞) = NaN and the sum is 0/0; only PyTorch SDPA's "
         "internal _safe_softmax turns such rows into 0. A hand-written softmax has no such step.",
+    ),
+    Misconception(
+        "nan_both_layers_summed",
+        "把两层含 NaN 的位置加在了一起",
+        "Added up the NaN positions of both layers",
+        "问的是第 2 层输出里含 NaN 的位置：第 1 层的 NaN 行已经包含在第 2 层那些样本的全部行里，"
+        "再加上第 1 层的个数就重复计数了。",
+        "The question asks for the positions holding NaN in layer 2's output: layer 1's NaN rows are already "
+        "among the rows of those samples in layer 2, and adding layer 1's count counts them twice.",
     ),
     Misconception(
         "nan_spreads_one_row_per_layer",
@@ -1577,6 +1679,15 @@ _LESSON7_SERVING: tuple[Misconception, ...] = (
         "weights take twice as long or more to read.",
     ),
     Misconception(
+        "kv_cache_one_sequence",
+        "只算了一条序列的 KV cache",
+        "Counted one sequence's KV cache, not the batch's",
+        "每一步 decode 都要读 batch 里每条序列各自的 KV cache：B·T·(每 token 的字节)。只算一条，读的字节偏少，"
+        "上限就偏高。",
+        "Every decode step reads each sequence's own KV cache: B·T·(bytes per token). Counting one sequence "
+        "reads too few bytes and gives too high a bound.",
+    ),
+    Misconception(
         "kv_cache_forgotten",
         "漏了 KV cache 的读取",
         "Left out reading the KV cache",
@@ -1693,6 +1804,16 @@ _LESSON7_SERVING: tuple[Misconception, ...] = (
         "Rounded the block count down",
         "块数是 ⌈n / 块大小⌉：不足一块的那些 token 也要占一个块。",
         "The block count is ⌈n / block size⌉: the tokens that do not fill a block still take one.",
+    ),
+    Misconception(
+        "paged_separate_prompt_blocks",
+        "把 prompt 和生成的 token 分开装块",
+        "Put the prompt's and the generated tokens in separate blocks",
+        "生成的 token 接着写进 prompt 的最后一个块，块满了才分配新块。把两部分各自向上取整再相加，"
+        "两部分的零头合起来装得下一个块时，就多算了一个块。",
+        "Generated tokens go on filling the prompt's last block; a new block is allocated only when it is full. "
+        "Rounding the prompt and the generated tokens up separately and adding counts one block too many "
+        "whenever the two remainders fit in one block.",
     ),
     Misconception(
         "paged_prompt_only",

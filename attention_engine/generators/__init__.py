@@ -28,6 +28,20 @@ from .attention import (
     MaskFillZeroContrastV3,
     MaskFillZeroContrastV4,
 )
+from .balanced import (
+    AlibiBiasV2,
+    AttentionFlopsCrossoverV2,
+    CrossMaskCountV2,
+    DecodeBandwidthBoundV2,
+    FlopsPerTokenV2,
+    GPTParamCountV2,
+    KVCacheMemoryV4,
+    MaskRowsV2,
+    MHAParamCountV2,
+    PagedBlocksV2,
+    RNNGradientDecayV4,
+    SpeculativeExpectedTokensV2,
+)
 from .base import Choice, ParamSpec, Step, Template, Variant
 from .costs import AttentionFlopsCrossover, FlopsPerToken, GPTParamCount
 from .counting import (
@@ -156,6 +170,19 @@ _ALL: tuple[Template, ...] = (
     DecodeBandwidthBound(),
     SpeculativeExpectedTokens(),
     PagedBlocks(),
+    # the one-number templates with the answer's rank among the options drawn by the seed
+    GPTParamCountV2(),
+    FlopsPerTokenV2(),
+    AttentionFlopsCrossoverV2(),
+    MaskRowsV2(),
+    MHAParamCountV2(),
+    CrossMaskCountV2(),
+    AlibiBiasV2(),
+    KVCacheMemoryV4(),
+    DecodeBandwidthBoundV2(),
+    SpeculativeExpectedTokensV2(),
+    PagedBlocksV2(),
+    RNNGradientDecayV4(),
 )
 # name -> {version -> template}, every version that was ever published
 _TEMPLATES: dict[str, dict[int, Template]] = {}

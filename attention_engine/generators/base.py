@@ -35,7 +35,9 @@ newer ones) the choices obey four more rules, each declared by the template and 
 - **pool**: the distractors are drawn per seed from a larger pool of named mistakes, at least
   ``min_pool`` of them over the seeds (5 for a template offering 3 distractors);
 - **classic**: ``classic`` names the mistake the template is about (GQA's n_head for n_kv_head); it is
-  offered whenever it applies to the numbers (its value is not None), or the variant is redrawn.
+  offered whenever it applies to the numbers (its value is not None), or the variant is redrawn;
+- **rank** (``balanced_rank``, newer versions of the one-number templates): the seed draws how many
+  options are smaller than the answer, so that "the middle value" does not find it (``ranked.py``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ import numpy.typing as npt
 
 from ..core import has_neginf
 from .display import Nested, fmt_value, nest, round_flat
+from .ranked import RANK_TRIES, RankedPick, RankGoal
 
 # What the pieces of a template pass around. Params and inputs differ per template, so they stay dicts;
 # an option's value (a number, a list or a list of rows, as shown) is ``Any`` in sane() and label().
@@ -336,6 +339,9 @@ class Template(ABC):
     # The answer (or one of its parts) is asked in percent ("节省百分之多少"): there a learner's "67%" is 67.
     percent_answer: ClassVar[bool] = False
     classic: ClassVar[str | None] = None  # the misconception always offered when it applies (cue_rules)
+    # A one-number answer's rank among the options is drawn by the seed (ranked.py), so that "the middle
+    # value" is not the answer's tell (cue_rules; the versions of issue 29's review on).
+    balanced_rank: ClassVar[bool] = False
 
     # --- what a template provides ------------------------------------------------------------
     @abstractmethod
@@ -443,6 +449,9 @@ class Template(ABC):
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         seed = int(seed)
         p = self.resolve_params(params)
+        # the rank a one-number answer is to take (ranked.py): the seed's residue, so that consecutive seeds
+        # take every rank in turn and the redraws of one variant keep it
+        target = seed % (self.max_distractors + 1) if self.balanced_rank else None
         for attempt in range(MAX_ATTEMPTS):
             rng = np.random.default_rng(seed if attempt == 0 else [seed, attempt])
             inputs = self.draw(rng, p)
@@ -450,7 +459,8 @@ class Template(ABC):
             exact = as_flat(solution.answer)
             if not all(map(math.isfinite, exact[1])) or not self.acceptable(inputs, solution):
                 continue
-            options = self._options(exact, solution.distractors, rng, inputs, p)
+            goal = RankGoal(target, strict=attempt < RANK_TRIES) if target is not None else None
+            options = self._options(exact, solution.distractors, rng, inputs, p, goal)
             if options is None:
                 continue
             return self._variant(seed, p, inputs, solution, exact, options, rng)
@@ -487,13 +497,19 @@ class Template(ABC):
         return True
 
     def _options(
-        self, exact: Flat, candidates: list[Distractor], rng: np.random.Generator, inputs: Inputs, p: Params
+        self,
+        exact: Flat,
+        candidates: list[Distractor],
+        rng: np.random.Generator,
+        inputs: Inputs,
+        p: Params,
+        goal: RankGoal | None = None,
     ) -> list[Option] | None:
         """[(None, answer as shown, nested), (misconception, wrong value as shown, nested), ...]: up to max_distractors
         wrong values tried in ``candidate_order``, each apart from the answer and from the others and,
         with ``sane_choices``, passing ``sane`` when the answer does."""
         if self.cue_rules:
-            return self._ruled_options(exact, candidates, rng, inputs, p)
+            return self._ruled_options(exact, candidates, rng, inputs, p, goal)
         answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
         options: list[Option] = [(None, answer_shown, nest(*answer_shown))]
         taken = [exact, answer_shown]
@@ -518,7 +534,13 @@ class Template(ABC):
         return options if len(options) > self.min_distractors else None
 
     def _ruled_options(
-        self, exact: Flat, candidates: list[Distractor], rng: np.random.Generator, inputs: Inputs, p: Params
+        self,
+        exact: Flat,
+        candidates: list[Distractor],
+        rng: np.random.Generator,
+        inputs: Inputs,
+        p: Params,
+        goal: RankGoal | None = None,
     ) -> list[Option] | None:
         """``_options`` under the rules of issue 25 (module doc); None asks for a redraw.
 
@@ -537,13 +559,18 @@ class Template(ABC):
             order.remove(classic)
             order.insert(0, classic)
         split = partial(self.parts, inputs)
-        collector: _FirstApart | _BalancedSearch = (
-            _FirstApart(self)
-            if split(answer[2]) is None
-            else _BalancedSearch(self, answer, split, keep_first=classic is not None)
-        )
+        collector: _FirstApart | _BalancedSearch | RankedPick
+        ranked = None
+        if split(answer[2]) is not None:
+            collector = _BalancedSearch(self, answer, split, keep_first=classic is not None)
+        elif goal is not None and len(answer_shown[1]) == 1 and p.get("example") is None:
+            collector = ranked = RankedPick(self, answer_shown[1][0], goal, rng, keep_first=classic is not None)
+        else:
+            collector = _FirstApart(self)
         for i in order:
             option = self._candidate(candidates[i])
+            if ranked is not None and option is not None and i != classic and ranked.surplus(option):
+                continue
             ok = option is not None and self._apart(option[1], [exact, answer_shown]) and shows_right(option)
             if i == classic and not ok:
                 return None  # the classic applies but cannot be shown: redraw

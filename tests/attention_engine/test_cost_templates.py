@@ -47,6 +47,8 @@ def test_gpt_param_count_is_sum_of_numel_of_the_described_model(torch):
             "c_attn_single_projection": total - L * (2 * d * d + 2 * d * b),
             "params_scale_with_heads": total + (g["n_head"] - 1) * L * attn,
             "bias_ln_forgotten": V * d + bs * d + L * 12 * d * d,  # embeddings and the weight matrices only
+            # nanoGPT's attn.bias: a (1, 1, block_size, block_size) buffer per layer, not a parameter
+            "mask_buffer_counted": total + L * torch.tril(torch.ones(bs, bs, device="meta")).view(1, 1, bs, bs).numel(),
         }
         for name, value in offered(v).items():
             assert value == expected[name], (seed, name)
@@ -89,6 +91,7 @@ def test_flops_per_token_is_what_flop_counter_mode_counts(torch, ask):
             "forward_counted_as_training": 3 * per_token,
             "mlp_as_4d2": weights * 8 / 12 + times * attention,
             "per_sequence_not_per_token": g["T"] * per_token,
+            "forward_added_to_training": per_token + per_token / 3,  # 3× the forward, then the forward again
         }
         for name, value in offered(v).items():
             assert value == pytest.approx(expected[name] / unit, rel=0.006), (seed, name)  # as displayed: 3 digits
@@ -110,6 +113,9 @@ def test_attention_flops_crossover_equates_the_two_flop_counts(against):
             # the MLP counted as one r·d² matrix; comparing 4Td with the weights' count instead of their FLOPs
             "mlp_as_4d2": 2 * (r * d * d + (0 if against == "mlp" else 4 * d * d)) / (4 * d),
             "params_for_flops": other / 2 / (4 * d),
+            "crossover_one_head_only": other / (4 * (d // v.given["n_head"])),  # 4·T·hs = other
+            "crossover_training_flops_for_weights": 3 * other / (4 * d),  # 6 FLOPs per weight, not 2
+            "crossover_t_squared_per_token": round(math.sqrt(other / (4 * d))),  # 4·T²·d = other, shown whole
         }
         for name, value in offered(v).items():
             assert value == wrong[name], (seed, name)

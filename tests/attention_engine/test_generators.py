@@ -69,6 +69,11 @@ LESSON_7 = ["decode_bandwidth_bound", "speculative_expected_tokens", "paged_bloc
 CONTRACT_NAMES += LESSON_7
 NEWEST.update(dict.fromkeys(LESSON_7, 1))
 NEWEST["kv_cache_memory"] = 3
+# the one-number templates with the answer's rank drawn by the seed (generators/ranked.py, balanced.py)
+RANK_DRAWN = ["gpt_param_count", "flops_per_token", "attention_flops_crossover", "mask_rows", "mha_param_count"]
+RANK_DRAWN += ["cross_mask_count", "alibi_bias", "decode_bandwidth_bound", "speculative_expected_tokens"]
+RANK_DRAWN += ["paged_blocks", "kv_cache_memory", "rnn_gradient_decay"]
+NEWEST.update({name: NEWEST[name] + 1 for name in RANK_DRAWN})
 VERSIONS = [(name, v) for name in CONTRACT_NAMES for v in range(1, NEWEST[name] + 1)]
 VERSION_IDS = [f"{name}-v{v}" for name, v in VERSIONS]
 SEEDS = range(200)

@@ -65,6 +65,10 @@ def test_mask_rows_answer_is_what_two_real_layers_show(seed):
         assert everywhere == B * T
     if (per_head := option(v, "hidden_rows_per_head")) is not None:
         assert per_head == g["n_head"] * expected  # the rows of (B, nh, T, T)
+    if (both := option(v, "nan_both_layers_summed")) is not None:  # layer 1's NaN rows counted again
+        assert both == int(no_key.sum()) + int(nan.sum())
+    if (one_fewer := option(v, "hidden_rows_last_pad_sees_real")) is not None:  # one row fewer per padded sample
+        assert one_fewer == int(no_key.sum()) - int(pad.any(axis=-1).sum())
     if (causal_ignored := option(v, "hidden_rows_causal_ignored")) is not None:
         assert causal_ignored == int(pad.all(axis=-1).sum()) * T  # the padding mask alone: no row empties
 

@@ -93,6 +93,10 @@ def test_alibi_bias_is_minus_two_to_the_minus_8h_over_n_times_the_distance(seed)
     assert n in (4, 8, 16) and 1 <= h <= n and i > j >= 1
     assert v.answer == pytest.approx(-(2 ** (-8 * h / n)) * (i - j))
     assert option(v, "alibi_forgot_slope") in (None, -(i - j))
+    if (short := option(v, "alibi_distance_one_short")) is not None:  # i − j − 1: only the tokens between
+        assert short == pytest.approx(-(2 ** (-8 * h / n)) * (i - j - 1), abs=0.5e-4 + 1e-12)  # shown to 4 places
+    if (later := option(v, "alibi_slope_next_head")) is not None:  # head h + 1's slope
+        assert later == pytest.approx(-(2 ** (-8 * (h + 1) / n)) * (i - j), abs=0.5e-4 + 1e-12)
     eight = option(v, "alibi_eight_head_slopes")
     if eight is not None:
         assert n != 8 and eight == pytest.approx(round(-(0.5**h) * (i - j), 4))

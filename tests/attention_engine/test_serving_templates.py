@@ -59,6 +59,8 @@ def test_kv_cache_memory_v3_is_the_bytes_of_the_cache_tensor(torch):
             }
         else:
             expected["kv_ignores_gqa"] = total * nh / g["n_kv_head"]
+            # Q cached as well: n_head more heads of head_size beside the 2·n_kv_head of K and V
+            expected["kv_caches_queries"] = total + torch.empty((L, B, nh, T, hs), dtype=dtype, device="meta").nbytes
             if g["n_kv_head"] < nh:
                 assert "kv_ignores_gqa" in offered(v), seed  # the classic, whenever K/V heads are shared
         for name, value in offered(v).items():
@@ -95,6 +97,7 @@ def test_decode_bandwidth_bound_is_the_batch_over_the_step_time():
             "params_as_bytes": B * bw / (n + kv),
             "weights_fp32_bytes": B * bw / (4 * n + kv),
             "dtype_bits_as_bytes": B * bw / (8 * BYTES[g["dtype"]] * n + kv),
+            "kv_cache_one_sequence": B * bw / (weights + kv / B),
         }
         for name, value in offered(v).items():
             assert close(value, expected[name], None, 3), (seed, name)
@@ -152,6 +155,8 @@ def test_paged_blocks_by_allocating_token_by_token(ask):
                 "paged_floor_not_ceil": (P + G) // bs,
                 "paged_prompt_only": len(prompt_table),
                 "paged_contiguous_max_length": 2048 // bs,
+                # the generated tokens in blocks of their own instead of filling the prompt's last one
+                "paged_separate_prompt_blocks": len(prompt_table) + len(allocate(G, bs)),
             }
         else:
             answer = bs - table[-1]

@@ -226,6 +226,7 @@ def test_rnn_gradient_decay_distractors():
             "exponent_counts_the_start": f ** (n + 1),
             "gradient_linear_decay": 1 - n * (1 - f),
             "gradient_lost_fraction": 1 - f**n,
+            "gradient_factor_as_loss": (1 - f) ** n,  # version 4: the factor taken as the part lost per step
         }
         for m, value in offered(v).items():
             assert value == pytest.approx(expected[m], rel=0.005)

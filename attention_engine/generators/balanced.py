@@ -1,0 +1,218 @@
+"""The one-number templates with the answer's rank among the options drawn by the seed (``ranked.py``).
+
+Before these versions the named mistakes of most one-number templates fell on both sides of the answer
+and were taken in candidate order, so that the answer was neither the smallest nor the largest option in
+up to 9 variants of 10: "pick a middle value" found it without computing. Each class here is the previous
+version with ``balanced_rank`` and, where the previous version's mistakes fell on one side of the answer
+for most numbers, named mistakes of the other side (the previous versions keep generating what they did).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import costs, masks, positional, serving
+from .base import Inputs, Solution
+from .costs import AttentionFlopsCrossover, FlopsPerToken, GPTParamCount, config_of
+from .counting import RNNGradientDecayV3
+from .masks import CrossMaskCount, MaskRows, MHAParamCount
+from .positional import AlibiBias
+from .serving import DecodeBandwidthBound, KVCacheMemoryV3, PagedBlocks, SpeculativeExpectedTokens
+
+
+class GPTParamCountV2(GPTParamCount):
+    """Version 1 had two mistakes above the answer (the untied head, parameters growing with the heads),
+    so the answer was never the smallest of four; one more above: the mask buffer counted."""
+
+    version = 2
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        L, bs = inputs["n_layer"], inputs["block_size"]
+        buffers = L * bs * bs  # attn.bias, (1, 1, block_size, block_size) per layer
+        return solution._replace(
+            distractors=[*solution.distractors, ("mask_buffer_counted", solution.answer + buffers)]
+        )
+
+
+class FlopsPerTokenV2(FlopsPerToken):
+    """Asked for training, version 1 had two mistakes above the answer (FLOPs growing with the heads, per
+    sequence), so the answer was never the smallest of four; one more above: the forward added to 3×."""
+
+    version = 2
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        if inputs["ask"] != "training":
+            return solution
+        return solution._replace(
+            distractors=[*solution.distractors, ("forward_added_to_training", solution.answer * 4 / 3)]
+        )
+
+
+class AttentionFlopsCrossoverV2(AttentionFlopsCrossover):
+    """Version 1 had two mistakes on each side of the answer at most (T/2 and T/n_head below, 2T and the
+    other crossover above), so the answer was never the smallest or the largest of four. Three more: the
+    whole table's FLOPs taken per token (far below), one head's T x T work and training's FLOPs on the
+    weights' side (above)."""
+
+    version = 2
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        cfg = config_of(inputs)
+        T = solution.answer
+        per_token_flops = T * costs.attention_flops_per_token(1, cfg.n_embd)  # what 4·T·d must reach
+        return solution._replace(
+            distractors=[
+                *solution.distractors,
+                # 4·T²·d = per_token_flops
+                ("crossover_t_squared_per_token", math.sqrt(per_token_flops / (4 * cfg.n_embd))),
+                # 4·T·hs = per_token_flops, hs = d / n_head
+                ("crossover_one_head_only", T * cfg.n_head if cfg.n_head > 1 else None),
+                # 4·T·d = 3 · per_token_flops (6 FLOPs per weight instead of 2)
+                ("crossover_training_flops_for_weights", 3 * T),
+            ]
+        )
+
+
+class MaskRowsV2(MaskRows):
+    """One more mistake on the side version 1 lacked: the last padding row taken to see the first real
+    token (below the hidden rows' count), both layers' NaN positions added (above layer 2's)."""
+
+    version = 2
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        if inputs["side"] != "left":
+            return solution
+        T, lengths = inputs["T"], inputs["lengths"]
+        hidden = masks.hidden_row_count(lengths, T, "left")
+        padded = sum(1 for n in lengths if n < T)
+        extra = (
+            ("hidden_rows_last_pad_sees_real", hidden - padded if hidden - padded > 0 else None)
+            if inputs["ask"] == "hidden"
+            else ("nan_both_layers_summed", hidden + masks.nan_row_count(lengths, T, "left"))
+        )
+        return solution._replace(distractors=[*solution.distractors, extra])
+
+
+class MHAParamCountV2(MHAParamCount):
+    """Its mistakes fall on both sides of the answer: the rank alone is drawn."""
+
+    version = 2
+    balanced_rank = True
+
+
+class CrossMaskCountV2(CrossMaskCount):
+    """Its mistakes fall on both sides of the answer: the rank alone is drawn."""
+
+    version = 2
+    balanced_rank = True
+
+
+class AlibiBiasV2(AlibiBias):
+    """Version 1's mistakes all lay below the answer (more negative) in most variants, so the answer was
+    the largest option in 53 % of them; two mistakes above it let the rank be drawn."""
+
+    version = 2
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        n, h, dist = inputs["n_head"], inputs["head"], inputs["i"] - inputs["j"]
+        slope = positional.alibi_slopes(n)[h - 1]
+        return solution._replace(
+            distractors=[
+                *solution.distractors,
+                ("alibi_distance_one_short", -slope * (dist - 1) if dist > 1 else None),
+                ("alibi_slope_next_head", -(2.0 ** (-8 * (h + 1) / n)) * dist),
+            ]
+        )
+
+
+class KVCacheMemoryV4(KVCacheMemoryV3):
+    """With the classic (n_head K/V heads) always above the answer, version 3 had at most one more mistake
+    above it for GQA/MQA; one more: the queries cached too."""
+
+    version = 4
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        if inputs["kind"] == "mla":
+            return solution
+        nh, nkv = inputs["n_head"], inputs["n_kv_head"]
+        # K and V of n_kv_head heads, plus Q of n_head heads, per token per layer
+        return solution._replace(
+            distractors=[*solution.distractors, ("kv_caches_queries", solution.answer * (2 * nkv + nh) / (2 * nkv))]
+        )
+
+
+class DecodeBandwidthBoundV2(DecodeBandwidthBound):
+    """Version 1 had at most two mistakes above the answer (the cache forgotten, parameters as bytes), so
+    the answer was never the smallest of four; one more above: one sequence's cache for the batch's."""
+
+    version = 2
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        B, bw = inputs["B"], inputs["bandwidth_tb"] * 10**12
+        weights = inputs["params_b"] * 10**9 * serving.BYTES[inputs["dtype"]]
+        one_cache = inputs["T"] * inputs["kv_kib"] * 1024  # one sequence's cache read for the whole batch
+        return solution._replace(
+            distractors=[
+                *solution.distractors,
+                (
+                    "kv_cache_one_sequence",
+                    serving.decode_tokens_per_second(B, bw, weights, one_cache) if B > 1 else None,
+                ),
+            ]
+        )
+
+
+class SpeculativeExpectedTokensV2(SpeculativeExpectedTokens):
+    """Its mistakes fall on both sides of the answer: the rank alone is drawn."""
+
+    version = 2
+    balanced_rank = True
+
+
+class PagedBlocksV2(PagedBlocks):
+    """Asked for the blocks, version 1 had one mistake above the answer (the contiguous maximum) for two
+    distractors, so the answer was never the smallest of three; one more: prompt and generated tokens put
+    in separate blocks."""
+
+    version = 2
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        if inputs["ask"] != "blocks":
+            return solution
+        bs, P, G = inputs["block_size"], inputs["prompt_tokens"], inputs["generated"]
+        separate = serving.paged_blocks(P, bs)[0] + serving.paged_blocks(G, bs)[0]
+        return solution._replace(
+            distractors=[
+                *solution.distractors,
+                ("paged_separate_prompt_blocks", separate if separate != solution.answer else None),
+            ]
+        )
+
+
+class RNNGradientDecayV4(RNNGradientDecayV3):
+    """Version 3 had one mistake below the answer for most numbers (the exponent one long), so the answer
+    was never the largest of three; one more below: the factor taken as the part lost."""
+
+    version = 4
+    balanced_rank = True
+
+    def solve(self, inputs: Inputs) -> Solution:
+        solution = super().solve(inputs)
+        f, n = inputs["factor"], inputs["n_steps"]
+        return solution._replace(distractors=[*solution.distractors, ("gradient_factor_as_loss", (1 - f) ** n)])
