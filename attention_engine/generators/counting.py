@@ -34,7 +34,8 @@ class CountTemplate(Template):
     LABEL_EN: str
 
     def label(self, value: Any) -> tuple[str, str]:
-        parts = fmt_many(np.atleast_1d(value).tolist(), self.decimals, self.sig)
+        values = value if type(value) is list else [value]  # an option as shown: a list or one number
+        parts = fmt_many(values, self.decimals, self.sig)
         return self.LABEL_ZH.format(*parts), self.LABEL_EN.format(*parts)
 
 

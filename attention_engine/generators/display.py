@@ -29,6 +29,12 @@ def round_flat(values: Iterable[float], decimals: int | None = None, sig: int | 
     if sig is not None:
         spec = f".{sig}g"
         return [float(format(v, spec)) + 0.0 for v in values]
+    values = values if type(values) is list else list(values)
+    try:  # whole floats (counts, shapes) already show as they are: round(v, d) is v for every d >= 0
+        if (decimals is None or decimals >= 0) and all(map(float.is_integer, values)):
+            return [v + 0.0 for v in values]  # + 0.0 turns -0.0 into 0.0
+    except TypeError:  # not all floats (ints): the loop below decides
+        pass
     if decimals is None or not 0 <= decimals <= 6:
         return [round(v, decimals) + 0.0 for v in values]  # + 0.0 turns -0.0 into 0.0
     scale = 10.0**decimals  # exact

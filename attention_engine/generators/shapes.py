@@ -9,12 +9,13 @@ shapes: positive integers, the right rank, the given sizes where they must appea
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, shuffled, specs, step
 from .display import fmt_shape
 from .sanity import matrix, positive_integers, scalar, vector
 
@@ -52,7 +53,7 @@ class ShapeTemplate(Template):
     decimals = 0
 
     def label(self, value: Any) -> tuple[str, str]:
-        text = fmt_shape(np.atleast_1d(value)) if np.ndim(value) == 1 else str(int(value))
+        text = fmt_shape(value) if type(value) is list else str(int(value))  # an option: a shape or a size
         return text, text
 
 
@@ -120,7 +121,7 @@ class FiveStepShapes(ShapeTemplate):
 
         def check(value: Any) -> bool:
             shapes = matrix(value, len(self.ROWS), 2)
-            return shapes is not None and all(n in sizes for row in shapes for n in row)
+            return shapes is not None and sizes.issuperset(chain.from_iterable(shapes))  # every size a given one
 
         return check
 
@@ -388,7 +389,7 @@ class FiveStepShapesV3(FiveStepShapesV2):
         as trying every pair, with fewer candidates computed."""
         flips = rng.integers(2, size=len(self.PARTNERS)).tolist()
         order: list[int] = []
-        for g in rng.permutation(len(self.PARTNERS)).tolist():
+        for g in shuffled(rng, len(self.PARTNERS)):
             order += self.PARTNERS[g][::-1] if flips[g] else self.PARTNERS[g]
         return order
 
@@ -473,9 +474,9 @@ class NanoGPTShapesV4(NanoGPTShapesV3):
         """solve() lists partners (mistakes changing the same sizes) side by side; they are tried one
         after the other (a pair in random order, the pairs in random order), so that the first two
         candidates that pass the checks are usually a balanced set and fewer candidates are computed."""
-        shuffled: list[int] = rng.permutation(n).tolist()  # one draw: a pair goes where its first member lands
+        drawn = shuffled(rng, n)  # one draw: a pair goes where its first member lands
         order: list[int] = []
-        for i in shuffled:
+        for i in drawn:
             if i not in order:
                 partner = i ^ 1  # 0 and 1, 2 and 3, ...
                 order += [i, partner] if partner < n else [i]

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..core import FloatArray
-from .base import Distractor, Inputs, Params, ParamSpec, Solution, Template, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Template, shuffled, specs, step
 from .display import fmt, fmt_many, latex_row
 from .rows import softmax_list
 from .sanity import half_unit, order_of, ordered, probability_row, vector
@@ -335,9 +335,9 @@ class StableSoftmaxV3(StableSoftmaxV2):
         dtype, n = self.pick(rng, p, "dtype"), self.pick(rng, p, "n")
         top = self.TOPS[dtype][int(rng.integers(len(self.TOPS[dtype])))]
         first = round(10 * (top - math.floor(OVERFLOW[dtype]))) + 1  # the smallest gap that ends below the clamp
-        gaps = rng.permutation(31 - first)[: n - 1].tolist()  # (n-1,) distinct gaps first..30 tenths, less first
+        gaps = shuffled(rng, 31 - first)[: n - 1]  # (n-1,) distinct gaps first..30 tenths, less first
         tenths = [round(10 * top), *(round(10 * top) - first - g for g in gaps)]  # (n,) the logits in tenths
-        order = rng.permutation(n).tolist()
+        order = shuffled(rng, n)
         return {"x": [tenths[i] / 10 for i in order], "dtype": dtype}  # (n,) the largest logit anywhere
 
     def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
