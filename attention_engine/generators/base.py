@@ -578,7 +578,9 @@ class Template(ABC):
             collector = ranked = RankedPick(self, answer_shown[1][0], goal, rng, keep_first=classic is not None)
         else:
             collector = _FirstApart(self)
-        for i in order:
+        for seen, i in enumerate(order):
+            if ranked is not None and ranked.hopeless(len(order) - seen):
+                return None  # too few candidates left to meet the rank: redraw now rather than after them all
             option = self._candidate(candidates[i])
             if ranked is not None and option is not None and i != classic and ranked.surplus(option):
                 continue

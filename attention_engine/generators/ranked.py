@@ -59,6 +59,13 @@ class RankedPick:
             return len(self.below) >= (self.target if strict else self.size)
         return len(self.above) >= (self.size - self.target if strict else self.size)
 
+    def hopeless(self, remaining: int) -> bool:
+        """Whether ``remaining`` more candidates cannot fill the goal's shares while it is strict."""
+        if not self.goal.strict:
+            return False
+        missing = max(self.target - len(self.below), 0) + max(self.size - self.target - len(self.above), 0)
+        return missing > remaining
+
     def add(self, option: Option) -> list[Option] | None:
         side = self.below if option[1][1][0] < self.answer else self.above
         if not self.template._apart(option[1], [o[1] for o in (*self.below, *self.above)]):
