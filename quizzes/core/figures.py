@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,9 +24,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from attention_engine.core import causal_mask, scaled_dot_product_attention, softmax
+from attention_engine.costs import GPTConfig, attention_crossover, attention_flops_per_token, block_matmul_weights
 from attention_engine.exercise import D_K, D_MODEL, D_V, T, exercise_tensors
 from attention_engine.generators.shapes import FIVE_STEPS
 from attention_engine.masks import combined_hide, padding_mask, rows_without_key
+from attention_engine.positional import YARN_BETA_FAST, YARN_BETA_SLOW, frequencies, rope_turns, sinusoidal_encoding
+from attention_engine.serving import BYTES, kv_cache_bytes, mla_cache_bytes
 
 __all__ = [
     "FIGURES",
@@ -42,6 +46,7 @@ __all__ = [
 
 _LIGHT = (0xF4, 0xF8, 0xFD)  # weight 0
 _DARK = (0x0B, 0x3D, 0x91)  # weight 1
+_NEGATIVE = (0x9A, 0x34, 0x12)  # value −1 on a signed heatmap
 _MASKED_FILL = "#e4e6ea"
 _INK = "#111111"
 _ids = itertools.count(1)  # unique ids per process: several figures share one page
@@ -50,6 +55,13 @@ _ids = itertools.count(1)  # unique ids per process: several figures share one p
 def _mix(weight: float) -> tuple[int, int, int]:
     t = min(max(weight, 0.0), 1.0)
     return tuple(round(a + (b - a) * t) for a, b in zip(_LIGHT, _DARK, strict=True))  # type: ignore[return-value]
+
+
+def _mix_signed(value: float) -> tuple[int, int, int]:
+    """−1 dark orange, 0 light, +1 dark blue: a signed table (a sinusoid) reads by sign without the numbers."""
+    t = min(max(value, -1.0), 1.0)
+    end = _DARK if t >= 0 else _NEGATIVE
+    return tuple(round(a + (b - a) * abs(t)) for a, b in zip(_LIGHT, end, strict=True))  # type: ignore[return-value]
 
 
 def _hex(rgb: Sequence[int]) -> str:
@@ -74,7 +86,8 @@ def text_colour(fill: Sequence[int]) -> str:
 
 
 def _weight_text(value: float) -> str:
-    return f"{value:.2f}"
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
 
 
 def heatmap_data(
@@ -85,11 +98,15 @@ def heatmap_data(
     col_labels: Sequence[str] | None = None,
     highlight_row: int | None = None,
     label: str = "",
+    scale: str = "weights",
+    corner: str = "",
 ) -> dict[str, Any]:
     """What a heatmap draws, as data (the API's figure data; :func:`heatmap_svg` draws exactly this).
 
     ``weights``: (rows, T) numbers; ``masked``: the same shape, True where a cell is masked (drawn grey, shown as 0);
-    ``highlight_row`` (0-based) the row a question asked about, outlined; ``label`` the one-sentence summary.
+    ``highlight_row`` (0-based) the row a question asked about, outlined; ``label`` the one-sentence summary;
+    ``scale``: ``weights`` (0 to 1, light to dark blue) or ``signed`` (−1 orange, 0 light, +1 blue); ``corner``
+    names the rows' axis above their labels (empty: none).
     """
     rows = [list(map(float, row)) for row in weights]
     n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
@@ -102,6 +119,8 @@ def heatmap_data(
         "row_labels": [str(r) for r in row_labels] if row_labels else [f"q{i + 1}" for i in range(n_rows)],
         "col_labels": [str(c) for c in col_labels] if col_labels else [f"k{j + 1}" for j in range(n_cols)],
         "highlight_row": highlighted,
+        "scale": scale,
+        "corner": corner,
     }
 
 
@@ -136,7 +155,10 @@ def heatmap_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStr
     rows, masked = data["weights"], data["masked"]
     row_labels, col_labels, highlight_row = data["row_labels"], data["col_labels"], data["highlight_row"]
     n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
-    cell_w, cell_h = 52, 34
+    signed = data.get("scale") == "signed"
+    mix = _mix_signed if signed else _mix
+    cell_w, cell_h = (38, 30) if signed else (52, 34)  # a signed table is wide (8 dimensions): narrower for a phone
+    size, baseline = (12, 4) if signed else (13, 5)
     left = max(34, 8 + 13 * max((len(r) for r in row_labels), default=2))
     top = 24
     width, height = left + n_cols * cell_w + 4, top + n_rows * cell_h + 4
@@ -147,19 +169,24 @@ def heatmap_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStr
             f'<text x="{left + j * cell_w + cell_w / 2}" y="{top - 8}" text-anchor="middle" font-size="13" '
             f'fill="{_INK}">{escape(name)}</text>'
         )
+    if data.get("corner"):
+        body.append(
+            f'<text x="{left - 6}" y="{top - 8}" text-anchor="end" font-size="12" font-style="italic" fill="{_INK}">'
+            f"{escape(data['corner'])}</text>"
+        )
     descriptions = []
     for i, row in enumerate(rows):
         y = top + i * cell_h
         body.append(
-            f'<text x="{left - 6}" y="{y + cell_h / 2 + 5}" text-anchor="end" font-size="13" fill="{_INK}">'
+            f'<text x="{left - 6}" y="{y + cell_h / 2 + baseline}" text-anchor="end" font-size="13" fill="{_INK}">'
             f"{escape(row_labels[i])}</text>"
         )
         said = []
         for j, value in enumerate(row):
             x = left + j * cell_w
             hidden = bool(masked[i][j])
-            fill = _MASKED_FILL if hidden else _hex(_mix(value))
-            ink = _INK if hidden else text_colour(_mix(value))
+            fill = _MASKED_FILL if hidden else _hex(mix(value))
+            ink = _INK if hidden else text_colour(mix(value))
             shown = "0" if hidden else _weight_text(value)
             title = f"{row_labels[i]} → {col_labels[j]}: {shown}" + (f" ({masked_word})" if hidden else "")
             said.append(f"{shown} ({masked_word})" if hidden else shown)
@@ -167,7 +194,7 @@ def heatmap_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStr
             body.append(
                 f'<g class="heat-cell{" heat-cell--masked" if hidden else ""}"><title>{escape(title)}</title>'
                 f'<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{fill}"{dash}/>'
-                f'<text x="{x + cell_w / 2}" y="{y + cell_h / 2 + 5}" text-anchor="middle" font-size="13" '
+                f'<text x="{x + cell_w / 2}" y="{y + cell_h / 2 + baseline}" text-anchor="middle" font-size="{size}" '
                 f'fill="{ink}">{escape(shown)}</text></g>'
             )
         descriptions.append(f"{row_labels[i]}: " + ", ".join(said))
@@ -442,16 +469,394 @@ def mask_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
     return _svg(width, legend_y + 44, data["label"], said, body, ident=ident)
 
 
+# --------------------------------------------------------------------------- lesson 4: position encodings
+
+#: Lesson 4's sinusoid table: a small d_model whose four frequencies are 1, 0.1, 0.01, 0.001 (base 10000).
+SINUSOID_D_MODEL, SINUSOID_POSITIONS = 8, 10
+
+
+def sinusoid_heatmap_data(d_model: int = SINUSOID_D_MODEL, n_positions: int = SINUSOID_POSITIONS) -> dict[str, Any]:
+    """Lesson 4: the sinusoidal table PE (positions × dimensions), sin and cos of each pair side by side, the fast
+    pairs on the left and the slow ones on the right."""
+    pe = sinusoidal_encoding(np.arange(n_positions), d_model)  # (n_positions, d_model)
+    omega = frequencies(d_model)  # (d_model/2,)
+    cols = [f"{'sin' if j % 2 == 0 else 'cos'}{_SUB[j // 2]}" for j in range(d_model)]
+    label = _(
+        "Sinusoidal position encoding for d_model = %(d)s: rows are positions 0 to %(last)s, columns are the "
+        "dimensions (sinᵢ, cosᵢ of pair i). Pair 0 turns fast (ω₀ = %(fast)s), pair %(slow_i)s hardly moves "
+        "(ω = %(slow)s)"
+    ) % {
+        "d": d_model,
+        "last": n_positions - 1,
+        "fast": f"{omega[0]:g}",
+        "slow_i": len(omega) - 1,
+        "slow": f"{omega[-1]:g}",
+    }
+    return heatmap_data(
+        _rows(pe),
+        row_labels=[str(p) for p in range(n_positions)],
+        col_labels=cols,
+        label=label,
+        scale="signed",
+        corner="pos",
+    )
+
+
+_SUB = "₀₁₂₃₄₅₆₇₈₉"
+
+#: Lesson 4's extrapolation example: RoPE with d = 128 trained on L = 4096 tokens.
+ROPE_D, ROPE_L = 128, 4096
+
+
+def rope_rotations_data(d: int = ROPE_D, L: int = ROPE_L) -> dict[str, Any]:
+    """Lesson 4: how many turns each RoPE pair makes within the training length (log scale), split by YaRN's
+    thresholds: above 32 turns the angles were all seen (kept), below 1 turn interpolated as PI, linear between."""
+    turns = rope_turns(d, L)  # (d/2,)
+    pairs = np.arange(len(turns))  # (d/2,)
+    keep, ramp = turns > YARN_BETA_FAST, (turns >= YARN_BETA_SLOW) & (turns <= YARN_BETA_FAST)
+    regions = [
+        (_("more than %(n)g turns: kept") % {"n": YARN_BETA_FAST}, keep),
+        (_("%(lo)g to %(hi)g turns: blended") % {"lo": YARN_BETA_SLOW, "hi": YARN_BETA_FAST}, ramp),
+        (_("under %(n)g turn: interpolated (as PI)") % {"n": YARN_BETA_SLOW}, ~(keep | ramp)),
+    ]
+    # whole decades, with room above the fastest pair for its number
+    low, high = 10.0 ** np.floor(np.log10(turns.min())), 10.0 ** np.ceil(np.log10(turns.max()) + 0.3)
+    return {
+        "kind": "plot",
+        "label": _(
+            "Turns of each RoPE pair within the training length L = %(L)s (d = %(d)s, log scale): pair 0 turns "
+            "%(first)s times, pair %(last_i)s only %(last)s of a turn; YaRN's thresholds at %(hi)g and %(lo)g turns"
+        )
+        % {
+            "L": L,
+            "d": d,
+            "first": f"{turns[0]:.0f}",
+            "last_i": len(turns) - 1,
+            "last": f"{turns[-1]:.3f}",
+            "hi": YARN_BETA_FAST,
+            "lo": YARN_BETA_SLOW,
+        },
+        "x_label": _("pair i"),
+        "y_label": _("turns within L (log scale)"),
+        "x_scale": "linear",
+        "y_scale": "log",
+        "x_range": [0.0, float(len(turns) - 1)],
+        "y_range": [float(low), float(high)],
+        "x_ticks": _ticks([0, 16, 32, 48, len(turns) - 1]),
+        "y_ticks": _ticks([10.0**e for e in range(int(np.log10(low)), int(np.log10(high)) + 1)]),
+        "series": [
+            {
+                "name": name,
+                "style": "dots",
+                "points": [[float(i), float(t)] for i, t in zip(pairs[m], turns[m], strict=True)],
+            }
+            for name, m in regions
+        ],
+        "guides": [
+            {"axis": "y", "value": YARN_BETA_FAST, "text": _("%(n)g turns") % {"n": YARN_BETA_FAST}},
+            {"axis": "y", "value": YARN_BETA_SLOW, "text": _("%(n)g turn") % {"n": YARN_BETA_SLOW}},
+        ],
+        "marks": [
+            {"x": 0.0, "y": float(turns[0]), "text": f"{turns[0]:.0f}", "side": "above-right"},
+            {"x": float(len(turns) - 1), "y": float(turns[-1]), "text": f"{turns[-1]:.3f}", "side": "below-left"},
+        ],
+    }
+
+
+def _ticks(values: Sequence[float]) -> list[dict[str, Any]]:
+    return [{"value": float(v), "text": _number(v)} for v in values]
+
+
+def _number(value: float) -> str:
+    """A tick's or a point's number as a learner reads it: 0.01, 1, 4096, 1e+04 as 10000."""
+    return f"{value:,.0f}".replace(",", "") if value >= 1 and float(value).is_integer() else f"{value:g}"
+
+
+# --------------------------------------------------------------------------- lesson 6: FLOPs against context
+
+#: GPT-2 small's width: lesson 6's example.
+FLOPS_MODEL = GPTConfig()
+
+
+def flops_vs_context_data(cfg: GPTConfig = FLOPS_MODEL) -> dict[str, Any]:
+    """Lesson 6: one layer's forward FLOPs per token against the context T: the weights' 24d² and the MLP's 16d²
+    are flat, the T × T steps grow as 4Td (in full) or 2Td (causal mean); the four crossovers of the table marked."""
+    d = cfg.n_embd
+    weights = 2 * block_matmul_weights(cfg)  # 24 d²: 2 FLOPs per matmul weight
+    mlp = 2 * (2 * cfg.mlp_ratio * d * d)  # 16 d²: c_fc and c_proj
+    crossings = [
+        (attention_crossover(cfg, "mlp"), mlp),
+        (attention_crossover(cfg, "weights"), weights),
+        (2 * attention_crossover(cfg, "mlp"), mlp),  # the causal mean is half the full count: twice the T
+        (2 * attention_crossover(cfg, "weights"), weights),
+    ]
+    t_max = int(np.ceil(crossings[-1][0] * 1.1 / 2048)) * 2048  # past the last crossover, a round number
+    grid = [0, t_max]
+    unit = 1e6
+
+    def line(name: str, values: Sequence[int]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "style": "line",
+            "points": [[float(t), v / unit] for t, v in zip(grid, values, strict=True)],
+        }
+
+    full = [attention_flops_per_token(t, d) for t in grid]  # one layer, 4Td
+    y_top = float(np.ceil(full[-1] / unit / 10) * 10)
+    return {
+        "kind": "plot",
+        "label": _(
+            "One layer's forward FLOPs per token against the context T for d = %(d)s (GPT-2 small): the weights "
+            "(24d²) and the MLP (16d²) stay flat, the T × T steps grow as 4Td in full and 2Td as a causal mean; they "
+            "meet at T = 4d, 6d, 8d and 12d"
+        )
+        % {"d": d},
+        "x_label": _("context length T (tokens)"),
+        "y_label": _("FLOPs per token, one layer (millions)"),
+        "x_scale": "linear",
+        "y_scale": "linear",
+        "x_range": [0.0, float(t_max)],
+        "y_range": [0.0, y_top],
+        "x_ticks": _ticks([0, *sorted(t for t, _ in crossings)]),  # the axis reads the T of each crossover
+        "y_ticks": _ticks(np.arange(0, y_top + 1, 10).tolist()),
+        "series": [
+            line(_("all weights 24d²"), [weights, weights]),
+            line(_("MLP 16d²"), [mlp, mlp]),
+            line(_("T × T in full 4Td"), full),
+            line(_("T × T causal 2Td"), [f // 2 for f in full]),
+        ],
+        "guides": [],
+        # the MLP's crossovers labelled below their line, the weights' above it: clear of the rising lines
+        "marks": [
+            {"x": float(t), "y": v / unit, "text": f"{t // d}d", "side": "below-right" if v == mlp else "above-left"}
+            for t, v in crossings
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- lesson 7: KV-cache sizes
+
+
+#: Lesson 7's two shapes: the 40-layer example (40 heads of 128, fp16; OPT-13B) and DeepSeek-V2's (128 heads of
+#: 128, d_c = 512, d_h^R = 64, bf16). GQA with 8 K/V heads in both.
+@dataclass(frozen=True)
+class KVShape:
+    """A model's attention shape as far as its KV cache goes; ``mla`` = (d_c, d_h^R) when it has MLA."""
+
+    n_head: int
+    head_size: int
+    dtype: str
+    mla: tuple[int, int] | None = None
+
+
+KV_SHAPES = (KVShape(40, 128, "float16"), KVShape(128, 128, "bfloat16", mla=(512, 64)))
+GQA_GROUPS = 8
+_DTYPE_NAMES = {"float16": "fp16", "bfloat16": "bf16"}  # as the lesson writes them
+
+
+def kv_cache_bars_data() -> dict[str, Any]:
+    """Lesson 7: bytes of KV cache per token per layer for MHA, GQA-8, MQA (and MLA where the model has it), each
+    with its fraction of MHA, from the engine's kv_cache_bytes / mla_cache_bytes with one layer and one token."""
+    groups = []
+    for shape in KV_SHAPES:
+        nbytes, hs, n_head = BYTES[shape.dtype], shape.head_size, shape.n_head
+        sizes = [
+            (f"MHA ({n_head})", kv_cache_bytes(1, 1, 1, n_head, hs, nbytes)),
+            (f"GQA ({GQA_GROUPS})", kv_cache_bytes(1, 1, 1, GQA_GROUPS, hs, nbytes)),
+            ("MQA (1)", kv_cache_bytes(1, 1, 1, 1, hs, nbytes)),
+        ]
+        if shape.mla:
+            d_c, d_rope = shape.mla
+            sizes.append((f"MLA ({d_c}+{d_rope})", mla_cache_bytes(1, 1, 1, d_c, d_rope, nbytes)))
+        mha = sizes[0][1]
+        title = _("%(n)s heads of %(hs)s, %(dtype)s") % {"n": n_head, "hs": hs, "dtype": _DTYPE_NAMES[shape.dtype]}
+        if shape.mla:
+            title = _("DeepSeek-V2's shape: %(shape)s") % {"shape": title}
+        groups.append(
+            {
+                "title": title,
+                "bars": [
+                    {
+                        "label": name,
+                        "value": size,
+                        "text": _bytes_text(size) + ("" if size == mha else f" (1/{mha / size:.3g})"),
+                    }
+                    for name, size in sizes
+                ],
+            }
+        )
+    return {
+        "kind": "bars",
+        "label": _(
+            "KV cache per token per layer (log scale): MHA keeps every head's K and V, GQA 8 groups, MQA one, MLA "
+            "one latent and one RoPE key; the numbers in brackets are the K/V heads (MLA: d_c + d_h^R)"
+        ),
+        "axis_label": _("bytes per token per layer (log scale)"),
+        "scale": "log",
+        "groups": groups,
+    }
+
+
+def _bytes_text(n: int) -> str:
+    return f"{n} B" if n < 1024 else f"{n / 1024:g} KiB"
+
+
+# --------------------------------------------------------------------------- drawing: plots and bars
+
+#: A series' colour and dash (the dash tells the lines apart without colour); all ≥ 4.5:1 on white.
+_SERIES = (("#0b3d91", ""), ("#b45309", "7 4"), ("#047857", "2 3"), ("#7c3aed", "9 3 2 3"))
+_GRID = "#d1d5db"
+_PLOT_W = 340
+
+
+def _axis(lo: float, hi: float, log: bool, start: float, length: float) -> Any:
+    """value -> pixel along one axis (``length`` may be negative: y grows downwards)."""
+    a, b = (np.log10(lo), np.log10(hi)) if log else (lo, hi)
+
+    def at(v: float) -> float:
+        u = np.log10(v) if log else v
+        return round(start + (u - a) / (b - a) * length, 1)
+
+    return at
+
+
+def plot_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of a ``plot`` figure: points or lines on linear or log axes, dashed guides and labelled marks,
+    a legend below; 340 px wide so it reads on a 360 px phone."""
+    left, right, top, plot_h = 46, 10, 30, 200
+    plot_w = _PLOT_W - left - right
+    (x_lo, x_hi), (y_lo, y_hi) = data["x_range"], data["y_range"]
+    x_at = _axis(x_lo, x_hi, data["x_scale"] == "log", left, plot_w)
+    y_at = _axis(y_lo, y_hi, data["y_scale"] == "log", top + plot_h, -plot_h)
+    bottom = top + plot_h
+    body = [f'<text x="0" y="14" font-size="12" fill="{_INK}">{escape(data["y_label"])}</text>']
+    for tick in data["y_ticks"]:
+        y = y_at(tick["value"])
+        body.append(
+            f'<line x1="{left}" y1="{y}" x2="{left + plot_w}" y2="{y}" stroke="{_GRID}"/>'
+            f'<text x="{left - 5}" y="{y + 4}" text-anchor="end" font-size="11" fill="{_INK}">'
+            f"{escape(tick['text'])}</text>"
+        )
+    for tick in data["x_ticks"]:
+        x = x_at(tick["value"])
+        body.append(
+            f'<line x1="{x}" y1="{bottom}" x2="{x}" y2="{bottom + 4}" stroke="{_INK}"/>'
+            f'<text x="{x}" y="{bottom + 16}" text-anchor="middle" font-size="11" fill="{_INK}">'
+            f"{escape(tick['text'])}</text>"
+        )
+    body.append(
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="{_INK}"/>'
+        f'<text x="{left + plot_w / 2}" y="{bottom + 32}" text-anchor="middle" font-size="12" fill="{_INK}">'
+        f"{escape(data['x_label'])}</text>"
+    )
+    for guide in data["guides"]:
+        y = y_at(guide["value"])
+        body.append(
+            f'<line x1="{left}" y1="{y}" x2="{left + plot_w}" y2="{y}" stroke="{_HIDDEN_ROW}" stroke-width="1.5" '
+            f'stroke-dasharray="5 3"/><text x="{left + plot_w - 4}" y="{y - 4}" text-anchor="end" font-size="11" '
+            f'fill="{_HIDDEN_ROW}">{escape(guide["text"])}</text>'
+        )
+    said = []
+    for k, series in enumerate(data["series"]):
+        colour, dash = _SERIES[k % len(_SERIES)]
+        points = [(x_at(x), y_at(y)) for x, y in series["points"]]
+        if series["style"] == "line":
+            dashed = f' stroke-dasharray="{dash}"' if dash else ""
+            body.append(
+                f'<polyline class="plot-line" points="{" ".join(f"{x},{y}" for x, y in points)}" fill="none" '
+                f'stroke="{colour}" stroke-width="2.5"{dashed}/>'
+            )
+        else:
+            body.extend(f'<circle class="plot-dot" cx="{x}" cy="{y}" r="2.6" fill="{colour}"/>' for x, y in points)
+        said.append(f"{series['name']}: " + ", ".join(f"({_number(x)}, {_number(y)})" for x, y in series["points"]))
+    for mark in data["marks"]:
+        x, y = x_at(mark["x"]), y_at(mark["y"])
+        vertical, horizontal = mark["side"].split("-")  # where the text sits: clear of the lines (the data says)
+        anchor, dx = ("end", -6) if horizontal == "left" else ("start", 6)
+        dy = -7 if vertical == "above" else 15
+        body.append(
+            f'<circle cx="{x}" cy="{y}" r="4" fill="#ffffff" stroke="{_INK}" stroke-width="1.5"/>'
+            f'<text class="plot-mark" x="{x + dx}" y="{y + dy}" text-anchor="{anchor}" font-size="12" '
+            f'font-weight="600" fill="{_INK}">{escape(mark["text"])}</text>'
+        )
+        said.append(f"{mark['text']}: ({_number(mark['x'])}, {_number(mark['y'])})")
+    legend_y = bottom + 44
+    for k, series in enumerate(data["series"]):
+        colour, dash = _SERIES[k % len(_SERIES)]
+        y = legend_y + k * 18
+        sample = (
+            f'<line x1="0" y1="{y + 6}" x2="24" y2="{y + 6}" stroke="{colour}" stroke-width="2.5"'
+            + (f' stroke-dasharray="{dash}"' if dash else "")
+            + "/>"
+            if series["style"] == "line"
+            else f'<circle cx="12" cy="{y + 6}" r="4" fill="{colour}"/>'
+        )
+        body.append(f'{sample}<text x="30" y="{y + 10}" font-size="12" fill="{_INK}">{escape(series["name"])}</text>')
+    height = legend_y + 18 * len(data["series"]) + 4
+    return _svg(_PLOT_W, height, data["label"], said, body, ident=ident)
+
+
+def bars_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of a ``bars`` figure: groups of horizontal bars on a log (or linear) axis, each bar's number
+    written after it; 340 px wide so it reads on a 360 px phone."""
+    label_w, bar_max, bar_h, gap = 104, 150, 20, 6
+    values = [bar["value"] for group in data["groups"] for bar in group["bars"]]
+    log = data["scale"] == "log"
+    lo = 2.0 ** (np.floor(np.log2(min(values))) - 2) if log else 0.0  # a log bar needs a start below the smallest
+    hi = lo * 8.0 ** np.ceil(np.log(max(values) / lo) / np.log(8)) if log else max(values)  # ends on a tick
+    length = _axis(lo, hi, log, 0, bar_max)
+    body: list[str] = []
+    said: list[str] = []
+    y = 0
+    for group in data["groups"]:
+        body.append(
+            f'<text x="0" y="{y + 14}" font-size="13" font-weight="600" fill="{_INK}">{escape(group["title"])}</text>'
+        )
+        y += 22
+        for k, bar in enumerate(group["bars"]):
+            colour = _SERIES[k % len(_SERIES)][0]
+            w = max(length(bar["value"]), 2)
+            body.append(
+                f'<g class="bar"><text x="{label_w - 6}" y="{y + 14}" text-anchor="end" font-size="12" fill="{_INK}">'
+                f'{escape(bar["label"])}</text><rect x="{label_w}" y="{y}" width="{w}" height="{bar_h}" '
+                f'fill="{colour}"/><text x="{label_w + w + 5}" y="{y + 14}" font-size="12" fill="{_INK}">'
+                f"{escape(bar['text'])}</text></g>"
+            )
+            y += bar_h + gap
+        said.append(f"{group['title']}: " + ", ".join(f"{bar['label']} {bar['text']}" for bar in group["bars"]))
+        y += 10
+    # the axis: ticks at powers of 8 (log) under the bars
+    body.append(f'<line x1="{label_w}" y1="{y}" x2="{label_w + bar_max}" y2="{y}" stroke="{_INK}"/>')
+    ticks = [lo * 8**k for k in range(12) if lo * 8**k <= hi] if log else np.linspace(0, hi, 4).tolist()
+    for k, value in enumerate(ticks):
+        x = label_w + length(value)
+        anchor = "start" if k == 0 else "middle"
+        body.append(
+            f'<line x1="{x}" y1="{y}" x2="{x}" y2="{y + 4}" stroke="{_INK}"/>'
+            f'<text x="{x}" y="{y + 16}" text-anchor="{anchor}" font-size="11" fill="{_INK}">'
+            f"{escape(_bytes_text(int(value)))}</text>"
+        )
+    body.append(f'<text x="{label_w}" y="{y + 32}" font-size="12" fill="{_INK}">{escape(data["axis_label"])}</text>')
+    return _svg(_PLOT_W, y + 38, data["label"], said, body, ident=ident)
+
+
 def figure_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
-    """The SVG of a figure's data (:func:`heatmap_data`, :func:`five_steps_data` or :func:`mask_combine_data`): the
-    one drawing of each kind."""
-    draw = {"heatmap": heatmap_svg, "shapes": shapes_svg, "mask": mask_svg}[data["kind"]]
-    return draw(data, ident=ident)
+    """The SVG of a figure's data (kinds heatmap, shapes, mask, plot and bars): the one drawing of each kind."""
+    draw = {"heatmap": heatmap_svg, "shapes": shapes_svg, "mask": mask_svg, "plot": plot_svg, "bars": bars_svg}
+    return draw[data["kind"]](data, ident=ident)
 
 
 #: The pictures a teaching section may name (``figure:``), each as its data; ``dk_demo`` is the live d_k demo
 #: (a form on the page, GET /api/v1/engine/demo/ in the API), not an SVG.
-FIGURES = {"five_steps": five_steps_data, "causal_heatmap": exercise_heatmap_data, "mask_combine": mask_combine_data}
+FIGURES = {
+    "five_steps": five_steps_data,
+    "causal_heatmap": exercise_heatmap_data,
+    "mask_combine": mask_combine_data,
+    "sinusoid_heatmap": sinusoid_heatmap_data,
+    "rope_rotations": rope_rotations_data,
+    "flops_vs_context": flops_vs_context_data,
+    "kv_cache_bars": kv_cache_bars_data,
+}
 INTERACTIVE_FIGURES = ("dk_demo",)
 
 
