@@ -29,7 +29,7 @@ from attention_engine.exercise import D_K, D_MODEL, D_V, T, exercise_tensors
 from attention_engine.generators.shapes import FIVE_STEPS
 from attention_engine.masks import combined_hide, padding_mask, rows_without_key
 from attention_engine.positional import YARN_BETA_FAST, YARN_BETA_SLOW, frequencies, rope_turns, sinusoidal_encoding
-from attention_engine.serving import BYTES, kv_cache_bytes, mla_cache_bytes
+from attention_engine.serving import BYTES, kv_cache_bytes, mla_cache_bytes, paged_blocks
 
 __all__ = [
     "FIGURES",
@@ -49,6 +49,7 @@ _DARK = (0x0B, 0x3D, 0x91)  # weight 1
 _NEGATIVE = (0x9A, 0x34, 0x12)  # value −1 on a signed heatmap
 _MASKED_FILL = "#e4e6ea"
 _INK = "#111111"
+_ZOOM = 1.3  # the phone-sized charts (340 units wide) on a desktop: 442 px, their 12-unit text at 15.6 px
 _ids = itertools.count(1)  # unique ids per process: several figures share one page
 
 
@@ -203,16 +204,26 @@ def heatmap_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStr
             f'<rect x="{left - 1}" y="{top + highlight_row * cell_h - 1}" width="{n_cols * cell_w + 2}" '
             f'height="{cell_h + 2}" fill="none" stroke="#b45309" stroke-width="3"/>'
         )
-    return _svg(width, height, data["label"], descriptions, body, ident=ident)
+    return _svg(width, height, data["label"], descriptions, body, ident=ident, zoom=_ZOOM if signed else 1.0)
 
 
 def _svg(
-    width: int, height: int, label: str, description: Sequence[str], body: Sequence[str], *, ident: str | None = None
+    width: int,
+    height: int,
+    label: str,
+    description: Sequence[str],
+    body: Sequence[str],
+    *,
+    ident: str | None = None,
+    zoom: float = 1.0,
 ) -> SafeString:
-    """``ident``: the ids' stem (a lesson figure's name: the same bytes in every process); else a fresh number."""
+    """``ident``: the ids' stem (a lesson figure's name: the same bytes in every process); else a fresh number.
+    ``zoom``: drawn that much larger than its units where there is room (a desktop); a phone scales it down to its
+    width (``max-width: 100%``), so a chart laid out for a phone does not read at 11 px on a wide screen."""
     n = ident or next(_ids)
+    shown_w, shown_h = round(width * zoom), round(height * zoom)
     return mark_safe(
-        f'<svg class="figure-svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+        f'<svg class="figure-svg" viewBox="0 0 {width} {height}" width="{shown_w}" height="{shown_h}" role="img" '
         f'aria-labelledby="fig{n}-title fig{n}-desc" xmlns="http://www.w3.org/2000/svg">'
         f'<title id="fig{n}-title">{escape(label)}</title>'
         f'<desc id="fig{n}-desc">{escape("; ".join(description))}</desc>'
@@ -655,8 +666,8 @@ _DTYPE_NAMES = {"float16": "fp16", "bfloat16": "bf16"}  # as the lesson writes t
 
 
 def kv_cache_bars_data() -> dict[str, Any]:
-    """Lesson 7: bytes of KV cache per token per layer for MHA, GQA-8, MQA (and MLA where the model has it), each
-    with its fraction of MHA, from the engine's kv_cache_bytes / mla_cache_bytes with one layer and one token."""
+    """Lesson 7: bytes of KV cache per token per layer for MHA, GQA-8, MQA (and MLA where the model has it), from the
+    engine's kv_cache_bytes / mla_cache_bytes with one layer and one token."""
     groups = []
     for shape in KV_SHAPES:
         nbytes, hs, n_head = BYTES[shape.dtype], shape.head_size, shape.n_head
@@ -668,7 +679,6 @@ def kv_cache_bars_data() -> dict[str, Any]:
         if shape.mla:
             d_c, d_rope = shape.mla
             sizes.append((f"MLA ({d_c}+{d_rope})", mla_cache_bytes(1, 1, 1, d_c, d_rope, nbytes)))
-        mha = sizes[0][1]
         title = _("%(n)s heads of %(hs)s, %(dtype)s") % {"n": n_head, "hs": hs, "dtype": _DTYPE_NAMES[shape.dtype]}
         if shape.mla:
             title = _("DeepSeek-V2's shape: %(shape)s") % {"shape": title}
@@ -679,7 +689,7 @@ def kv_cache_bars_data() -> dict[str, Any]:
                     {
                         "label": name,
                         "value": size,
-                        "text": _bytes_text(size) + ("" if size == mha else f" (1/{mha / size:.3g})"),
+                        "text": _bytes_text(size),  # no "1/5": the section's checkpoint asks that fraction
                     }
                     for name, size in sizes
                 ],
@@ -699,6 +709,145 @@ def kv_cache_bars_data() -> dict[str, Any]:
 
 def _bytes_text(n: int) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:g} KiB"
+
+
+# --------------------------------------------------------------------------- lesson 7: PagedAttention's block table
+
+#: Lesson 7's PagedAttention picture: blocks of 4 tokens (the paper's figure 6), two sequences, 8 physical blocks.
+PAGED_BLOCK_SIZE, PAGED_TOKENS, PAGED_PHYSICAL, PAGED_SEED = 4, (7, 6), 8, 8
+
+
+def paged_block_table_data(
+    tokens: Sequence[int] = PAGED_TOKENS,
+    block_size: int = PAGED_BLOCK_SIZE,
+    n_physical: int = PAGED_PHYSICAL,
+    seed: int = PAGED_SEED,
+) -> dict[str, Any]:
+    """Lesson 7: each sequence's logical blocks filled in order, its block table (physical block, slots filled) and
+    the physical blocks scattered over the memory by a seeded allocator; only a sequence's last block has empty
+    slots (the engine's paged_blocks)."""
+    counts = [paged_blocks(n, block_size) for n in tokens]  # (blocks, empty slots in the last) per sequence
+    free = np.random.default_rng(seed).permutation(n_physical)  # (n_physical,) the allocator's free list
+    assert sum(blocks for blocks, _ in counts) <= n_physical
+    physical: list[dict[str, Any]] = [
+        {"block": b, "owner": None, "logical": None, "tokens": []} for b in range(n_physical)
+    ]
+    sequences, taken = [], 0
+    for s, (n, (blocks, empty)) in enumerate(zip(tokens, counts, strict=True)):
+        name = "AB"[s]
+        table = []
+        for logical in range(blocks):
+            block = int(free[taken])
+            taken += 1
+            filled = block_size - empty if logical == blocks - 1 else block_size
+            table.append({"logical": logical, "physical": block, "filled": filled})
+            first = logical * block_size + 1
+            physical[block].update(owner=name, logical=logical, tokens=list(range(first, first + filled)))
+        sequences.append(
+            {
+                "name": name,
+                "title": _("Sequence %(name)s: %(n)s tokens in %(blocks)s blocks, %(empty)s slot(s) empty")
+                % {"name": name, "n": n, "blocks": blocks, "empty": empty},
+                "tokens": n,
+                "table": table,
+            }
+        )
+    return {
+        "kind": "paged",
+        "label": _(
+            "PagedAttention with blocks of %(size)s tokens: each sequence fills its logical blocks in order; its "
+            "block table maps each one to a physical block anywhere in memory and counts the filled slots"
+        )
+        % {"size": block_size},
+        "block_size": block_size,
+        "sequences": sequences,
+        "physical": physical,
+    }
+
+
+_OWNER_FILL = {"A": "#dbe7f8", "B": "#fde7c8"}
+_OWNER_LINE = {"A": "#0b3d91", "B": "#b45309"}
+
+
+def paged_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of :func:`paged_block_table_data`'s figure: per sequence its logical blocks with their block-table
+    entries, then the physical blocks two columns wide; 340 px wide so it reads on a 360 px phone."""
+    size, cell = data["block_size"], 20
+    logical, physical, free = _("logical %(n)s"), _("physical %(block)s"), _("free")
+    logical_w, table_x = 58, 58 + size * cell + 8
+    body: list[str] = []
+    said: list[str] = []
+    y = 0
+    for seq in data["sequences"]:
+        name = seq["name"]
+        body.append(
+            f'<text x="0" y="{y + 14}" font-size="12" font-weight="600" fill="{_INK}">{escape(seq["title"])}</text>'
+        )
+        y += 22
+        for entry in seq["table"]:
+            body.append(
+                f'<text x="{logical_w - 6}" y="{y + 14}" text-anchor="end" font-size="12" fill="{_INK}">'
+                f"{escape(logical % {'n': entry['logical']})}</text>"
+            )
+            for k in range(size):
+                token = entry["logical"] * size + k + 1
+                filled = k < entry["filled"]
+                body.append(
+                    f'<rect x="{logical_w + k * cell}" y="{y}" width="{cell}" height="{cell}" '
+                    f'fill="{_OWNER_FILL[name] if filled else "#ffffff"}" stroke="{_OWNER_LINE[name]}"/>'
+                    + (
+                        f'<text x="{logical_w + k * cell + cell / 2}" y="{y + 14}" text-anchor="middle" font-size="11" '
+                        f'fill="{_INK}">{token}</text>'
+                        if filled
+                        else ""
+                    )
+                )
+            entry_text = _("→ physical %(block)s, %(filled)s/%(size)s filled") % {
+                "block": entry["physical"],
+                "filled": entry["filled"],
+                "size": size,
+            }
+            body.append(
+                f'<text class="block-entry" x="{table_x}" y="{y + 14}" font-size="12" fill="{_INK}">'
+                f"{escape(entry_text)}</text>"
+            )
+            said.append(f"{name} {logical % {'n': entry['logical']}} {entry_text}")
+            y += cell + 4
+        y += 8
+    memory = _("Physical blocks in GPU memory")
+    body.append(f'<text x="0" y="{y + 14}" font-size="12" font-weight="600" fill="{_INK}">{escape(memory)}</text>')
+    y += 22
+    col_w, pcell = 170, 26
+    rows = (len(data["physical"]) + 1) // 2
+    for block in data["physical"]:
+        b = block["block"]
+        x, by = (b // rows) * col_w, y + (b % rows) * (pcell + 4)
+        owner = block["owner"]
+        body.append(f'<text x="{x + 26}" y="{by + 17}" text-anchor="end" font-size="12" fill="{_INK}">{b}</text>')
+        if not owner:  # a free block: one grey box saying so
+            body.append(
+                f'<rect x="{x + 32}" y="{by}" width="{size * pcell}" height="{pcell}" fill="#eef0f3" stroke="#9ca3af"/>'
+                f'<text x="{x + 32 + size * pcell / 2}" y="{by + 17}" text-anchor="middle" font-size="11" '
+                f'fill="{_INK}">{escape(free)}</text>'
+            )
+        for k in range(size if owner else 0):
+            token = block["tokens"][k] if k < len(block["tokens"]) else None
+            fill = _OWNER_FILL[owner] if token is not None else "#ffffff"
+            body.append(
+                f'<rect x="{x + 32 + k * pcell}" y="{by}" width="{pcell}" height="{pcell}" fill="{fill}" '
+                f'stroke="{_OWNER_LINE[owner]}"/>'
+                + (
+                    f'<text x="{x + 32 + k * pcell + pcell / 2}" y="{by + 17}" text-anchor="middle" font-size="11" '
+                    f'fill="{_INK}">{owner}{token}</text>'
+                    if token is not None
+                    else ""
+                )
+            )
+        said.append(
+            f"{physical % {'block': b}}: " + (f"{owner} {logical % {'n': block['logical']}}" if owner else free)
+        )
+    height = y + rows * (pcell + 4) + 4
+    return _svg(_PLOT_W, height, data["label"], said, body, ident=ident, zoom=_ZOOM)
 
 
 # --------------------------------------------------------------------------- drawing: plots and bars
@@ -723,7 +872,7 @@ def _axis(lo: float, hi: float, log: bool, start: float, length: float) -> Any:
 def plot_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
     """The SVG of a ``plot`` figure: points or lines on linear or log axes, dashed guides and labelled marks,
     a legend below; 340 px wide so it reads on a 360 px phone."""
-    left, right, top, plot_h = 46, 10, 30, 200
+    left, right, top, plot_h = 50, 10, 30, 200
     plot_w = _PLOT_W - left - right
     (x_lo, x_hi), (y_lo, y_hi) = data["x_range"], data["y_range"]
     x_at = _axis(x_lo, x_hi, data["x_scale"] == "log", left, plot_w)
@@ -793,7 +942,7 @@ def plot_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
         )
         body.append(f'{sample}<text x="30" y="{y + 10}" font-size="12" fill="{_INK}">{escape(series["name"])}</text>')
     height = legend_y + 18 * len(data["series"]) + 4
-    return _svg(_PLOT_W, height, data["label"], said, body, ident=ident)
+    return _svg(_PLOT_W, height, data["label"], said, body, ident=ident, zoom=_ZOOM)
 
 
 def bars_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
@@ -837,12 +986,19 @@ def bars_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
             f"{escape(_bytes_text(int(value)))}</text>"
         )
     body.append(f'<text x="{label_w}" y="{y + 32}" font-size="12" fill="{_INK}">{escape(data["axis_label"])}</text>')
-    return _svg(_PLOT_W, y + 38, data["label"], said, body, ident=ident)
+    return _svg(_PLOT_W, y + 38, data["label"], said, body, ident=ident, zoom=_ZOOM)
 
 
 def figure_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
-    """The SVG of a figure's data (kinds heatmap, shapes, mask, plot and bars): the one drawing of each kind."""
-    draw = {"heatmap": heatmap_svg, "shapes": shapes_svg, "mask": mask_svg, "plot": plot_svg, "bars": bars_svg}
+    """The SVG of a figure's data (kinds heatmap, shapes, mask, plot, bars and paged): the one drawing of each kind."""
+    draw = {
+        "heatmap": heatmap_svg,
+        "shapes": shapes_svg,
+        "mask": mask_svg,
+        "plot": plot_svg,
+        "bars": bars_svg,
+        "paged": paged_svg,
+    }
     return draw[data["kind"]](data, ident=ident)
 
 
@@ -856,6 +1012,7 @@ FIGURES = {
     "rope_rotations": rope_rotations_data,
     "flops_vs_context": flops_vs_context_data,
     "kv_cache_bars": kv_cache_bars_data,
+    "paged_block_table": paged_block_table_data,
 }
 INTERACTIVE_FIGURES = ("dk_demo",)
 

@@ -128,7 +128,7 @@ class FigurePlotSerializer(serializers.Serializer):
 class BarSerializer(serializers.Serializer):
     label = serializers.CharField(help_text='What the bar is ("MHA (40)").')  # type: ignore[assignment]  # a field named label
     value = serializers.FloatField(help_text="Its length in the axis' unit (bytes).")
-    text = serializers.CharField(help_text='The number written after it ("4 KiB (1/5)").')
+    text = serializers.CharField(help_text='The number written after it ("4 KiB").')
 
 
 class BarGroupSerializer(serializers.Serializer):
@@ -142,13 +142,41 @@ class FigureBarsSerializer(serializers.Serializer):
     groups = BarGroupSerializer(many=True, help_text="Groups of horizontal bars, top to bottom, on one shared axis.")
 
 
+class BlockTableEntrySerializer(serializers.Serializer):
+    logical = serializers.IntegerField(help_text="The sequence's logical block (0-based, filled in order).")
+    physical = serializers.IntegerField(help_text="The physical block it is stored in.")
+    filled = serializers.IntegerField(help_text="How many of its slots hold a token.")
+
+
+class PagedSequenceSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text='"A", "B".')
+    title = serializers.CharField(help_text="Its tokens, blocks and empty slots in words.")
+    tokens = serializers.IntegerField()
+    table = BlockTableEntrySerializer(many=True, help_text="Its block table.")
+
+
+class PhysicalBlockSerializer(serializers.Serializer):
+    block = serializers.IntegerField()
+    owner = serializers.CharField(allow_null=True, help_text="The sequence it belongs to; null when free.")
+    logical = serializers.IntegerField(allow_null=True, help_text="Which of the owner's logical blocks it is.")
+    tokens = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The owner's token numbers in it (1-based)."
+    )
+
+
+class FigurePagedSerializer(serializers.Serializer):
+    block_size = serializers.IntegerField(help_text="Tokens per block.")
+    sequences = PagedSequenceSerializer(many=True)
+    physical = PhysicalBlockSerializer(many=True, help_text="Every physical block in memory order.")
+
+
 class FigureSerializer(serializers.Serializer):
     name = serializers.ChoiceField(choices=list(FIGURE_NAMES), help_text="The picture the section names.")
     kind = serializers.ChoiceField(
-        choices=["heatmap", "shapes", "mask", "plot", "bars", "demo"],
+        choices=["heatmap", "shapes", "mask", "plot", "bars", "paged", "demo"],
         help_text="heatmap: `heatmap` is set; shapes: `steps` is set; mask: `mask` is set; plot: `plot` is set (points "
-        "or lines on linear or log axes); bars: `bars` is set (horizontal bars); demo: the live d_k demo at "
-        "`demo_path`.",
+        "or lines on linear or log axes); bars: `bars` is set (horizontal bars); paged: `paged` is set (block "
+        "tables); demo: the live d_k demo at `demo_path`.",
     )
     label = serializers.CharField(allow_null=True, help_text="Its one-sentence summary (the SVG's title).")  # type: ignore[assignment]  # a field named label
     svg = serializers.CharField(
@@ -159,6 +187,7 @@ class FigureSerializer(serializers.Serializer):
     mask = FigureMaskSerializer(allow_null=True, help_text="A combined attention mask, per sample of a batch.")
     plot = FigurePlotSerializer(allow_null=True, help_text="A chart of points or lines (lessons 4 and 6).")
     bars = FigureBarsSerializer(allow_null=True, help_text="Horizontal bars in groups (lesson 7's KV-cache sizes).")
+    paged = FigurePagedSerializer(allow_null=True, help_text="PagedAttention's block tables and physical blocks.")
     demo_path = serializers.CharField(
         allow_null=True, help_text="The demo's endpoint (GET, with d_k, causal, scaled): lesson 1's d_k demo."
     )
