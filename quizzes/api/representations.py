@@ -121,8 +121,8 @@ DEMO_PATH = "/api/v1/engine/demo/"
 
 def figure_public(name: str, data: dict[str, Any] | None, svg: Any) -> dict[str, Any] | None:
     """A section's picture: its name, the data it draws (a heatmap's matrices and labels, the five steps' shapes, a
-    plot's series, bars, a block table) and its SVG; the interactive d_k demo names the endpoint that computes it
-    instead."""
+    plot's series, bars, a block table, shares) and its SVG; the interactive d_k demo names the endpoint that
+    computes it instead."""
     if not name:
         return None
     return {
@@ -136,6 +136,7 @@ def figure_public(name: str, data: dict[str, Any] | None, svg: Any) -> dict[str,
         "plot": {k: data[k] for k in PLOT_FIELDS} if data and data["kind"] == "plot" else None,
         "bars": {k: data[k] for k in BARS_FIELDS} if data and data["kind"] == "bars" else None,
         "paged": {k: data[k] for k in PAGED_FIELDS} if data and data["kind"] == "paged" else None,
+        "shares": {k: data[k] for k in SHARES_FIELDS} if data and data["kind"] == "shares" else None,
         "demo_path": None if data else DEMO_PATH,
     }
 
@@ -148,6 +149,7 @@ PLOT_FIELDS = (
 )
 BARS_FIELDS = ("axis_label", "scale", "groups")
 PAGED_FIELDS = ("block_size", "sequences", "physical")
+SHARES_FIELDS = ("parts", "rows")
 _OPEN_OPTION = ("number", "text", "text_html", "label")
 _LOCKED_OPTION = ("number", "text", "text_html", "correct", "chosen", "feedback", "feedback_html")
 

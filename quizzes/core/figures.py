@@ -24,8 +24,16 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from attention_engine.core import causal_mask, scaled_dot_product_attention, softmax
-from attention_engine.costs import GPTConfig, attention_crossover, attention_flops_per_token, block_matmul_weights
+from attention_engine.costs import (
+    GPTConfig,
+    attention_crossover,
+    attention_flops_per_token,
+    block_matmul_weights,
+    count_params,
+    non_embedding_params,
+)
 from attention_engine.exercise import D_K, D_MODEL, D_V, T, exercise_tensors
+from attention_engine.generators.costs import GPT2_SIZES
 from attention_engine.generators.shapes import FIVE_STEPS
 from attention_engine.masks import combined_hide, padding_mask, rows_without_key
 from attention_engine.positional import YARN_BETA_FAST, YARN_BETA_SLOW, frequencies, rope_turns, sinusoidal_encoding
@@ -645,6 +653,103 @@ def flops_vs_context_data(cfg: GPTConfig = FLOPS_MODEL) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------- lesson 6: where the parameters are
+
+
+def param_breakdown_data() -> dict[str, Any]:
+    """Lesson 6: the four GPT-2 sizes' parameters (nanoGPT's configs) split into embeddings (wte + wpe), attention
+    and MLP weights, biases + LayerNorms, as shares of the total: the embeddings' share falls from about a third."""
+    rows: list[dict[str, Any]] = []
+    for name, (n_layer, n_head, n_embd) in GPT2_SIZES.items():
+        cfg = GPTConfig(n_layer=n_layer, n_head=n_head, n_embd=n_embd)
+        d, total = cfg.n_embd, count_params(cfg)
+        embeddings = cfg.vocab_size * d + cfg.block_size * d  # wte (V, d) + wpe (block_size, d)
+        attention = cfg.n_layer * 4 * d * d  # c_attn + c_proj weights
+        mlp = cfg.n_layer * 2 * cfg.mlp_ratio * d * d  # c_fc + c_proj weights
+        assert attention + mlp == non_embedding_params(cfg)
+        values = [embeddings, attention, mlp, total - embeddings - attention - mlp]  # the rest: biases, ln_1/2/f
+        rows.append(
+            {
+                "label": name,
+                "total": total,
+                "values": values,
+                "title": _("%(name)s: %(total)s parameters, embeddings %(share)s")
+                % {"name": name, "total": f"{total:,}", "share": f"{embeddings / total:.1%}"},
+            }
+        )
+    rest = max(row["values"][3] / row["total"] for row in rows)  # too thin to see: the legend says how thin
+    parts = [
+        _("embeddings"),
+        _("attention weights"),
+        _("MLP weights"),
+        _("biases + LayerNorm (at most %(share)s)") % {"share": f"{rest:.2%}"},
+    ]
+    return {
+        "kind": "shares",
+        "label": _(
+            "Where GPT-2's parameters are, small to XL: the embeddings' share falls from %(first)s to %(last)s as "
+            "the blocks grow as 12·L·d² and the embeddings only as d"
+        )
+        % {
+            "first": f"{rows[0]['values'][0] / rows[0]['total']:.1%}",
+            "last": f"{rows[-1]['values'][0] / rows[-1]['total']:.1%}",
+        },
+        "parts": parts,
+        "rows": rows,
+    }
+
+
+_PART_FILL = ("#b45309", "#0b3d91", "#047857", "#7c3aed")
+
+
+def shares_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
+    """The SVG of a ``shares`` figure: one 100 % bar per row split into its parts, a part's percentage written in
+    it where it fits, a legend below; 340 px wide so it reads on a 360 px phone."""
+    bar_w, bar_h = _PLOT_W - 2, 22
+    body: list[str] = []
+    said: list[str] = []
+    y = 0
+    for row in data["rows"]:
+        total = row["total"]
+        body.append(
+            f'<text x="0" y="{y + 13}" font-size="12" font-weight="600" fill="{_INK}">{escape(row["title"])}</text>'
+        )
+        y += 18
+        x = 1.0
+        for k, value in enumerate(row["values"]):
+            w = bar_w * value / total
+            share = f"{value / total:.1%}"
+            body.append(
+                f'<rect class="share share--{k}" x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar_h}" '
+                f'fill="{_PART_FILL[k]}"><title>{escape(data["parts"][k])}: {value:,} ({share})</title></rect>'
+            )
+            if w >= 44:
+                body.append(
+                    f'<text x="{x + w / 2:.1f}" y="{y + 15}" text-anchor="middle" font-size="11" '
+                    f'fill="{text_colour(_rgb(_PART_FILL[k]))}">{share}</text>'
+                )
+            x += w
+        said.append(
+            f"{row['title']}: "
+            + ", ".join(
+                f"{part} {value:,} ({value / total:.1%})"
+                for part, value in zip(data["parts"], row["values"], strict=True)
+            )
+        )
+        y += bar_h + 10
+    for k, part in enumerate(data["parts"]):  # one per line: a part's name may be long
+        ly = y + k * 20
+        body.append(
+            f'<rect x="0" y="{ly}" width="14" height="14" fill="{_PART_FILL[k]}"/>'
+            f'<text x="20" y="{ly + 12}" font-size="12" fill="{_INK}">{escape(part)}</text>'
+        )
+    return _svg(_PLOT_W, y + 20 * len(data["parts"]), data["label"], said, body, ident=ident, zoom=_ZOOM)
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
 # --------------------------------------------------------------------------- lesson 7: KV-cache sizes
 
 
@@ -990,7 +1095,8 @@ def bars_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
 
 
 def figure_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
-    """The SVG of a figure's data (kinds heatmap, shapes, mask, plot, bars and paged): the one drawing of each kind."""
+    """The SVG of a figure's data (kinds heatmap, shapes, mask, plot, bars, paged and shares): the one drawing of
+    each kind."""
     draw = {
         "heatmap": heatmap_svg,
         "shapes": shapes_svg,
@@ -998,6 +1104,7 @@ def figure_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStri
         "plot": plot_svg,
         "bars": bars_svg,
         "paged": paged_svg,
+        "shares": shares_svg,
     }
     return draw[data["kind"]](data, ident=ident)
 
@@ -1011,6 +1118,7 @@ FIGURES = {
     "sinusoid_heatmap": sinusoid_heatmap_data,
     "rope_rotations": rope_rotations_data,
     "flops_vs_context": flops_vs_context_data,
+    "param_breakdown": param_breakdown_data,
     "kv_cache_bars": kv_cache_bars_data,
     "paged_block_table": paged_block_table_data,
 }

@@ -170,13 +170,25 @@ class FigurePagedSerializer(serializers.Serializer):
     physical = PhysicalBlockSerializer(many=True, help_text="Every physical block in memory order.")
 
 
+class ShareRowSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text='The model ("gpt2").')  # type: ignore[assignment]  # a field named label
+    title = serializers.CharField(help_text="Its total and the first part's share, in words.")
+    total = serializers.IntegerField(help_text="The whole (parameters).")
+    values = serializers.ListField(child=serializers.IntegerField(), help_text="One per part, summing to the total.")
+
+
+class FigureSharesSerializer(serializers.Serializer):
+    parts = serializers.ListField(child=serializers.CharField(), help_text="The parts' names, in bar order.")
+    rows = ShareRowSerializer(many=True, help_text="One 100 % bar per row, top to bottom.")
+
+
 class FigureSerializer(serializers.Serializer):
     name = serializers.ChoiceField(choices=list(FIGURE_NAMES), help_text="The picture the section names.")
     kind = serializers.ChoiceField(
-        choices=["heatmap", "shapes", "mask", "plot", "bars", "paged", "demo"],
+        choices=["heatmap", "shapes", "mask", "plot", "bars", "paged", "shares", "demo"],
         help_text="heatmap: `heatmap` is set; shapes: `steps` is set; mask: `mask` is set; plot: `plot` is set (points "
         "or lines on linear or log axes); bars: `bars` is set (horizontal bars); paged: `paged` is set (block "
-        "tables); demo: the live d_k demo at `demo_path`.",
+        "tables); shares: `shares` is set (100 % bars split into parts); demo: the live d_k demo at `demo_path`.",
     )
     label = serializers.CharField(allow_null=True, help_text="Its one-sentence summary (the SVG's title).")  # type: ignore[assignment]  # a field named label
     svg = serializers.CharField(
@@ -188,6 +200,7 @@ class FigureSerializer(serializers.Serializer):
     plot = FigurePlotSerializer(allow_null=True, help_text="A chart of points or lines (lessons 4 and 6).")
     bars = FigureBarsSerializer(allow_null=True, help_text="Horizontal bars in groups (lesson 7's KV-cache sizes).")
     paged = FigurePagedSerializer(allow_null=True, help_text="PagedAttention's block tables and physical blocks.")
+    shares = FigureSharesSerializer(allow_null=True, help_text="Wholes split into parts (lesson 6's parameters).")
     demo_path = serializers.CharField(
         allow_null=True, help_text="The demo's endpoint (GET, with d_k, causal, scaled): lesson 1's d_k demo."
     )

@@ -120,12 +120,13 @@ def test_the_lessons_api_serves_plots_bars_and_signed_heatmaps_as_data(api):
             {"key": "rope", "title": "外推", "body": "RoPE 的圈数。", "figure": "rope_rotations"},
             {"key": "kv", "title": "KV cache", "body": "每层每 token。", "figure": "kv_cache_bars"},
             {"key": "paged", "title": "PagedAttention", "body": "块表。", "figure": "paged_block_table"},
+            {"key": "params", "title": "参数", "body": "嵌入的份额。", "figure": "param_breakdown"},
         ]
     )
     assert not problems
     lesson = factories.LessonFactory(key="figures-api", teaching=sections)
     factories.ChoiceQuestionFactory(lesson=lesson)
-    pe, rope, kv, paged = (s["figure"] for s in _detail(api, lesson)["sections"])
+    pe, rope, kv, paged, params = (s["figure"] for s in _detail(api, lesson)["sections"])
     assert pe["kind"] == "heatmap" and pe["heatmap"]["scale"] == "signed" and pe["heatmap"]["corner"] == "pos"
     assert pe["heatmap"]["weights"][0][:2] == [0.0, 1.0]  # position 0: sin 0, cos 0
     assert rope["kind"] == "plot" and rope["heatmap"] is None and rope["bars"] is None
@@ -135,3 +136,4 @@ def test_the_lessons_api_serves_plots_bars_and_signed_heatmaps_as_data(api):
     assert [b["value"] for b in kv["bars"]["groups"][0]["bars"]] == [20480, 4096, 512]  # 2·n_kv·128·2 bytes
     assert paged["kind"] == "paged" and paged["paged"]["block_size"] == 4
     assert [e["filled"] for e in paged["paged"]["sequences"][0]["table"]] == [4, 3]  # 7 tokens in blocks of 4
+    assert params["kind"] == "shares" and sum(params["shares"]["rows"][0]["values"]) == 124_439_808

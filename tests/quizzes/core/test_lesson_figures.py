@@ -16,7 +16,14 @@ from quizzes.content.teaching import FIGURE_NAMES
 from quizzes.core.figures import FIGURES, figure_svg, lesson_figure, lesson_figure_data
 
 SVG = "{http://www.w3.org/2000/svg}"
-NEW = ("sinusoid_heatmap", "rope_rotations", "flops_vs_context", "kv_cache_bars", "paged_block_table")
+NEW = (
+    "sinusoid_heatmap",
+    "rope_rotations",
+    "flops_vs_context",
+    "param_breakdown",
+    "kv_cache_bars",
+    "paged_block_table",
+)
 
 
 def _svg(name: str) -> tuple[str, ET.Element]:
@@ -169,3 +176,29 @@ def test_the_block_tables_read_in_chinese():
     with translation.override("zh-hans"):
         svg = str(lesson_figure("paged_block_table"))
     assert "序列 A：7 个 token，占 2 块，最后一块空 1 个槽" in svg and "显存里的物理块" in svg and "逻辑块 1" in svg
+
+
+def test_the_parameter_shares_are_nanogpts_gpt2_sizes():
+    data = FIGURES["param_breakdown"]()
+    V, ctx = 50257, 1024
+    sizes = {"gpt2": (12, 768), "gpt2-medium": (24, 1024), "gpt2-large": (36, 1280), "gpt2-xl": (48, 1600)}
+    assert [row["label"] for row in data["rows"]] == list(sizes)
+    for row, (L, d) in zip(data["rows"], sizes.values(), strict=True):
+        # nanoGPT's GPT, biased: wte + wpe, per block 12d² weights + 9d biases + two LayerNorms (4d), and ln_f (2d)
+        emb, attn, mlp = V * d + ctx * d, L * 4 * d * d, L * 8 * d * d
+        total = emb + attn + mlp + L * 13 * d + 2 * d
+        assert row["values"] == [emb, attn, mlp, L * 13 * d + 2 * d] and row["total"] == total
+    assert data["rows"][0]["total"] == 124_439_808  # the lesson's table
+    shares = [row["values"][0] / row["total"] for row in data["rows"]]
+    assert shares == sorted(shares, reverse=True) and round(shares[0], 3) == 0.316  # "约 31.6%", then falling
+    _, root = _svg("param_breakdown")
+    texts = _texts(root)
+    assert "gpt2: 124,439,808 parameters, embeddings 31.6%" in texts and "31.6%" in texts
+    assert any(t.startswith("gpt2-xl: 1,557,611,200 parameters, embeddings 5.3%") for t in texts)
+    assert "biases + LayerNorm (at most 0.10%)" in texts
+
+
+def test_the_parameter_shares_read_in_chinese():
+    with translation.override("zh-hans"):
+        svg = str(lesson_figure("param_breakdown"))
+    assert "gpt2：124,439,808 个参数，嵌入占 31.6%" in svg and "偏置 + LayerNorm（至多 0.10%）" in svg
