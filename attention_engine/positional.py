@@ -150,3 +150,14 @@ def sinusoid_value(pos: int, dim: int, d_model: int, base: float = BASE) -> floa
     assert 0 <= dim < d_model, f"dimension {dim} is outside 0 .. {d_model - 1}"
     omega = base ** (-(dim - dim % 2) / d_model)  # ω_i with 2i = dim rounded down to even
     return math.sin(pos * omega) if dim % 2 == 0 else math.cos(pos * omega)
+
+
+#: YaRN's NTK-by-parts thresholds in turns within the training length (the defaults of the authors' scaled_rope
+#: code, beta_fast and beta_slow): a pair turning more than 32 times keeps its angle, less than once is interpolated.
+YARN_BETA_FAST = 32.0
+YARN_BETA_SLOW = 1.0
+
+
+def rope_turns(d: int, L: int, base: float = BASE) -> FloatArray:
+    """How many full turns each pair makes over a training length ``L``: L·θ_i / 2π, (d/2,), fastest first."""
+    return L * rope_theta(d, base) / (2 * math.pi)  # (d/2,)

@@ -330,6 +330,8 @@ SPECTACULAR_SETTINGS = {
         "PushServiceEnum": "quizzes.api.views.devices.PUSH_CHOICES",
         "ReportCategoryEnum": "quizzes.reports.models.ProblemReport.Category",
         "ReportOriginEnum": "quizzes.reports.models.ProblemReport.Origin",
+        "AxisScaleEnum": "quizzes.api.views.lessons.AXIS_SCALES",
+        "HeatmapScaleEnum": "quizzes.api.views.lessons.HEATMAP_SCALES",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -12,12 +12,13 @@ import yaml
 from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.content.models import ContentSource, Lesson, Option, Question
 from quizzes.content.reader import LessonYamlLoader
 from quizzes.content.selectors import option_ids_shown_to_learners, question_by_id, questions_with_history
-from quizzes.content.teaching import teaching_for_authors
+from quizzes.content.teaching import FIGURE_NAMES, teaching_for_authors
 from quizzes.content.validation import choice_options_problems
 
 MAX_PREVIEW_SEED = 2**31 - 1
@@ -120,10 +121,13 @@ class LessonForm(AuthoringForm):
     teaching = TeachingField(
         label=_("teaching text"),
         required=False,
-        help_text=_(
-            "YAML, exactly as under 'teaching:' in the lesson file: a list of sections with key, title, body "
-            "(Markdown + LaTeX), optional figure (five_steps, causal_heatmap, mask_combine, dk_demo) "
-            "and optional checkpoint (prompt, explanation, options). See fixtures/lessons/README.md."
+        help_text=format_lazy(
+            _(
+                "YAML, exactly as under 'teaching:' in the lesson file: a list of sections with key, title, body "
+                "(Markdown + LaTeX), optional figure ({figures}) "
+                "and optional checkpoint (prompt, explanation, options). See fixtures/lessons/README.md."
+            ),
+            figures=", ".join(FIGURE_NAMES),
         ),
     )
 

@@ -120,8 +120,9 @@ DEMO_PATH = "/api/v1/engine/demo/"
 
 
 def figure_public(name: str, data: dict[str, Any] | None, svg: Any) -> dict[str, Any] | None:
-    """A section's picture: its name, the data it draws (a heatmap's matrices and labels, the five steps' shapes)
-    and its SVG; the interactive d_k demo names the endpoint that computes it instead."""
+    """A section's picture: its name, the data it draws (a heatmap's matrices and labels, the five steps' shapes, a
+    plot's series, bars, a block table, shares) and its SVG; the interactive d_k demo names the endpoint that
+    computes it instead."""
     if not name:
         return None
     return {
@@ -132,12 +133,23 @@ def figure_public(name: str, data: dict[str, Any] | None, svg: Any) -> dict[str,
         "heatmap": {k: data[k] for k in HEATMAP_FIELDS} if data and data["kind"] == "heatmap" else None,
         "steps": data["steps"] if data and data["kind"] == "shapes" else None,
         "mask": {k: data[k] for k in MASK_FIELDS} if data and data["kind"] == "mask" else None,
+        "plot": {k: data[k] for k in PLOT_FIELDS} if data and data["kind"] == "plot" else None,
+        "bars": {k: data[k] for k in BARS_FIELDS} if data and data["kind"] == "bars" else None,
+        "paged": {k: data[k] for k in PAGED_FIELDS} if data and data["kind"] == "paged" else None,
+        "shares": {k: data[k] for k in SHARES_FIELDS} if data and data["kind"] == "shares" else None,
         "demo_path": None if data else DEMO_PATH,
     }
 
 
-HEATMAP_FIELDS = ("weights", "masked", "row_labels", "col_labels", "highlight_row")
+HEATMAP_FIELDS = ("weights", "masked", "row_labels", "col_labels", "highlight_row", "scale", "corner")
 MASK_FIELDS = ("row_labels", "col_labels", "samples")
+PLOT_FIELDS = (
+    *("x_label", "y_label", "x_scale", "y_scale", "x_range", "y_range"),
+    *("x_ticks", "y_ticks", "series", "guides", "marks"),
+)
+BARS_FIELDS = ("axis_label", "scale", "groups")
+PAGED_FIELDS = ("block_size", "sequences", "physical")
+SHARES_FIELDS = ("parts", "rows")
 _OPEN_OPTION = ("number", "text", "text_html", "label")
 _LOCKED_OPTION = ("number", "text", "text_html", "correct", "chosen", "feedback", "feedback_html")
 

@@ -25,11 +25,14 @@ from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found
 from quizzes.content.models import Question
 from quizzes.content.selectors import lesson_list_published, lesson_published_by_id, lesson_with_content
-from quizzes.content.teaching import checkpoint_answer, checkpoint_owner, checkpoint_section
+from quizzes.content.teaching import FIGURE_NAMES, checkpoint_answer, checkpoint_owner, checkpoint_section
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.practice.services import checkpoint_answer_record
 
 TAG = ["lessons"]
+#: The choice sets the figures' schema shares (named once in SPECTACULAR_SETTINGS' ENUM_NAME_OVERRIDES).
+AXIS_SCALES = ["linear", "log"]
+HEATMAP_SCALES = ["weights", "signed"]
 
 
 # --- the shapes these views nest ----------------------------------------------------------------------------
@@ -75,6 +78,12 @@ class FigureHeatmapSerializer(serializers.Serializer):
     highlight_row = serializers.IntegerField(
         allow_null=True, help_text="The outlined row (0-based): the one a question asks about; null for none."
     )
+    scale = serializers.ChoiceField(
+        choices=HEATMAP_SCALES,
+        help_text="weights: 0 to 1, light to dark blue (attention weights); signed: −1 orange, 0 light, +1 blue "
+        "(a sinusoid table).",
+    )
+    corner = serializers.CharField(allow_blank=True, help_text='What the rows are ("pos"), above their labels; or "".')
 
 
 class ShapeStepSerializer(serializers.Serializer):
@@ -100,14 +109,112 @@ class FigureMaskSerializer(serializers.Serializer):
     samples = MaskSampleSerializer(many=True, help_text="One grid per sample of the batch, top to bottom.")
 
 
-class FigureSerializer(serializers.Serializer):
-    name = serializers.ChoiceField(
-        choices=["five_steps", "causal_heatmap", "mask_combine", "dk_demo"], help_text="The picture the section names."
+class PlotTickSerializer(serializers.Serializer):
+    value = serializers.FloatField(help_text="Where on the axis.")
+    text = serializers.CharField(help_text="What the tick reads.")
+
+
+class PlotSeriesSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="Its legend entry.")
+    style = serializers.ChoiceField(choices=["dots", "line"], help_text="Points drawn as dots or joined by a line.")  # type: ignore[assignment]  # a field named style
+    points = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField()), help_text="(x, y) pairs in the axes' units."
     )
+
+
+class PlotGuideSerializer(serializers.Serializer):
+    axis = serializers.ChoiceField(choices=["y"], help_text="A dashed line across the plot at this y.")
+    value = serializers.FloatField()
+    text = serializers.CharField(help_text="Its label (a threshold).")
+
+
+class PlotMarkSerializer(serializers.Serializer):
+    x = serializers.FloatField()
+    y = serializers.FloatField()
+    text = serializers.CharField(help_text='What the marked point is ("4d", a value).')
+    side = serializers.ChoiceField(
+        choices=["above-left", "above-right", "below-left", "below-right"], help_text="Where its text sits."
+    )
+
+
+class FigurePlotSerializer(serializers.Serializer):
+    x_label = serializers.CharField()
+    y_label = serializers.CharField()
+    x_scale = serializers.ChoiceField(choices=AXIS_SCALES)
+    y_scale = serializers.ChoiceField(choices=AXIS_SCALES)
+    x_range = serializers.ListField(child=serializers.FloatField(), help_text="(low, high) of the x axis.")
+    y_range = serializers.ListField(child=serializers.FloatField(), help_text="(low, high) of the y axis.")
+    x_ticks = PlotTickSerializer(many=True)
+    y_ticks = PlotTickSerializer(many=True)
+    series = PlotSeriesSerializer(many=True, help_text="The curves or point sets, in legend order.")
+    guides = PlotGuideSerializer(many=True, help_text="Labelled reference lines (thresholds).")
+    marks = PlotMarkSerializer(many=True, help_text="Labelled points (crossovers, the first and last value).")
+
+
+class BarSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text='What the bar is ("MHA (40)").')  # type: ignore[assignment]  # a field named label
+    value = serializers.FloatField(help_text="Its length in the axis' unit (bytes).")
+    text = serializers.CharField(help_text='The number written after it ("4 KiB").')
+
+
+class BarGroupSerializer(serializers.Serializer):
+    title = serializers.CharField(help_text="The configuration the group's bars share.")
+    bars = BarSerializer(many=True)
+
+
+class FigureBarsSerializer(serializers.Serializer):
+    axis_label = serializers.CharField()
+    scale = serializers.ChoiceField(choices=AXIS_SCALES)
+    groups = BarGroupSerializer(many=True, help_text="Groups of horizontal bars, top to bottom, on one shared axis.")
+
+
+class BlockTableEntrySerializer(serializers.Serializer):
+    logical = serializers.IntegerField(help_text="The sequence's logical block (0-based, filled in order).")
+    physical = serializers.IntegerField(help_text="The physical block it is stored in.")
+    filled = serializers.IntegerField(help_text="How many of its slots hold a token.")
+
+
+class PagedSequenceSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text='"A", "B".')
+    title = serializers.CharField(help_text="Its tokens, blocks and empty slots in words.")
+    tokens = serializers.IntegerField()
+    table = BlockTableEntrySerializer(many=True, help_text="Its block table.")
+
+
+class PhysicalBlockSerializer(serializers.Serializer):
+    block = serializers.IntegerField()
+    owner = serializers.CharField(allow_null=True, help_text="The sequence it belongs to; null when free.")
+    logical = serializers.IntegerField(allow_null=True, help_text="Which of the owner's logical blocks it is.")
+    tokens = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The owner's token numbers in it (1-based)."
+    )
+
+
+class FigurePagedSerializer(serializers.Serializer):
+    block_size = serializers.IntegerField(help_text="Tokens per block.")
+    sequences = PagedSequenceSerializer(many=True)
+    physical = PhysicalBlockSerializer(many=True, help_text="Every physical block in memory order.")
+
+
+class ShareRowSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text='The model ("gpt2").')  # type: ignore[assignment]  # a field named label
+    title = serializers.CharField(help_text="Its total and the first part's share, in words.")
+    total = serializers.IntegerField(help_text="The whole (parameters).")
+    values = serializers.ListField(child=serializers.IntegerField(), help_text="One per part, summing to the total.")
+
+
+class FigureSharesSerializer(serializers.Serializer):
+    parts = serializers.ListField(child=serializers.CharField(), help_text="The parts' names, in bar order.")
+    rows = ShareRowSerializer(many=True, help_text="One 100 % bar per row, top to bottom.")
+
+
+class FigureSerializer(serializers.Serializer):
+    name = serializers.ChoiceField(choices=list(FIGURE_NAMES), help_text="The picture the section names.")
     kind = serializers.ChoiceField(
-        choices=["heatmap", "shapes", "mask", "demo"],
-        help_text="heatmap: `heatmap` is set; shapes: `steps` is set; mask: `mask` is set; demo: the live d_k demo "
-        "at `demo_path`.",
+        choices=["heatmap", "shapes", "mask", "plot", "bars", "paged", "shares", "demo"],
+        help_text="heatmap: `heatmap` is set; shapes: `steps` is set; mask: `mask` is set; plot: `plot` is set (points "
+        "or lines on linear or log axes); bars: `bars` is set (horizontal bars); paged: `paged` is set (block "
+        "tables); shares: `shares` is set (100 % bars split into parts); demo: the live d_k demo at `demo_path`.",
     )
     label = serializers.CharField(allow_null=True, help_text="Its one-sentence summary (the SVG's title).")  # type: ignore[assignment]  # a field named label
     svg = serializers.CharField(
@@ -116,6 +223,10 @@ class FigureSerializer(serializers.Serializer):
     heatmap = FigureHeatmapSerializer(allow_null=True)
     steps = ShapeStepSerializer(many=True, allow_null=True, help_text="The five steps' tensors top to bottom.")
     mask = FigureMaskSerializer(allow_null=True, help_text="A combined attention mask, per sample of a batch.")
+    plot = FigurePlotSerializer(allow_null=True, help_text="A chart of points or lines (lessons 4 and 6).")
+    bars = FigureBarsSerializer(allow_null=True, help_text="Horizontal bars in groups (lesson 7's KV-cache sizes).")
+    paged = FigurePagedSerializer(allow_null=True, help_text="PagedAttention's block tables and physical blocks.")
+    shares = FigureSharesSerializer(allow_null=True, help_text="Wholes split into parts (lesson 6's parameters).")
     demo_path = serializers.CharField(
         allow_null=True, help_text="The demo's endpoint (GET, with d_k, causal, scaled): lesson 1's d_k demo."
     )

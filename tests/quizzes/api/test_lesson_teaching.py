@@ -111,3 +111,29 @@ def test_the_lessons_api_serves_the_mask_as_data_and_svg(api):
     assert figure["name"] == "mask_combine" and figure["kind"] == "mask" and figure["heatmap"] is None
     assert figure["svg"].startswith("<svg") and figure["mask"]["samples"][1]["hidden_rows"] == [0]
     assert figure["mask"]["col_labels"] == ["k1", "k2", "k3", "k4", "k5"]
+
+
+def test_the_lessons_api_serves_plots_bars_and_signed_heatmaps_as_data(api):
+    sections, problems = parse_teaching(
+        [
+            {"key": "pe", "title": "正弦", "body": "正弦位置编码。", "figure": "sinusoid_heatmap"},
+            {"key": "rope", "title": "外推", "body": "RoPE 的圈数。", "figure": "rope_rotations"},
+            {"key": "kv", "title": "KV cache", "body": "每层每 token。", "figure": "kv_cache_bars"},
+            {"key": "paged", "title": "PagedAttention", "body": "块表。", "figure": "paged_block_table"},
+            {"key": "params", "title": "参数", "body": "嵌入的份额。", "figure": "param_breakdown"},
+        ]
+    )
+    assert not problems
+    lesson = factories.LessonFactory(key="figures-api", teaching=sections)
+    factories.ChoiceQuestionFactory(lesson=lesson)
+    pe, rope, kv, paged, params = (s["figure"] for s in _detail(api, lesson)["sections"])
+    assert pe["kind"] == "heatmap" and pe["heatmap"]["scale"] == "signed" and pe["heatmap"]["corner"] == "pos"
+    assert pe["heatmap"]["weights"][0][:2] == [0.0, 1.0]  # position 0: sin 0, cos 0
+    assert rope["kind"] == "plot" and rope["heatmap"] is None and rope["bars"] is None
+    assert rope["plot"]["y_scale"] == "log" and sum(len(s["points"]) for s in rope["plot"]["series"]) == 64
+    assert rope["svg"].startswith("<svg") and rope["plot"]["guides"][0]["value"] == 32
+    assert kv["kind"] == "bars" and kv["plot"] is None
+    assert [b["value"] for b in kv["bars"]["groups"][0]["bars"]] == [20480, 4096, 512]  # 2·n_kv·128·2 bytes
+    assert paged["kind"] == "paged" and paged["paged"]["block_size"] == 4
+    assert [e["filled"] for e in paged["paged"]["sequences"][0]["table"]] == [4, 3]  # 7 tokens in blocks of 4
+    assert params["kind"] == "shares" and sum(params["shares"]["rows"][0]["values"]) == 124_439_808
