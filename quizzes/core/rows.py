@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Field, Model
 
@@ -211,39 +212,35 @@ def _pipeline_supported() -> bool:
     return bool(psycopg.Pipeline.is_supported())
 
 
-def row_update(
-    model: type[Model],
-    *,
-    pk: Any,
-    values: Mapping[str, Any],
-    where: str = "",
-    where_params: Iterable[Any] = (),
-) -> int:
-    """``UPDATE table SET …values WHERE pk = %s [AND where]``: how many rows matched (0 or 1).
+def row_update(model: type[Model], *, pk: Any, values: Mapping[str, Any]) -> int:
+    """``UPDATE table SET …values WHERE pk = %s``: how many rows matched (0 or 1).
 
     ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
-    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
+    field as ``QuerySet.update`` prepares them (with ``SQL_FAST_PATHS`` off: ``QuerySet.update`` itself).
     """
-    sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
+    if not settings.SQL_FAST_PATHS:
+        return int(model._default_manager.filter(pk=pk).update(**values))
+    sql, fields = _update_sql(model, tuple(values), connection.vendor)
     params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection), *where_params])
+        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection)])
         return cursor.rowcount
 
 
 @functools.cache
-def _update_sql(model: type[Model], names: tuple[str, ...], where: str, _vendor: str) -> tuple[str, list[Field]]:
+def _update_sql(model: type[Model], names: tuple[str, ...], _vendor: str) -> tuple[str, list[Field]]:
     meta = model._meta
     fields = [_field(model, name) for name in names]
     assert all(field.attname == name for field, name in zip(fields, names, strict=True))  # attnames only
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-    return (f"{sql} AND {where}" if where else sql), fields
+    return f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s", fields
 
 
 def _insert_params(instance: Model) -> list[Any] | None:
     """The INSERT's parameters, prepared as the ORM prepares them; None when the ORM must write the row itself
-    (no RETURNING on this backend, or a field whose value is a database expression)."""
+    (no RETURNING on this backend, a field whose value is a database expression, or ``SQL_FAST_PATHS`` off)."""
+    if not settings.SQL_FAST_PATHS:
+        return None
     if not connection.features.can_return_columns_from_insert:  # pragma: no cover - PostgreSQL and SQLite ≥ 3.35
         return None
     fields = [field for field in _fields(type(instance)) if field is not instance._meta.pk]
@@ -304,7 +301,7 @@ def row_insert_and_update(instance: Model, model: type[Model], *, pk: Any, value
         if not row_update(model, pk=pk, values=values):
             raise missing  # the caller's lock was not held; its transaction undoes the insert
         return
-    update, fields = _update_sql(model, tuple(values), "", connection.vendor)
+    update, fields = _update_sql(model, tuple(values), connection.vendor)
     insert = _insert_sql(type(instance), connection.vendor)
     sql = f"WITH inserted AS ({insert}) {update} RETURNING (SELECT * FROM inserted)"
     update_params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]

@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, connection, transaction
@@ -74,6 +75,8 @@ def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
     hands back the card's new version but the subquery still sees the old logs; ``fresh`` says whether the
     snapshot's ``updated_at`` is the locked row's (every write of a card's logs saves the card).
     """
+    if not settings.SQL_FAST_PATHS:
+        return card_locked_orm(user_id=user_id, question_id=question_id)
     with connection.cursor() as cursor:
         cursor.execute(_card_lock_sql(connection.vendor), [user_id, question_id])
         row = cursor.fetchone()
@@ -86,6 +89,28 @@ def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
         last_log_at=rows.convert(ReviewLog, "reviewed_at", row[width]),
         fresh=bool(row[width + 1]),
         profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,
+    )
+
+
+def card_locked_orm(*, user_id: int, question_id: int) -> _CardRow | None:
+    """``_card_locked`` by the ORM: the card and the profile under ``select_for_update``, then the card's newest
+    log time (tests/quizzes/core/test_fast_paths.py compares the two; ``SQL_FAST_PATHS=false`` runs this one).
+    ``fresh`` is always true: the log time is read after the lock, by a statement that sees the locked card."""
+    of = ("self",) if connection.features.has_select_for_update_of else ()
+    card = (
+        ReviewCard.objects.select_for_update(of=of)
+        .select_related("user__learner_profile")
+        .filter(user_id=user_id, question_id=question_id)
+        .first()
+    )
+    if card is None:
+        return None
+    try:
+        profile: LearnerProfile | None = card.user.learner_profile
+    except LearnerProfile.DoesNotExist:
+        profile = None
+    return _CardRow(
+        card=card, last_log_at=ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk), fresh=True, profile=profile
     )
 
 

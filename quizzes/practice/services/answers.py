@@ -12,6 +12,7 @@ import numpy as np
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,7 +21,6 @@ from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.content.models import Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.rows import quote
 from quizzes.practice.gradable import Gradable, gradable_item
 from quizzes.practice.grade_messages import why_ambiguous
 from quizzes.practice.grading_budget import GradingBudget
@@ -382,15 +382,13 @@ def item_answer(
             "result": result,
             "answered_at": now,
         }
-        # The finished-attempt check rides in the lock (one statement): NOT EXISTS is a subquery, not a join,
+        # The unfinished-attempt check rides in the lock (one statement): EXISTS is a subquery, not a join,
         # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
-        items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
         won = first_answer_lock(
             AttemptItem,
             pk=item.pk,
             values=answer,
-            also=f"NOT EXISTS (SELECT 1 FROM {attempts} a "
-            f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
+            also=Exists(Attempt.objects.unfinished().filter(pk=OuterRef("attempt_id"))),
         )
         if won:
             for field, stored in answer.items():  # what the row now holds; no reload needed

@@ -6,17 +6,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from quizzes.core.rows import row_update
+from django.db.models import Exists, Q
+
 from quizzes.practice.models import LockedAnswer
 
-UNANSWERED = "answered_at IS NULL"
 
-
-def first_answer_lock(model: type[LockedAnswer], *, pk: Any, values: Mapping[str, Any], also: str = "") -> bool:
+def first_answer_lock(
+    model: type[LockedAnswer], *, pk: Any, values: Mapping[str, Any], also: Exists | Q | None = None
+) -> bool:
     """Store ``values`` (attnames → values, ``answered_at`` among them) on item ``pk`` only if no answer is
-    stored yet: one conditional ``UPDATE … WHERE id = %s AND answered_at IS NULL [AND also]``, so of concurrent
-    writers exactly one wins (PostgreSQL re-checks the condition after waiting for the row's lock). ``also``:
-    the caller's own extra guard in SQL over the item's table (an attempt item: its attempt is not finished).
-    True when this write won."""
+    stored yet: one conditional ``UPDATE … WHERE id = %s AND answered_at IS NULL [AND also]`` (``QuerySet.update``),
+    so of concurrent writers exactly one wins (PostgreSQL re-checks the condition after waiting for the row's
+    lock). ``also``: the caller's own extra guard over the item's row — an ``Exists`` over ``OuterRef`` columns
+    (an attempt item: its attempt is unfinished), never a filter across a relation, which would make Django
+    write the UPDATE as ``id IN (SELECT …)`` and lose that re-check. True when this write won.
+
+    The ORM's statement, not a hand-written one (issue 26): bench/README.md, "SQL fast paths", measured the
+    hand-written UPDATE at no gain worth its second copy of the rule."""
     assert "answered_at" in values  # a lock that does not set answered_at would lock nothing
-    return bool(row_update(model, pk=pk, values=values, where=f"{UNANSWERED} AND {also}" if also else UNANSWERED))
+    found = model._default_manager.filter(pk=pk, answered_at__isnull=True)
+    return bool((found.filter(also) if also is not None else found).update(**values))
