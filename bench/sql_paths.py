@@ -34,17 +34,6 @@ os.environ.update(
 sys.path.insert(0, str(REPO))
 
 
-def _unseen(users: list) -> dict[int, list]:
-    """Per learner, the published questions they have no card for yet (a first answer inserts one)."""
-    from quizzes.models import Question, ReviewCard
-
-    questions = list(Question.objects.published())
-    studied: dict[int, set[int]] = {}
-    for user_id, question_id in ReviewCard.objects.filter(user__in=users).values_list("user_id", "question_id"):
-        studied.setdefault(user_id, set()).add(question_id)
-    return {user.pk: [q for q in questions if q.pk not in studied.get(user.pk, set())] or questions for user in users}
-
-
 def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
     """Each fast path as one call on a random learner (the same kinds of call the hot paths make)."""
     from django.contrib.auth import get_user_model
@@ -52,7 +41,7 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
     from django.utils import timezone
 
     from quizzes.accounts.selectors import profile_for, user_by_id
-    from quizzes.core.rows import row_insert_and_update, row_insert_unless_taken
+    from quizzes.core.rows import row_insert_and_update
     from quizzes.models import AttemptItem, ReviewCard, ReviewLog
     from quizzes.practice.selectors import dashboard_reads, item_for
     from quizzes.reviews.selectors.due import due_queue_reads
@@ -63,7 +52,6 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
         raise SystemExit("no scale learners: run `manage.py seed_scale --learners 1000 --cards 100` first")
     items = list(AttemptItem.objects.filter(attempt__user__in=users).select_related("attempt__user")[:400])
     cards = list(ReviewCard.objects.filter(user__in=users).select_related("user")[:400])
-    unseen = _unseen(users)
     fields = ("id", "question_id", "due", "state", "reps", "lapses", "stability", "difficulty", "last_review")
 
     def item_read() -> object:
@@ -98,14 +86,6 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
     def user_read() -> object:
         return user_by_id(user_id=rng.choice(users).pk)
 
-    def first_card() -> object:
-        user = rng.choice(users)
-        with transaction.atomic():
-            card = ReviewCard(user=user, question=rng.choice(unseen[user.pk]), due=timezone.now())
-            row_insert_unless_taken(card)
-            transaction.set_rollback(True)
-        return card
-
     return {
         "item read (answer)": item_read,
         "card lock (answer)": card_lock,
@@ -114,7 +94,6 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
         "dashboard's 4 reads": dashboard,
         "profile": profile,
         "user of a session": user_read,
-        "first card insert (answer)": first_card,
     }
 
 

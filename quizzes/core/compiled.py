@@ -12,6 +12,14 @@ Anything that changes the SQL's text (a time zone's name, an hour compared in SQ
 one compilation per distinct key.
 A build whose values do not land in the parameters exactly as given raises ``CompiledReadError`` at its
 first use, so a test of the selector catches it on SQLite and PostgreSQL alike.
+
+The compiler calls (``QuerySet.query.get_compiler().as_sql()``, ``compiler.select``, ``get_converters``) are
+Django's undocumented internals, kept here only for what they measured to buy (issue 26; bench/README.md, "SQL fast
+paths", ``bench/sql_paths.py``: web CPU per call, compiled against the QuerySet): the due queue's three reads 2.8
+against 11.5 ms, the dashboard's four 3.0 against 25.3 ms, ``profile_for`` 0.58 against 1.74 ms, a session's user 0.54
+against 1.62 ms. ``SQL_FAST_PATHS=false`` evaluates every build as a plain QuerySet instead, and
+tests/quizzes/core/test_fast_paths.py runs every compiled read beside its QuerySet and compares the rows, so a
+Django upgrade that changes the compiler fails there.
 """
 
 from __future__ import annotations

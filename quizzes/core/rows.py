@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
@@ -267,33 +267,14 @@ def row_insert(instance: Model) -> None:
         _inserted(instance, cursor.fetchone()[0])
 
 
-def row_insert_unless_taken(instance: Model) -> bool:
-    """``INSERT … ON CONFLICT DO NOTHING RETURNING id``: whether the row went in (False: a unique key of it is
-    taken, e.g. by a concurrent transaction that committed it first). Sets the pk when it went in. One
-    statement where ``bulk_create`` in a savepoint would send three (SAVEPOINT, INSERT, RELEASE)."""
-    params = _insert_params(instance)
-    if params is None:
-        try:
-            with transaction.atomic():
-                type(instance).objects.bulk_create([instance])  # type: ignore[attr-defined]
-        except IntegrityError:
-            return False
-        return True
-    sql = _insert_sql(type(instance), connection.vendor).replace(" RETURNING ", " ON CONFLICT DO NOTHING RETURNING ")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    _inserted(instance, row[0])
-    return True
-
-
 def row_insert_and_update(instance: Model, model: type[Model], *, pk: Any, values: Mapping[str, Any]) -> None:
     """``row_insert(instance)`` and ``row_update(model, pk=pk, values=values)`` of an existing row, in one statement
     where the backend allows it (PostgreSQL: the INSERT in a WITH clause of the UPDATE): one round trip and one
     statement's Python fewer for the answer POST, which writes its review log and its card together (issue 16).
-    Elsewhere, the two statements one after the other. The updated row must exist (the caller holds its lock)."""
+    Elsewhere, the two statements one after the other. The updated row must exist (the caller holds its lock).
+    Kept for its measurement (issue 26; bench/README.md, "SQL fast paths", ``bench/sql_paths.py --only "log + card"``):
+    1.3 ms of CPU against 2.7 ms for the ORM's ``bulk_create`` + ``QuerySet.update`` (``SQL_FAST_PATHS=false``);
+    tests/quizzes/core/test_fast_paths.py and test_rows.py compare what both store."""
     missing = model.DoesNotExist(f"{model._meta.label} {pk}: no row to update alongside the insert")  # type: ignore[attr-defined]
     params = _insert_params(instance)
     if connection.vendor != "postgresql" or params is None:

@@ -117,8 +117,10 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
 
     One plain statement (issue 16: the answer POST): the item joined to its attempt, question and version's digest,
     the options as a JSON array beside them, attached as ``Prefetch(to_attr=...)`` would attach them; the version's
-    question is built once per process (quizzes.content.versions). Built with ``select_related``
-    and ``prefetch_related`` the same read cost ≈ 2 ms of CPU here and two round trips.
+    question is built once per process (quizzes.content.versions). Kept for its measurement (issue 26; bench/README.md,
+    "SQL fast paths", ``bench/sql_paths.py --only "item read"``): 1.3 ms of CPU against 7.0 ms for ``item_for_orm``'s
+    ``select_related`` + ``prefetch_related`` and its second round trip; tests/quizzes/core/test_fast_paths.py
+    compares the two.
     """
     if not rows.pk_in_range(AttemptItem, item_id):
         return None

@@ -67,8 +67,9 @@ class _CardRow:
 
 def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
     """The learner's card for a question under its row lock, with its newest log time and the learner's
-    profile; None when there is no card. One statement written once (quizzes.core.rows): the ORM spent
-    ≈ 1.5 ms of CPU building it, more than the rest of the answer's card step (issue 16).
+    profile; None when there is no card. One statement written once (quizzes.core.rows), kept for its measurement
+    (issue 26; bench/README.md, "SQL fast paths", ``bench/sql_paths.py --only "card lock"``): 1.3 ms of CPU against
+    5.9 ms for ``card_locked_orm``'s two queries; tests/quizzes/core/test_fast_paths.py compares the two.
 
     The newest log time is a subquery, read under the statement's snapshot. When the row lock had to wait for
     another transaction that changed the card (a rating of the same card committing meanwhile), PostgreSQL
@@ -137,7 +138,12 @@ def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) ->
     found = _card_locked(user_id=user.pk, question_id=question.pk)
     if found is None:
         card = ReviewCard(user=user, question=question, due=at)
-        if rows.row_insert_unless_taken(card):  # ours, locked as a new row is (a concurrent first rating waits)
+        try:  # the ORM's savepoint, not a hand-written ON CONFLICT: that saved 0.88 ms (bench/README, "SQL fast paths")
+            with transaction.atomic():
+                ReviewCard.objects.bulk_create([card])  # no signals: the answer's write sends learner_rows_written
+        except IntegrityError:
+            pass  # taken by a concurrent first rating that committed first
+        else:  # ours, locked as a new row is (a concurrent first rating waits)
             return _Locked(card=card, profile=profile_for(user=user), last_log_at=None)
         found = _card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
         if found is None:
