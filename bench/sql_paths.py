@@ -44,6 +44,8 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
     from quizzes.core.rows import row_insert_and_update
     from quizzes.models import AttemptItem, ReviewCard, ReviewLog
     from quizzes.practice.selectors import dashboard_reads, item_for
+    from quizzes.practice.services.answers import attempt_unfinished_guard
+    from quizzes.practice.services.locking import first_answer_lock
     from quizzes.reviews.selectors.due import due_queue_reads
     from quizzes.reviews.services import _card_locked
 
@@ -62,6 +64,19 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
         card = rng.choice(cards)
         with transaction.atomic():
             return _card_locked(user_id=card.user_id, question_id=card.question_id)
+
+    def answer_lock() -> object:
+        item = rng.choice(items)
+        answer = {"response": "x", "is_correct": True, "score": 1.0, "result": {"correct": True}}
+        with transaction.atomic():
+            won = first_answer_lock(
+                AttemptItem,
+                pk=item.pk,
+                values={**answer, "answered_at": timezone.now()},
+                also=attempt_unfinished_guard(),
+            )
+            transaction.set_rollback(True)
+        return won
 
     def log_and_card_write() -> object:
         card = rng.choice(cards)
@@ -89,6 +104,7 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
     return {
         "item read (answer)": item_read,
         "card lock (answer)": card_lock,
+        "answer lock (answer)": answer_lock,
         "log + card write (answer)": log_and_card_write,
         "due queue's 3 reads": due_reads,
         "dashboard's 4 reads": dashboard,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
@@ -212,15 +212,14 @@ def _pipeline_supported() -> bool:
     return bool(psycopg.Pipeline.is_supported())
 
 
-def row_update(model: type[Model], *, pk: Any, values: Mapping[str, Any]) -> int:
-    """``UPDATE table SET …values WHERE pk = %s``: how many rows matched (0 or 1).
+def row_update(model: type[Model], *, pk: Any, values: Mapping[str, Any], where: str = "") -> int:
+    """``UPDATE table SET …values WHERE pk = %s [AND where]``: how many rows matched (0 or 1).
 
     ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
-    field as ``QuerySet.update`` prepares them (with ``SQL_FAST_PATHS`` off: ``QuerySet.update`` itself).
+    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns (the caller
+    checks it against its QuerySet in a test).
     """
-    if not settings.SQL_FAST_PATHS:
-        return int(model._default_manager.filter(pk=pk).update(**values))
-    sql, fields = _update_sql(model, tuple(values), connection.vendor)
+    sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
     params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection)])
@@ -228,12 +227,13 @@ def row_update(model: type[Model], *, pk: Any, values: Mapping[str, Any]) -> int
 
 
 @functools.cache
-def _update_sql(model: type[Model], names: tuple[str, ...], _vendor: str) -> tuple[str, list[Field]]:
+def _update_sql(model: type[Model], names: tuple[str, ...], where: str, _vendor: str) -> tuple[str, list[Field]]:
     meta = model._meta
     fields = [_field(model, name) for name in names]
     assert all(field.attname == name for field, name in zip(fields, names, strict=True))  # attnames only
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    return f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s", fields
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+    return (f"{sql} AND {where}" if where else sql), fields
 
 
 def _insert_params(instance: Model) -> list[Any] | None:
@@ -267,6 +267,35 @@ def row_insert(instance: Model) -> None:
         _inserted(instance, cursor.fetchone()[0])
 
 
+def row_insert_unless_taken(instance: Model) -> bool:
+    """``INSERT … ON CONFLICT DO NOTHING RETURNING id``: whether the row went in (False: a unique key of it is
+    taken, e.g. by a concurrent transaction that committed it first). Sets the pk when it went in. One
+    statement where ``bulk_create`` in a savepoint would send three (SAVEPOINT, INSERT, RELEASE): kept for its
+    measurement (issue 26; bench/README.md, "SQL fast paths"): 0.88 ms of CPU and 11 ms of wall time on a loaded
+    host against the savepoint's (``SQL_FAST_PATHS=false``), and the answer's statement budget
+    (tests/bench_queries/test_query_counts.py)."""
+    params = _insert_params(instance)
+    if params is None:
+        try:
+            with transaction.atomic():
+                type(instance).objects.bulk_create([instance])  # type: ignore[attr-defined]
+        except IntegrityError:
+            return False
+        return True
+    sql = _insert_sql(type(instance), connection.vendor).replace(" RETURNING ", " ON CONFLICT DO NOTHING RETURNING ")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    _inserted(instance, row[0])
+    return True
+
+
+def _orm_update(model: type[Model], pk: Any, values: Mapping[str, Any]) -> int:
+    return int(model._default_manager.filter(pk=pk).update(**values))
+
+
 def row_insert_and_update(instance: Model, model: type[Model], *, pk: Any, values: Mapping[str, Any]) -> None:
     """``row_insert(instance)`` and ``row_update(model, pk=pk, values=values)`` of an existing row, in one statement
     where the backend allows it (PostgreSQL: the INSERT in a WITH clause of the UPDATE): one round trip and one
@@ -279,10 +308,10 @@ def row_insert_and_update(instance: Model, model: type[Model], *, pk: Any, value
     params = _insert_params(instance)
     if connection.vendor != "postgresql" or params is None:
         row_insert(instance)
-        if not row_update(model, pk=pk, values=values):
+        if not (row_update(model, pk=pk, values=values) if settings.SQL_FAST_PATHS else _orm_update(model, pk, values)):
             raise missing  # the caller's lock was not held; its transaction undoes the insert
         return
-    update, fields = _update_sql(model, tuple(values), connection.vendor)
+    update, fields = _update_sql(model, tuple(values), "", connection.vendor)
     insert = _insert_sql(type(instance), connection.vendor)
     sql = f"WITH inserted AS ({insert}) {update} RETURNING (SELECT * FROM inserted)"
     update_params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]

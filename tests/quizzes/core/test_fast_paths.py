@@ -149,3 +149,42 @@ def test_an_answer_stores_the_same_rows_either_way(user, settings, fast_paths, t
     card = ReviewCard.objects.get(user=user, question=question)
     assert card.reps == 1 and card.logs.count() == 1
     assert card.due.date() == (utc(2026, 3, 1, 9) + dt.timedelta(days=2)).date()  # the two-day rule
+
+
+def test_the_answer_locks_hand_written_guard_locks_what_the_querysets_guard_locks(user, settings):
+    """The lock's SQL ("its attempt is unfinished") against ``Attempt.objects.unfinished()`` as an ``Exists``: on an
+    open item, an answered one and one of a finished attempt, the same writes win."""
+    from django.utils import timezone
+
+    from quizzes.practice.services.answers import attempt_unfinished_guard
+    from quizzes.practice.services.locking import first_answer_lock
+
+    lesson = factories.LessonFactory()
+    factories.ChoiceQuestionFactory.create_batch(3, lesson=lesson, options=3)
+    open_, answered, _ = attempt_start(user=user, lesson=lesson, mode="study").items.order_by("position")
+    values = {
+        "response": "y",
+        "is_correct": False,
+        "score": 0.0,
+        "result": {"correct": False},
+        "answered_at": timezone.now(),
+    }
+    AttemptItem.objects.filter(pk=answered.pk).update(**values)
+    finished = attempt_start(user=user, lesson=lesson, mode="study")
+    finished.finished_at = timezone.now()
+    finished.save()
+    closed = finished.items.first()
+    won = {}
+    for fast in (True, False):
+        settings.SQL_FAST_PATHS = fast
+        for name, item in (("open", open_), ("answered", answered), ("finished attempt", closed)):
+            with transaction.atomic():
+                won[fast, name] = first_answer_lock(
+                    AttemptItem, pk=item.pk, values=values, also=attempt_unfinished_guard()
+                )
+                transaction.set_rollback(True)
+    assert won == {
+        **{(fast, "open"): True for fast in (True, False)},
+        **{(fast, "answered"): False for fast in (True, False)},
+        **{(fast, "finished attempt"): False for fast in (True, False)},
+    }

@@ -8,7 +8,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from quizzes.core.rows import row_insert_and_update
+from quizzes.core.rows import row_insert_and_update, row_insert_unless_taken
 from quizzes.models import ReviewCard, ReviewLog
 from tests import factories
 
@@ -39,3 +39,14 @@ def test_a_missing_card_refuses_and_the_transaction_keeps_no_log(user):
     assert not ReviewLog.objects.exists()
     card.refresh_from_db()
     assert card.reps == 0
+
+
+def test_a_taken_row_is_not_inserted_and_the_transaction_goes_on(user):
+    question = factories.PromptQuestionFactory()
+    first = ReviewCard(user=user, question=question, due=timezone.now())
+    with transaction.atomic():
+        assert row_insert_unless_taken(first)
+        second = ReviewCard(user=user, question=question, due=timezone.now())
+        assert not row_insert_unless_taken(second)  # one card per (learner, question)
+        assert second.pk is None and second._state.adding
+        assert ReviewCard.objects.get().pk == first.pk  # still usable: no aborted transaction on PostgreSQL
