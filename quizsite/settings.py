@@ -107,6 +107,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.boo
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The hot paths' SQL fast paths (quizzes.core.rows, quizzes.core.compiled and the statements built on them, issue 26):
+# off, each runs the ORM query it replaces instead, so bench/profile.py can measure what each path buys in the same
+# tree and the tests can compare their rows. Production keeps them on.
+SQL_FAST_PATHS = env.bool("SQL_FAST_PATHS", default=True)
+
 # Cache + Celery: Redis when REDIS_URL is set; otherwise in-process and eager.
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:

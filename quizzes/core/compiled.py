@@ -12,6 +12,14 @@ Anything that changes the SQL's text (a time zone's name, an hour compared in SQ
 one compilation per distinct key.
 A build whose values do not land in the parameters exactly as given raises ``CompiledReadError`` at its
 first use, so a test of the selector catches it on SQLite and PostgreSQL alike.
+
+The compiler calls (``QuerySet.query.get_compiler().as_sql()``, ``compiler.select``, ``get_converters``) are
+Django's undocumented internals, kept here only for what they measured to buy (issue 26; bench/README.md, "SQL fast
+paths", ``bench/sql_paths.py``: web CPU per call, compiled against the QuerySet): the due queue's three reads 2.8
+against 11.5 ms, the dashboard's four 3.0 against 25.3 ms, ``profile_for`` 0.58 against 1.74 ms, a session's user 0.54
+against 1.62 ms. ``SQL_FAST_PATHS=false`` evaluates every build as a plain QuerySet instead, and
+tests/quizzes/core/test_fast_paths.py runs every compiled read beside its QuerySet and compares the rows, so a
+Django upgrade that changes the compiler fails there.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from django.conf import settings
 from django.db import connections
 from django.db.models import QuerySet
 
@@ -122,6 +131,11 @@ class CompiledRead:
         """The rows (tuples in the build's ``values_list()`` order), converted as the ORM would convert them."""
         return together(Later(self, key, values, list), using=using)[0]
 
+    def orm_rows(self, key: Hashable, *, using: str = "default", **values: Value) -> list[tuple[Any, ...]]:
+        """The same rows by the ORM (the build's QuerySet evaluated): what ``rows`` replaces, which the tests
+        compare it with (tests/quizzes/core/test_fast_paths.py) and ``SQL_FAST_PATHS=false`` runs instead."""
+        return [tuple(row) for row in self.build(key, **values).using(using)]
+
     def later(self, key: Hashable, finish: Callable[[list[tuple[Any, ...]]], T], **values: Value) -> Later[T]:
         """This read bound to its values, with what to make of its rows, to run ``together`` with others."""
         return Later(self, key, values, finish)
@@ -147,6 +161,8 @@ def together(*reads: Later[Any], using: str = "default") -> list[Any]:
     """Each read's result, in order: on PostgreSQL sent in one round trip (``rows.read_together``), elsewhere one
     after the other. Why: a page's independent reads of one learner each waited for the server in turn; on a busy
     host every round trip is a millisecond or more of wall time. Still one statement per read."""
+    if not settings.SQL_FAST_PATHS:  # the QuerySets themselves, one after the other (what the fast path replaces)
+        return [later.finish(later.read.orm_rows(later.key, using=using, **later.values)) for later in reads]
     connection = connections[using]
     statements = [later.read._statement(later.key, using, later.values) for later in reads]
     found = rows.read_together(*(rows.Statement(compiled.sql, params) for compiled, params in statements), using=using)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Field, Model
 
@@ -211,23 +212,17 @@ def _pipeline_supported() -> bool:
     return bool(psycopg.Pipeline.is_supported())
 
 
-def row_update(
-    model: type[Model],
-    *,
-    pk: Any,
-    values: Mapping[str, Any],
-    where: str = "",
-    where_params: Iterable[Any] = (),
-) -> int:
+def row_update(model: type[Model], *, pk: Any, values: Mapping[str, Any], where: str = "") -> int:
     """``UPDATE table SET …values WHERE pk = %s [AND where]``: how many rows matched (0 or 1).
 
     ``values`` maps attnames (``chosen_option_id``, not ``chosen_option``) to Python values, prepared by each
-    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns.
+    field as ``QuerySet.update`` prepares them. ``where`` is extra SQL over the table's own columns (the caller
+    checks it against its QuerySet in a test).
     """
     sql, fields = _update_sql(model, tuple(values), where, connection.vendor)
     params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection), *where_params])
+        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, connection)])
         return cursor.rowcount
 
 
@@ -243,7 +238,9 @@ def _update_sql(model: type[Model], names: tuple[str, ...], where: str, _vendor:
 
 def _insert_params(instance: Model) -> list[Any] | None:
     """The INSERT's parameters, prepared as the ORM prepares them; None when the ORM must write the row itself
-    (no RETURNING on this backend, or a field whose value is a database expression)."""
+    (no RETURNING on this backend, a field whose value is a database expression, or ``SQL_FAST_PATHS`` off)."""
+    if not settings.SQL_FAST_PATHS:
+        return None
     if not connection.features.can_return_columns_from_insert:  # pragma: no cover - PostgreSQL and SQLite ≥ 3.35
         return None
     fields = [field for field in _fields(type(instance)) if field is not instance._meta.pk]
@@ -273,7 +270,10 @@ def row_insert(instance: Model) -> None:
 def row_insert_unless_taken(instance: Model) -> bool:
     """``INSERT … ON CONFLICT DO NOTHING RETURNING id``: whether the row went in (False: a unique key of it is
     taken, e.g. by a concurrent transaction that committed it first). Sets the pk when it went in. One
-    statement where ``bulk_create`` in a savepoint would send three (SAVEPOINT, INSERT, RELEASE)."""
+    statement where ``bulk_create`` in a savepoint would send three (SAVEPOINT, INSERT, RELEASE): kept for its
+    measurement (issue 26; bench/README.md, "SQL fast paths"): 0.88 ms of CPU and 11 ms of wall time on a loaded
+    host against the savepoint's (``SQL_FAST_PATHS=false``), and the answer's statement budget
+    (tests/bench_queries/test_query_counts.py)."""
     params = _insert_params(instance)
     if params is None:
         try:
@@ -292,16 +292,23 @@ def row_insert_unless_taken(instance: Model) -> bool:
     return True
 
 
+def _orm_update(model: type[Model], pk: Any, values: Mapping[str, Any]) -> int:
+    return int(model._default_manager.filter(pk=pk).update(**values))
+
+
 def row_insert_and_update(instance: Model, model: type[Model], *, pk: Any, values: Mapping[str, Any]) -> None:
     """``row_insert(instance)`` and ``row_update(model, pk=pk, values=values)`` of an existing row, in one statement
     where the backend allows it (PostgreSQL: the INSERT in a WITH clause of the UPDATE): one round trip and one
     statement's Python fewer for the answer POST, which writes its review log and its card together (issue 16).
-    Elsewhere, the two statements one after the other. The updated row must exist (the caller holds its lock)."""
+    Elsewhere, the two statements one after the other. The updated row must exist (the caller holds its lock).
+    Kept for its measurement (issue 26; bench/README.md, "SQL fast paths", ``bench/sql_paths.py --only "log + card"``):
+    1.3 ms of CPU against 2.7 ms for the ORM's ``bulk_create`` + ``QuerySet.update`` (``SQL_FAST_PATHS=false``);
+    tests/quizzes/core/test_fast_paths.py and test_rows.py compare what both store."""
     missing = model.DoesNotExist(f"{model._meta.label} {pk}: no row to update alongside the insert")  # type: ignore[attr-defined]
     params = _insert_params(instance)
     if connection.vendor != "postgresql" or params is None:
         row_insert(instance)
-        if not row_update(model, pk=pk, values=values):
+        if not (row_update(model, pk=pk, values=values) if settings.SQL_FAST_PATHS else _orm_update(model, pk, values)):
             raise missing  # the caller's lock was not held; its transaction undoes the insert
         return
     update, fields = _update_sql(model, tuple(values), "", connection.vendor)

@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.template.loader import select_template
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
@@ -235,24 +235,25 @@ REMINDER_CHUNK = 500
 
 
 def reminders_take_due(*, now: dt.datetime | None = None, lease: dt.timedelta = REMINDER_LEASE) -> list[int]:
-    """The user ids whose reminder clock has come (``next_reminder_at <= now``), taken for ``lease``: one query.
+    """The user ids whose reminder clock has come (``next_reminder_at <= now``), taken for ``lease``.
 
-    One ``UPDATE … RETURNING`` through the partial index on next_reminder_at, so a pass costs O(learners
-    due now) and one statement when nobody is; concurrent passes never take the same learner (the row lock
-    of the UPDATE). Only active learners who opted in are taken, with an address or reminded by push.
+    Read through the partial index on next_reminder_at, so a pass costs O(learners due now) and one query when
+    nobody is; concurrent passes never take the same learner: the rows are locked as they are read
+    (``select_for_update(skip_locked=True)``: a concurrent pass skips them, and once this one commits they are
+    no longer due). Only active learners who opted in are taken, with an address or reminded by push. The ORM's
+    two statements where one ``UPDATE … RETURNING`` was written by hand (issue 26: not a hot path).
     """
     now = now or timezone.now()
-    profiles, users = LearnerProfile._meta.db_table, get_user_model()._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {profiles} SET next_reminder_at = %s "
-            f"WHERE next_reminder_at <= %s AND reminder_opt_in "
-            f"AND user_id IN (SELECT id FROM {users} "
-            f"WHERE is_active AND (email <> '' OR {profiles}.reminder_channel = %s)) "
-            f"RETURNING user_id",
-            [now + lease, now, ReminderChannel.PUSH.value],
-        )
-        return sorted(row[0] for row in cursor.fetchall())
+    reachable = ~Q(user__email="") | Q(reminder_channel=ReminderChannel.PUSH)
+    due = LearnerProfile.objects.filter(
+        reachable, next_reminder_at__lte=now, reminder_opt_in=True, user__is_active=True
+    )
+    of = ("self",) if connection.features.has_select_for_update_of else ()
+    with transaction.atomic(savepoint=False):  # the locks last until the update commits; no savepoint's 2 queries
+        taken = sorted(due.select_for_update(skip_locked=True, of=of).values_list("user_id", flat=True))
+        if taken:
+            LearnerProfile.objects.filter(user_id__in=taken).update(next_reminder_at=now + lease)
+    return taken
 
 
 def reminders_send_to(*, user_ids: Sequence[int], now: dt.datetime | None = None) -> ReminderRun:

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 
 from quizzes.accounts.models import LearnerProfile
@@ -116,11 +117,15 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
 
     One plain statement (issue 16: the answer POST): the item joined to its attempt, question and version's digest,
     the options as a JSON array beside them, attached as ``Prefetch(to_attr=...)`` would attach them; the version's
-    question is built once per process (quizzes.content.versions). Built with ``select_related``
-    and ``prefetch_related`` the same read cost ≈ 2 ms of CPU here and two round trips.
+    question is built once per process (quizzes.content.versions). Kept for its measurement (issue 26; bench/README.md,
+    "SQL fast paths", ``bench/sql_paths.py --only "item read"``): 1.3 ms of CPU against 7.0 ms for ``item_for_orm``'s
+    ``select_related`` + ``prefetch_related`` and its second round trip; tests/quizzes/core/test_fast_paths.py
+    compares the two.
     """
     if not rows.pk_in_range(AttemptItem, item_id):
         return None
+    if not settings.SQL_FAST_PATHS:
+        return item_for_orm(user=user, item_id=item_id)
     with connection.cursor() as cursor:
         cursor.execute(_item_sql(connection.vendor), [item_id, user.pk])
         row = cursor.fetchone()
@@ -135,6 +140,23 @@ def item_for(*, user: User, item_id: int) -> AttemptItem | None:
     if item.version_id is not None:  # what the item showed (a dict lookup once the process built the version)
         item.question = version_question_of(version_id=item.version_id, digest=row[-1])
     return item
+
+
+def item_for_orm(*, user: User, item_id: int) -> AttemptItem | None:
+    """``item_for`` by the ORM: the query its statement replaces, scoped by ``AttemptItem.objects.owned_by``
+    (tests/quizzes/core/test_fast_paths.py compares the two; ``SQL_FAST_PATHS=false`` runs this one)."""
+    options = Prefetch("question__options", queryset=Option.objects.order_by("order", "key"), to_attr=LOADED_OPTIONS)
+    found = (
+        AttemptItem.objects.owned_by(user)
+        .select_related("attempt", "question")
+        .prefetch_related(options)
+        .annotate(version_digest=F("version__digest"))  # the digest only, as the statement reads it
+        .filter(pk=item_id)
+        .first()
+    )
+    if found is not None and found.version_id is not None:
+        found.question = version_question_of(version_id=found.version_id, digest=found.version_digest)
+    return found
 
 
 def user_attempt(*, user: User, attempt_id: int) -> Attempt | None:

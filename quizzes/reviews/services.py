@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, connection, transaction
@@ -66,14 +67,17 @@ class _CardRow:
 
 def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
     """The learner's card for a question under its row lock, with its newest log time and the learner's
-    profile; None when there is no card. One statement written once (quizzes.core.rows): the ORM spent
-    ≈ 1.5 ms of CPU building it, more than the rest of the answer's card step (issue 16).
+    profile; None when there is no card. One statement written once (quizzes.core.rows), kept for its measurement
+    (issue 26; bench/README.md, "SQL fast paths", ``bench/sql_paths.py --only "card lock"``): 1.3 ms of CPU against
+    5.9 ms for ``card_locked_orm``'s two queries; tests/quizzes/core/test_fast_paths.py compares the two.
 
     The newest log time is a subquery, read under the statement's snapshot. When the row lock had to wait for
     another transaction that changed the card (a rating of the same card committing meanwhile), PostgreSQL
     hands back the card's new version but the subquery still sees the old logs; ``fresh`` says whether the
     snapshot's ``updated_at`` is the locked row's (every write of a card's logs saves the card).
     """
+    if not settings.SQL_FAST_PATHS:
+        return card_locked_orm(user_id=user_id, question_id=question_id)
     with connection.cursor() as cursor:
         cursor.execute(_card_lock_sql(connection.vendor), [user_id, question_id])
         row = cursor.fetchone()
@@ -86,6 +90,28 @@ def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
         last_log_at=rows.convert(ReviewLog, "reviewed_at", row[width]),
         fresh=bool(row[width + 1]),
         profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,
+    )
+
+
+def card_locked_orm(*, user_id: int, question_id: int) -> _CardRow | None:
+    """``_card_locked`` by the ORM: the card and the profile under ``select_for_update``, then the card's newest
+    log time (tests/quizzes/core/test_fast_paths.py compares the two; ``SQL_FAST_PATHS=false`` runs this one).
+    ``fresh`` is always true: the log time is read after the lock, by a statement that sees the locked card."""
+    of = ("self",) if connection.features.has_select_for_update_of else ()
+    card = (
+        ReviewCard.objects.select_for_update(of=of)
+        .select_related("user__learner_profile")
+        .filter(user_id=user_id, question_id=question_id)
+        .first()
+    )
+    if card is None:
+        return None
+    try:
+        profile: LearnerProfile | None = card.user.learner_profile
+    except LearnerProfile.DoesNotExist:
+        profile = None
+    return _CardRow(
+        card=card, last_log_at=ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk), fresh=True, profile=profile
     )
 
 

@@ -59,7 +59,7 @@ class AccountDeleteMixin:
         serializer.is_valid(raise_exception=True)
         user = request.user
         try:  # counted before the password is checked, so parallel guesses cannot slip through
-            throttle.attempt("password_confirm", request=request._request, username=user.get_username())
+            throttle.attempt("password_confirm", request=request, username=user.get_username())
         except throttle.Throttled as exc:
             raise throttled_error(exc) from None
         try:
@@ -67,5 +67,5 @@ class AccountDeleteMixin:
         except DomainError as exc:
             raise ApiError(status_code=403, code=exc.error_code, message=" ".join(exc.messages)) from None
         if not isinstance(request.auth, AuthToken):  # a browser's session: it was deleted, clear its cookie
-            logout(request._request)
+            logout(request)
         return Response(status=status.HTTP_204_NO_CONTENT)

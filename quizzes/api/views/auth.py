@@ -111,10 +111,10 @@ class LoginView(APIView):
         serializer = LoginSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        user = authenticate(
-            request._request, username=data["username"], password=data["password"], device_id=data["device_id"]
-        )
-        refused = getattr(request._request, "throttled", None)  # left by the throttled backend
+        # DRF's Request stands in for Django's HttpRequest ("all the other standard attributes and methods are
+        # also available"): the backend reads its META and cookies and leaves ``throttled`` on it.
+        user = authenticate(request, username=data["username"], password=data["password"], device_id=data["device_id"])
+        refused = getattr(request, "throttled", None)  # left by the throttled backend
         if user is None and refused is not None:
             raise throttled_error(refused)
         if user is None:
@@ -124,7 +124,7 @@ class LoginView(APIView):
         issued = api_token_create(
             user=user, device_name=data["device_name"], device_id=data["device_id"], platform=data.get("platform", "")
         )
-        user_logged_in.send(sender=user.__class__, request=request._request, user=user)
+        user_logged_in.send(sender=user.__class__, request=request, user=user)
         device = device_view(user=user, device_pk=issued.device.pk, current_digest=issued.instance.digest)
         result = {
             "token": issued.token,
@@ -150,9 +150,9 @@ class LogoutView(APIView):
     def post(self, request: LearnerApiRequest) -> Response:
         if isinstance(request.auth, AuthToken):
             api_token_delete(token=request.auth)
+            user_logged_out.send(sender=request.user.__class__, request=request, user=request.user)
         else:
-            logout(request._request)
-        user_logged_out.send(sender=request.user.__class__, request=request._request, user=request.user)
+            logout(request)  # a browser's session: logout() sends user_logged_out itself (once)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -167,9 +167,10 @@ class LogoutAllView(APIView):
     def post(self, request: LearnerApiRequest) -> Response:
         user = request.user
         account_sign_out_everywhere(user=user)
-        if not isinstance(request.auth, AuthToken):
-            logout(request._request)
-        user_logged_out.send(sender=user.__class__, request=request._request, user=user)
+        if isinstance(request.auth, AuthToken):
+            user_logged_out.send(sender=user.__class__, request=request, user=user)
+        else:
+            logout(request)  # sends user_logged_out itself (once)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

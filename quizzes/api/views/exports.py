@@ -83,7 +83,7 @@ def _count_request(request: LearnerApiRequest) -> dict[str, str]:
     """Count an export asked for against the ``export`` quotas (per learner, per client IP): their RateLimit headers,
     or 429 ``throttled`` with Retry-After and the headers."""
     try:
-        quotas = throttle.request_quotas("export", request=request._request, username=f"learner:{request.user.pk}")
+        quotas = throttle.request_quotas("export", request=request, username=f"learner:{request.user.pk}")
     except throttle.QuotaExceeded as exc:
         error = throttled_error(exc)
         raise ApiError(

@@ -12,6 +12,7 @@ import numpy as np
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -330,6 +331,14 @@ def answer_grade(
     return _jsonable(result), response
 
 
+def attempt_unfinished_guard() -> tuple[str, Exists]:
+    """The answer lock's "its attempt is unfinished" (``Attempt.objects.unfinished()``), as SQL over the item's row
+    and as the ORM's ``Exists``; tests/quizzes/core/test_fast_paths.py holds the two to the same rows."""
+    items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
+    sql = f"EXISTS (SELECT 1 FROM {attempts} a WHERE a.id = {items}.attempt_id AND a.finished_at IS NULL)"
+    return sql, Exists(Attempt.objects.unfinished().filter(pk=OuterRef("attempt_id")))
+
+
 def item_answer(
     *,
     user: User,
@@ -382,16 +391,9 @@ def item_answer(
             "result": result,
             "answered_at": now,
         }
-        # The finished-attempt check rides in the lock (one statement): NOT EXISTS is a subquery, not a join,
+        # The unfinished-attempt check rides in the lock (one statement): EXISTS is a subquery, not a join,
         # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
-        items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
-        won = first_answer_lock(
-            AttemptItem,
-            pk=item.pk,
-            values=answer,
-            also=f"NOT EXISTS (SELECT 1 FROM {attempts} a "
-            f"WHERE a.id = {items}.attempt_id AND a.finished_at IS NOT NULL)",
-        )
+        won = first_answer_lock(AttemptItem, pk=item.pk, values=answer, also=attempt_unfinished_guard())
         if won:
             for field, stored in answer.items():  # what the row now holds; no reload needed
                 setattr(item, field, stored)

@@ -206,3 +206,29 @@ def test_login_creates_the_token_and_its_device_row_together(anon, user, monkeyp
     with pytest.raises(DatabaseError):
         login(anon, user.username)
     assert not AuthToken.objects.filter(user=user).exists()
+
+
+@pytest.mark.parametrize("path", ["/api/v1/auth/logout/", "/api/v1/auth/logout-all/"])
+@pytest.mark.parametrize("way_in", ["token", "session"])
+def test_logging_out_tells_the_receivers_once_who_left(anon, user, path, way_in):
+    """``user_logged_out`` fires exactly once per log-out, with the learner (a session's log-out goes through
+    Django's ``logout()``, which sends it itself; a token's is sent by the view)."""
+    from django.contrib.auth.signals import user_logged_out
+
+    if way_in == "token":
+        client = authed(login(anon, user.username).json()["token"])
+    else:
+        client = APIClient()
+        client.force_login(user)
+    heard = []
+
+    def receiver(sender, request, user, **kwargs):
+        heard.append(user.pk if user is not None else None)
+
+    user_logged_out.connect(receiver)
+    try:
+        assert client.post(path).status_code == 204
+    finally:
+        user_logged_out.disconnect(receiver)
+    assert heard == [user.pk]
+    assert_error(client.get("/api/v1/profile/"), 401)  # and the way in is closed
