@@ -575,15 +575,16 @@ class Template(ABC):
         if split(answer[2]) is not None:
             collector = _BalancedSearch(self, answer, split, keep_first=classic is not None)
         elif goal is not None and len(answer_shown[1]) == 1 and p.get("example") is None:
-            collector = ranked = RankedPick(self, answer_shown[1][0], goal, rng, keep_first=classic is not None)
+            collector = ranked = RankedPick(self, exact[1][0], answer_shown[1][0], goal, rng, classic is not None)
         else:
             collector = _FirstApart(self)
         for seen, i in enumerate(order):
             if ranked is not None and ranked.hopeless(len(order) - seen):
                 return None  # too few candidates left to meet the rank: redraw now rather than after them all
-            option = self._candidate(candidates[i])
-            if ranked is not None and option is not None and i != classic and ranked.surplus(option):
-                continue
+            misconception, value = _computed(candidates[i])
+            if ranked is not None and i != classic and ranked.surplus(value):
+                continue  # its side has all it can use: skip rounding and checking it
+            option = self._candidate((misconception, value))
             ok = option is not None and self._apart(option[1], [exact, answer_shown]) and shows_right(option)
             if i == classic and not ok:
                 return None  # the classic applies but cannot be shown: redraw
@@ -652,6 +653,12 @@ class Template(ABC):
             solution=solution.steps,
             answer_format=self.answer_format(inputs),
         )
+
+
+def _computed(distractor: Distractor) -> Distractor:
+    """A candidate with its value computed if lazy."""
+    misconception, value = distractor
+    return (misconception, value()) if callable(value) else distractor
 
 
 class _FirstApart:

@@ -20,11 +20,11 @@ needs mistakes of the other side to pass the rank test in tests/attention_engine
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .base import Option, Template
 
 RANK_TRIES = 3  # draws of the numbers that must meet the rank before it gives way
@@ -41,9 +41,15 @@ class RankedPick:
     goal's rank: ``target`` options below it and the rest above."""
 
     def __init__(
-        self, template: Template, answer: float, goal: RankGoal, rng: np.random.Generator, keep_first: bool
+        self,
+        template: Template,
+        exact: float,
+        answer: float,
+        goal: RankGoal,
+        rng: np.random.Generator,
+        keep_first: bool,
     ) -> None:
-        self.template, self.answer, self.goal, self.rng = template, answer, goal, rng
+        self.template, self.exact, self.answer, self.goal, self.rng = template, exact, answer, goal, rng
         self.target = goal.target
         self.size = template.max_distractors
         self.below: list[Option] = []
@@ -51,11 +57,16 @@ class RankedPick:
         self.first: list[Option] | None = None  # the side holding the classic, when there is one
         self.keep_first = keep_first
 
-    def surplus(self, option: Option) -> bool:
-        """Whether ``option`` falls on a side that has all it can use, so that checking it is wasted work:
-        the goal's share of that side while the goal is strict, max_distractors after."""
+    def surplus(self, value: Any) -> bool:
+        """Whether a candidate's value (before rounding; None when the mistake does not apply) falls on a
+        side that has all it can use, so that showing and checking it is wasted work: the goal's share of
+        that side while the goal is strict, max_distractors after. Judged against the exact answer: a value
+        that rounds onto the answer is refused either way."""
+        if value is None:
+            return False
+        x = value if type(value) is float or type(value) is int else float(np.asarray(value, dtype=float).flat[0])
         strict = self.goal.strict
-        if option[1][1][0] < self.answer:
+        if x < self.exact:
             return len(self.below) >= (self.target if strict else self.size)
         return len(self.above) >= (self.size - self.target if strict else self.size)
 
