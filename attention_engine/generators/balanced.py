@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import costs, masks, positional, serving
-from .base import Inputs, Solution
+from .base import Inputs, Params, Solution
 from .costs import AttentionFlopsCrossover, FlopsPerToken, GPTParamCount, config_of
 from .counting import RNNGradientDecayV3
 from .masks import CrossMaskCount, MaskRows, MHAParamCount
@@ -85,6 +87,16 @@ class MaskRowsV2(MaskRows):
 
     version = 2
     balanced_rank = True
+
+    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        """Asked where the NaN goes, the batch keeps one sample of full length: with every sample padded the
+        answer was B·T, the largest count the batch holds, so it was the largest option by necessity; and a
+        full sample beside the padded ones is what tells "every row of a padded sample" from "the whole batch"."""
+        inputs = super().draw(rng, p)
+        lengths = inputs["lengths"]
+        if inputs["ask"] == "nan" and max(lengths) < inputs["T"]:
+            inputs["lengths"] = [*lengths[:-1], inputs["T"]]  # the first sample stays padded (_lengths)
+        return inputs
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)

@@ -396,7 +396,6 @@ ONE_NUMBER = [
 # Each needs mistakes of the other side, as a new version; until then this names them and how far off they are.
 RANK_STILL_CUED = {
     "head_dimension": 0.17,  # one mistake gives a head smaller than d_model / n_head: drawing the rank cannot help
-    "mask_rows-ask=nan": 0.23,  # l5-num-nan-layer2: version 1 was at 0.30; per-head counts exceed B·T and are out
 }
 
 
