@@ -14,12 +14,17 @@ import math
 import numpy as np
 
 from .. import costs, masks, positional, serving
-from .base import Inputs, Params, Solution
+from .base import Distractor, Inputs, Params, Solution
 from .costs import AttentionFlopsCrossover, FlopsPerToken, GPTParamCount, config_of
 from .counting import RNNGradientDecayV3
 from .masks import CrossMaskCount, MaskRows, MHAParamCount
 from .positional import AlibiBias
 from .serving import DecodeBandwidthBound, KVCacheMemoryV3, PagedBlocks, SpeculativeExpectedTokens
+
+
+def more_mistakes(solution: Solution, *mistakes: Distractor) -> Solution:
+    """The previous version's solution with more named mistakes to draw the distractors from."""
+    return solution._replace(distractors=[*solution.distractors, *mistakes])
 
 
 class GPTParamCountV2(GPTParamCount):
@@ -33,9 +38,7 @@ class GPTParamCountV2(GPTParamCount):
         solution = super().solve(inputs)
         L, bs = inputs["n_layer"], inputs["block_size"]
         buffers = L * bs * bs  # attn.bias, (1, 1, block_size, block_size) per layer
-        return solution._replace(
-            distractors=[*solution.distractors, ("mask_buffer_counted", solution.answer + buffers)]
-        )
+        return more_mistakes(solution, ("mask_buffer_counted", solution.answer + buffers))
 
 
 class FlopsPerTokenV2(FlopsPerToken):
@@ -49,9 +52,7 @@ class FlopsPerTokenV2(FlopsPerToken):
         solution = super().solve(inputs)
         if inputs["ask"] != "training":
             return solution
-        return solution._replace(
-            distractors=[*solution.distractors, ("forward_added_to_training", solution.answer * 4 / 3)]
-        )
+        return more_mistakes(solution, ("forward_added_to_training", solution.answer * 4 / 3))
 
 
 class AttentionFlopsCrossoverV2(AttentionFlopsCrossover):
@@ -68,16 +69,14 @@ class AttentionFlopsCrossoverV2(AttentionFlopsCrossover):
         cfg = config_of(inputs)
         T = solution.answer
         per_token_flops = T * costs.attention_flops_per_token(1, cfg.n_embd)  # what 4·T·d must reach
-        return solution._replace(
-            distractors=[
-                *solution.distractors,
-                # 4·T²·d = per_token_flops
-                ("crossover_t_squared_per_token", math.sqrt(per_token_flops / (4 * cfg.n_embd))),
-                # 4·T·hs = per_token_flops, hs = d / n_head
-                ("crossover_one_head_only", T * cfg.n_head if cfg.n_head > 1 else None),
-                # 4·T·d = 3 · per_token_flops (6 FLOPs per weight instead of 2)
-                ("crossover_training_flops_for_weights", 3 * T),
-            ]
+        return more_mistakes(
+            solution,
+            # 4·T²·d = per_token_flops
+            ("crossover_t_squared_per_token", math.sqrt(per_token_flops / (4 * cfg.n_embd))),
+            # 4·T·hs = per_token_flops, hs = d / n_head
+            ("crossover_one_head_only", T * cfg.n_head if cfg.n_head > 1 else None),
+            # 4·T·d = 3 · per_token_flops (6 FLOPs per weight instead of 2)
+            ("crossover_training_flops_for_weights", 3 * T),
         )
 
 
@@ -110,7 +109,7 @@ class MaskRowsV2(MaskRows):
             if inputs["ask"] == "hidden"
             else ("nan_both_layers_summed", hidden + masks.nan_row_count(lengths, T, "left"))
         )
-        return solution._replace(distractors=[*solution.distractors, extra])
+        return more_mistakes(solution, extra)
 
 
 class MHAParamCountV2(MHAParamCount):
@@ -138,12 +137,10 @@ class AlibiBiasV2(AlibiBias):
         solution = super().solve(inputs)
         n, h, dist = inputs["n_head"], inputs["head"], inputs["i"] - inputs["j"]
         slope = positional.alibi_slopes(n)[h - 1]
-        return solution._replace(
-            distractors=[
-                *solution.distractors,
-                ("alibi_distance_one_short", -slope * (dist - 1) if dist > 1 else None),
-                ("alibi_slope_next_head", -(2.0 ** (-8 * (h + 1) / n)) * dist),
-            ]
+        return more_mistakes(
+            solution,
+            ("alibi_distance_one_short", -slope * (dist - 1) if dist > 1 else None),
+            ("alibi_slope_next_head", -(2.0 ** (-8 * (h + 1) / n)) * dist),
         )
 
 
@@ -160,9 +157,7 @@ class KVCacheMemoryV4(KVCacheMemoryV3):
             return solution
         nh, nkv = inputs["n_head"], inputs["n_kv_head"]
         # K and V of n_kv_head heads, plus Q of n_head heads, per token per layer
-        return solution._replace(
-            distractors=[*solution.distractors, ("kv_caches_queries", solution.answer * (2 * nkv + nh) / (2 * nkv))]
-        )
+        return more_mistakes(solution, ("kv_caches_queries", solution.answer * (2 * nkv + nh) / (2 * nkv)))
 
 
 class DecodeBandwidthBoundV2(DecodeBandwidthBound):
@@ -177,14 +172,12 @@ class DecodeBandwidthBoundV2(DecodeBandwidthBound):
         B, bw = inputs["B"], inputs["bandwidth_tb"] * 10**12
         weights = inputs["params_b"] * 10**9 * serving.BYTES[inputs["dtype"]]
         one_cache = inputs["T"] * inputs["kv_kib"] * 1024  # one sequence's cache read for the whole batch
-        return solution._replace(
-            distractors=[
-                *solution.distractors,
-                (
-                    "kv_cache_one_sequence",
-                    serving.decode_tokens_per_second(B, bw, weights, one_cache) if B > 1 else None,
-                ),
-            ]
+        return more_mistakes(
+            solution,
+            (
+                "kv_cache_one_sequence",
+                serving.decode_tokens_per_second(B, bw, weights, one_cache) if B > 1 else None,
+            ),
         )
 
 
@@ -209,11 +202,9 @@ class PagedBlocksV2(PagedBlocks):
             return solution
         bs, P, G = inputs["block_size"], inputs["prompt_tokens"], inputs["generated"]
         separate = serving.paged_blocks(P, bs)[0] + serving.paged_blocks(G, bs)[0]
-        return solution._replace(
-            distractors=[
-                *solution.distractors,
-                ("paged_separate_prompt_blocks", separate if separate != solution.answer else None),
-            ]
+        return more_mistakes(
+            solution,
+            ("paged_separate_prompt_blocks", separate if separate != solution.answer else None),
         )
 
 
@@ -227,4 +218,4 @@ class RNNGradientDecayV4(RNNGradientDecayV3):
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
         f, n = inputs["factor"], inputs["n_steps"]
-        return solution._replace(distractors=[*solution.distractors, ("gradient_factor_as_loss", (1 - f) ** n)])
+        return more_mistakes(solution, ("gradient_factor_as_loss", (1 - f) ** n))

@@ -17,19 +17,10 @@ from quizzes.content.generation import generation_job_run
 from quizzes.content.report import ContentConflictError, ContentError
 from quizzes.content.writer import content_load
 from quizzes.models import GenerationJob, Lesson, Question
-from tests.quizzes.content.test_loader import LESSON, rewrite
+from tests.quizzes.content.test_loader import rewrite
 from tests.quizzes.content.test_provenance import NUMERIC, admin_edit, form_data
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def lesson_dir(tmp_path: Path) -> Path:
-    directory = tmp_path / "lessons"
-    directory.mkdir()
-    (directory / "demo.yaml").write_text(LESSON + NUMERIC, encoding="utf-8")
-    content_load(directory=directory)
-    return directory
 
 
 def load(directory: Path, *flags: str) -> str:

@@ -4,28 +4,16 @@ listed with their source and seed, and removed by retiring those learners saw (i
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
 from quizzes.content.generation import generation_job_run
-from quizzes.content.writer import content_load
 from quizzes.models import GenerationJob, Lesson, Question
 from quizzes.practice.services.attempts import attempt_start
-from tests.quizzes.content.test_loader import LESSON
-from tests.quizzes.content.test_provenance import ADMIN_PROMPT, NUMERIC, admin_add_choice_question, admin_edit
+from tests.quizzes.content.test_provenance import ADMIN_PROMPT, admin_add_choice_question, admin_edit
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def lesson_dir(tmp_path: Path) -> Path:
-    directory = tmp_path / "lessons"
-    directory.mkdir()
-    (directory / "demo.yaml").write_text(LESSON + NUMERIC, encoding="utf-8")
-    content_load(directory=directory)
-    return directory
 
 
 def page(client, name: str, *args) -> str:
