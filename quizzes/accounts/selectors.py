@@ -53,6 +53,13 @@ def user_by_id(*, user_id: int) -> User | None:
     return User.from_db("default", _USER_COLUMNS, rows[0]) if rows else None
 
 
+def user_table_answers() -> bool:
+    """One indexed LIMIT 1 read of the user table through the ORM: raises DatabaseError when the database is down
+    (the health check's probe)."""
+    get_user_model().objects.exists()
+    return True
+
+
 def email_taken(*, email: str, exclude_pk: int | None = None) -> bool:
     """Whether another account uses this address (case-insensitive; the unique index has the final word)."""
     users = get_user_model().objects.filter(email__iexact=email.strip())

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 from quizzes.content.generation import generated_questions_remove
 from quizzes.content.models import ContentSource, Lesson, Question
 from quizzes.content.ownership import edited_since_import
+from quizzes.content.selectors import lesson_file_questions
 
 
 def provenance_notice(obj: Lesson | Question) -> str:
@@ -56,7 +57,7 @@ def file_rows_in(objs: Iterable[Lesson | Question]) -> list[str]:
     for obj in objs:
         rows = [obj] if obj.source == ContentSource.FILE else []
         if isinstance(obj, Lesson):
-            rows += list(obj.questions.filter(source=ContentSource.FILE).order_by("order", "key"))
+            rows += lesson_file_questions(lesson=obj)
         for row in rows:
             refused.append(
                 _(

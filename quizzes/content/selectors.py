@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 
-from quizzes.content.models import Lesson, Option, Question, QuestionVersion
+from quizzes.content.models import ContentSource, Lesson, Option, Question, QuestionVersion
 from quizzes.core.compiled import CompiledRead, Later
 
 #: The most prompts a mock interview draws.
@@ -188,6 +188,11 @@ def question_options(*, question: Question) -> list[Option]:
 def lesson_by_key(*, key: str) -> Lesson | None:
     """Any lesson by its key, published or not (the authoring tools': import, export)."""
     return Lesson.objects.filter(key=key).first()
+
+
+def lesson_file_questions(*, lesson: Lesson) -> list[Question]:
+    """A lesson's questions that the lesson files own, in lesson order."""
+    return list(lesson.questions.filter(source=ContentSource.FILE).order_by("order", "key"))
 
 
 def lesson_questions_with_options(*, lesson: Lesson) -> list[Question]:
