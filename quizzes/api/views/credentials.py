@@ -58,13 +58,15 @@ class PasswordChangeView(APIView):
         data = serializer.validated_data
         user = request.user
         token = request.auth if isinstance(request.auth, AuthToken) else None
+        # DRF's Request stands in for Django's HttpRequest, as in the log-in view: the throttled backend reads its
+        # META and leaves ``throttled`` on it, and the session is the underlying request's.
         checked = authenticate(
-            request._request,
+            request,
             username=user.get_username(),
             password=data["current_password"],
             device_id=device_id_of_token(token=token) if token is not None else "",
         )
-        refused = getattr(request._request, "throttled", None)
+        refused = getattr(request, "throttled", None)
         if checked is None and refused is not None:
             raise throttled_error(refused)
         if checked is None or checked.pk != user.pk:
@@ -75,12 +77,12 @@ class PasswordChangeView(APIView):
                 message=message,
                 fields={"current_password": [message]},
             )
-        session = getattr(request._request, "session", None)
+        session = getattr(request, "session", None)
         keep_session = session.session_key if token is None and session is not None else None
         revoked = account_password_change(
             user=user, new_password=data["new_password"], keep_token=token, keep_session_key=keep_session
         )
         if token is None and session is not None:  # a browser calling the API: keep it signed in (Django's rule)
-            update_session_auth_hash(request._request, user)
+            update_session_auth_hash(request, user)
         result = {"tokens_ended": revoked.tokens, "sessions_ended": revoked.sessions}
         return Response(self.OutputSerializer(result).data)

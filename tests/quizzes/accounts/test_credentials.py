@@ -63,6 +63,22 @@ def test_an_api_password_change_ends_every_other_token_and_every_browser_session
     assert user.check_password(NEW_PASSWORD)
 
 
+def test_a_browser_changing_its_password_through_the_api_stays_signed_in_and_others_do_not(user):
+    """The API called with the browser's own session (the web app's JavaScript would): Django's rule keeps that
+    session signed in (update_session_auth_hash on DRF's request), and every other session and token ends."""
+    browser, other, phone = browser_login(user), browser_login(user), api_login(user, "phone")
+    response = browser.post(
+        "/api/v1/auth/password/",
+        {"current_password": factories.PASSWORD, "new_password": NEW_PASSWORD},
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    assert response.json() == {"tokens_ended": 1, "sessions_ended": 1}
+    assert signed_in(browser)
+    assert not signed_in(other)
+    assert_error(phone.get("/api/v1/ping/"), 401)
+
+
 def test_an_api_password_change_needs_the_current_password_and_a_good_new_one(user):
     phone, tablet = api_login(user, "phone"), api_login(user, "tablet")
     wrong = phone.post(
