@@ -261,8 +261,13 @@ class LessonReader:
         existing = self.questions.get(key)
         question = existing or Question(key=key)
         lesson_changed = existing is not None and existing.lesson.key != lesson_key
-        if existing is not None and existing.pk in self.history:
-            self.history_conflicts(file, existing, kind, lesson_changed, where)
+        if existing is not None and existing.pk in self.history and existing.kind != kind:
+            self.problem(
+                file,
+                f"kind changed from {existing.kind} to {kind}, but learners have history with this question; "
+                "give the new question a new key (the old one will be unpublished)",
+                **where,
+            )
         before = _assign(question, values)
         try:
             question.full_clean(exclude=["lesson"])
@@ -368,21 +373,21 @@ class LessonReader:
                 values[spec.column] = self.value(spec, data, file, where, template=values.get("template", ""))
         return values
 
-    def history_conflicts(self, file: str, existing: Question, kind: str, lesson_changed: bool, where: Where) -> None:
-        """A question learners have history with keeps its kind and its lesson (old attempts describe it)."""
-        if existing.kind != kind:
+    def moves_with_history(self, plan: Plan) -> None:
+        """A question learners have history with keeps its lesson (old attempts describe it there). Checked once
+        ownership has settled each question's lesson (quizzes.content.ownership): an admin's move that
+        ``keep-admin`` keeps is no move, and only a move the import would write is refused."""
+        for planned_question in plan.questions:
+            question = planned_question.question.instance
+            existing = self.questions.get(question.key)
+            if existing is None or existing.pk not in self.history or not planned_question.question.moved:
+                continue
             self.problem(
-                file,
-                f"kind changed from {existing.kind} to {kind}, but learners have history with this question; "
-                "give the new question a new key (the old one will be unpublished)",
-                **where,
-            )
-        if lesson_changed:
-            self.problem(
-                file,
-                f"moved from lesson '{existing.lesson.key}', but learners have history with this question "
-                "in that lesson; give it a new key instead",
-                **where,
+                planned_question.question.file,
+                f"moved from lesson '{existing.lesson.key}' to '{planned_question.lesson_key}', but learners have "
+                "history with this question in that lesson; give it a new key instead",
+                lesson=planned_question.lesson_key,
+                question=question.key,
             )
 
     @staticmethod

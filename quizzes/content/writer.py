@@ -113,6 +113,9 @@ def content_load(
         conflicts = plan_ownership(plan, resolve=resolve)
         if conflicts:
             raise ContentConflictError(conflicts)
+        reader.moves_with_history(plan)  # only once ownership has said which lesson each question ends in
+        if reader.problems:
+            raise ContentError(reader.problems)
         report = LoadReport(files=[p.name for p in paths], written=not validate_only, cues=plan.cues)
         if validate_only:
             _count_only(plan, report)

@@ -221,6 +221,7 @@ def lesson_moodle_import(
             state = _Import(lesson=lesson, file=file, skip_unsupported=skip_unsupported)
             for source in questions:
                 state.add(map_question(source))
+            state.reader.moves_with_history(state.plan)  # key_of keeps keys in this lesson; the rule, once
             state.reader_problems()
             if not state.problems:
                 state.bank_rule()

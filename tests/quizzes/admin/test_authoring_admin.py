@@ -17,6 +17,7 @@ from quizzes.content.generation import generation_job_run
 from quizzes.content.report import ContentConflictError, ContentError
 from quizzes.content.writer import content_load
 from quizzes.models import GenerationJob, Lesson, Question
+from quizzes.practice.services.attempts import attempt_start
 from tests.quizzes.content.test_loader import rewrite
 from tests.quizzes.content.test_provenance import NUMERIC, admin_edit, form_data
 
@@ -121,6 +122,29 @@ def test_moving_a_file_question_to_another_lesson_in_the_admin_is_a_conflict(adm
     assert "no changes" in load(lesson_dir)  # decided: left where the admin put it
     load(lesson_dir, "--take-files")
     assert Question.objects.get(pk=question.pk).lesson == extra  # keep-admin's decision stands until the file moves it
+
+
+def test_a_file_question_the_admin_moved_and_a_learner_then_answered_stays_where_the_learner_saw_it(
+    admin_client, lesson_dir, user
+):
+    add = reverse("admin:quizzes_lesson_add")
+    data = {**form_data(admin_client.get(add)), "key": "extra", "title": "加课", "order": "5", "published": "on"}
+    assert admin_client.post(add, data).status_code == 302
+    extra = Lesson.objects.get(key="extra")
+    question = Question.objects.get(key="demo-mask")
+    admin_edit(admin_client, question, lesson=extra.pk)
+    attempt = attempt_start(user=user, lesson=extra)
+    assert attempt.items.filter(question=question).exists()  # the learner now has history with it in 'extra'
+
+    assert conflicts_of(lesson_dir) == {("question 'demo-mask'", "lesson", "demo", "extra")}  # a conflict first
+    with pytest.raises(ContentError, match="moved from lesson 'extra' to 'demo', but learners have history"):
+        content_load(directory=lesson_dir, resolve="take-files")  # the files' lesson would move it: refused
+    assert Question.objects.get(pk=question.pk).lesson == extra  # and nothing written
+
+    load(lesson_dir, "--keep-admin")  # the admin's lesson is kept: no move, nothing to refuse
+    assert Question.objects.get(pk=question.pk).lesson == extra
+    assert "no changes" in load(lesson_dir)
+    assert attempt.items.filter(question=question).exists()
 
 
 def test_reordering_a_file_question_or_option_in_the_admin_is_a_conflict(admin_client, lesson_dir):
