@@ -4,9 +4,10 @@ Fills the database with N learners ("scale-000001" …, password "scale-pass"), 
 profile (time zones from a varied list), M review cards with realistic FSRS states (learning /
 review / relearning; stability and difficulty spread like a real collection; ``last_review`` in the
 past and ``due`` spread over past and future, so ≈ 13 % of a learner's cards are due today), one
-review log per scheduled review (``reps`` logs per card, the first one ``role=first``) and one
-finished study attempt of the first lesson with its choice items answered from a Rasch model
-(``rasch_answers``: planted difficulties and one planted bad distractor, for the item statistics).
+review log per scheduled review (``reps`` logs per card, the first one ``role=first``) and a finished
+study attempt of each published lesson (every learner the first lesson, a falling share the later ones), every
+quiz kind answered from a Rasch model (``rasch_answers``: planted difficulties and one planted bad distractor per
+lesson, for the item statistics; the answers graded by the real grader, quizzes.operations.scale_answers).
 
 Learner k's profile, cards and logs depend only on (seed, k): learner 1 of a 100-learner run is the
 same learner as learner 1 of a 10,000-learner run, which is what the scaling benchmark compares.
@@ -24,8 +25,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +37,9 @@ from django.utils import timezone
 
 from quizzes.accounts.models import CHECK_SOON
 from quizzes.content.models import Lesson, Option, Question
+from quizzes.content.selectors import lesson_quiz_questions
 from quizzes.content.versions import versions_current
+from quizzes.operations.scale_answers import QuestionAnswers, question_answers
 from quizzes.reviews import scheduling
 from quizzes.reviews.signals import content_rows_written
 
@@ -63,6 +67,8 @@ DAY = 86400.0
 #: The Rasch model of the seeded attempts: planted difficulties (logits) and the planted bad distractor's weight.
 RASCH_DIFFICULTIES = (-1.5, 1.5)
 BAD_DISTRACTOR_WEIGHT = 0.05
+#: The share of learners who took lesson k is LESSON_TAKE_RATE**k (every learner took the first lesson).
+LESSON_TAKE_RATE = 0.8
 
 
 def _reserve_ids(table: str, count: int) -> int:
@@ -422,26 +428,27 @@ class ScaleSeeder:
     # --- attempts ---------------------------------------------------------------------------
 
     def _attempts(self, user_ids: list[int], seed: int, now: dt.datetime) -> tuple[int, int]:
-        """One finished study attempt of the first lesson per learner, its choice questions answered (Rasch model)."""
-        lesson = Lesson.objects.published().order_by("order", "key").first()
-        assert lesson is not None  # run() checked there is a published lesson
-        questions = list(
-            Question.objects.published()
-            .filter(lesson=lesson, kind=Question.Kind.CHOICE)
-            .prefetch_related("options")
-            .order_by("order", "key")
-        )
-        options = [list(question.options.all()) for question in questions]
+        """A finished first study attempt of every published lesson, for a share of the learners that falls from
+        lesson to lesson (``LESSON_TAKE_RATE``: all of them take the first), every quiz question answered."""
+        totals = [0, 0]
+        for index, lesson in enumerate(Lesson.objects.published().order_by("order", "key")):
+            takers = user_ids[: max(1, math.ceil(len(user_ids) * LESSON_TAKE_RATE**index))]
+            for i, count in enumerate(self._lesson_attempts(lesson, index, takers, seed, now)):
+                totals[i] += count
+        return totals[0], totals[1]
+
+    def _lesson_attempts(
+        self, lesson: Lesson, index: int, user_ids: list[int], seed: int, now: dt.datetime
+    ) -> tuple[int, int]:
+        """One lesson's attempts: its quiz questions as attempt_start shows them, answered from a Rasch model
+        over each question's graded outcomes (quizzes.operations.scale_answers)."""
+        questions = list(lesson_quiz_questions(lesson=lesson))
+        tables = question_answers(questions=questions, seed=lesson_seed(seed, index))
         versions = versions_current(questions=questions)  # each item pins the version it shows, as attempt_start does
-        draw = rasch_answers(
-            seed=seed,
-            learners=len(user_ids),
-            keys=[next((i for i, o in enumerate(opts) if o.is_correct), 0) for opts in options],
-            option_counts=[len(opts) for opts in options],
-        )
+        draw = lesson_rasch_answers(tables=tables, learners=len(user_ids), seed=seed, index=index)
         first_attempt = _reserve_ids("quizzes_attempt", len(user_ids))
         first_item = _reserve_ids("quizzes_attemptitem", len(user_ids) * len(questions))
-        rng = np.random.default_rng([seed, 0])
+        rng = np.random.default_rng([*lesson_seed(seed, index), 0])
         seeds = rng.integers(0, 2**31 - 1, size=len(user_ids))
         started = [now - dt.timedelta(days=int(d), minutes=30) for d in rng.integers(1, 60, size=len(user_ids))]
         answered = np.cumsum(draw.seconds, axis=1)  # (N, Q) seconds from the start, questions in order
@@ -463,22 +470,23 @@ class ScaleSeeder:
                 for n, uid in enumerate(user_ids)
             ),
         )
+        shown_draw = rng.integers(0, 2**31 - 1, size=(len(user_ids), len(questions)))  # (N, Q) which variant
 
         def item_rows() -> Iterator[tuple]:
             item_id = first_item
             for n in range(len(user_ids)):
-                order_rng = np.random.default_rng([seed, n, 1])
-                for position, (question, opts) in enumerate(zip(questions, options, strict=True)):
-                    order = [opts[i].pk for i in order_rng.permutation(len(opts))]
-                    chosen = opts[int(draw.chosen[n, position])]
-                    correct = next((o for o in opts if o.is_correct), chosen)
-                    result = {"kind": "choice", "correct": chosen.is_correct, "score": float(chosen.is_correct),
-                              "chosen_option_id": chosen.pk, "correct_option_id": correct.pk,
-                              "feedback": chosen.feedback, "explanation": question.explanation}  # fmt: skip
+                order_rng = np.random.default_rng([*lesson_seed(seed, index), n, 1])
+                for position, table in enumerate(tables):
+                    question = table.question
+                    s = int(shown_draw[n, position]) % len(table.shown)
+                    shown, outcome = table.shown[s], table.outcome(s, int(draw.chosen[n, position]))
+                    order = [table.options[i].pk for i in order_rng.permutation(len(table.options))]
                     yield (item_id, first_attempt + n, question.pk, versions[question.pk].pk, position,
-                           json.dumps(order), json.dumps(chosen.pk),
-                           chosen.pk, chosen.is_correct, float(chosen.is_correct), json.dumps(result),
-                           started[n] + dt.timedelta(seconds=float(answered[n, position])))  # fmt: skip
+                           json.dumps(order), json.dumps(outcome.response), outcome.chosen_option_id,
+                           outcome.correct, float(outcome.result["score"]), json.dumps(outcome.result),
+                           started[n] + dt.timedelta(seconds=float(answered[n, position])),
+                           None if shown.variant is None else json.dumps(shown.variant), shown.seed,
+                           shown.template_version)  # fmt: skip
                     item_id += 1
 
         n_items = _copy(
@@ -496,10 +504,29 @@ class ScaleSeeder:
                 "score",
                 "result",
                 "answered_at",
+                "variant",
+                "variant_seed",
+                "template_version",
             ),
             item_rows(),
         )
         return n_attempts, n_items
+
+
+def lesson_seed(seed: int, index: int) -> list[int]:
+    """The random stream of the ``index``-th published lesson's attempts (the first lesson's is the run's seed)."""
+    return [seed] if index == 0 else [seed, 100 + index]
+
+
+def lesson_rasch_answers(*, tables: list[QuestionAnswers], learners: int, seed: int, index: int) -> RaschDraw:
+    """The Rasch draw of one lesson's attempts (what ``seed_scale`` planted there, for a test to read back)."""
+    return rasch_answers(
+        seed=lesson_seed(seed, index),
+        learners=learners,
+        keys=[table.key_index for table in tables],
+        option_counts=[table.outcome_count for table in tables],
+        plantable=[bool(table.options) for table in tables],
+    )
 
 
 @dataclass(frozen=True)
@@ -514,22 +541,32 @@ class RaschDraw:
     bad_option: int
 
 
-def rasch_answers(*, seed: int, learners: int, keys: list[int], option_counts: list[int]) -> RaschDraw:
+def rasch_answers(
+    *,
+    seed: int | Sequence[int],
+    learners: int,
+    keys: list[int],
+    option_counts: list[int],
+    plantable: Sequence[bool] | None = None,
+) -> RaschDraw:
     """Answers from a Rasch model, P(correct) = logistic(θ_n − b_j), so item statistics have something to recover.
 
     Difficulties are spread evenly over RASCH_DIFFICULTIES in an order shuffled by the seed (not the questions'
     order); abilities are N(0, 1). A wrong answer picks a distractor uniformly, except in one planted question
     (the middle difficulty, so it has many wrong answers), where its last distractor gets BAD_DISTRACTOR_WEIGHT:
-    almost nobody picks it, which the statistics must flag. Learner k's row depends only on (seed, k).
+    almost nobody picks it, which the statistics must flag; ``plantable`` says which questions may be it (the
+    choice ones: a numeric item's "distractors" are its named mistakes). Learner k's row depends only on (seed, k).
     """
+    stream = [seed] if isinstance(seed, int) else list(seed)
     q = len(keys)
     low, high = RASCH_DIFFICULTIES
-    difficulty = np.random.default_rng([seed, 2]).permutation(np.linspace(low, high, q))  # (Q,)
-    ability = np.random.default_rng([seed, 3]).normal(0.0, 1.0, size=learners)  # (N,)
+    difficulty = np.random.default_rng([*stream, 2]).permutation(np.linspace(low, high, q))  # (Q,)
+    ability = np.random.default_rng([*stream, 3]).normal(0.0, 1.0, size=learners)  # (N,)
     p_correct = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))  # (N, Q)
-    draws = np.random.default_rng([seed, 4]).random((learners, q, 2))  # (N, Q, 2): correct?, which distractor
+    draws = np.random.default_rng([*stream, 4]).random((learners, q, 2))  # (N, Q, 2): correct?, which distractor
     is_correct = draws[:, :, 0] < p_correct  # (N, Q)
-    bad_question = int(np.argsort(difficulty)[q // 2]) if q else -1
+    candidates = [j for j in np.argsort(difficulty).tolist() if plantable is None or plantable[j]]  # easiest first
+    bad_question = int(candidates[len(candidates) // 2]) if candidates else -1
     chosen = np.empty((learners, q), dtype=np.int64)
     for j, (key, count) in enumerate(zip(keys, option_counts, strict=True)):
         weights = np.ones(count)  # (options,)
@@ -542,6 +579,10 @@ def rasch_answers(*, seed: int, learners: int, keys: list[int], option_counts: l
         chosen[:, j] = np.where(is_correct[:, j], key, wrong_pick)
     # Harder questions take longer: a median of 8 s + 4 s per logit of difficulty above the easiest one.
     median = 8.0 + 4.0 * (difficulty - low)  # (Q,)
-    seconds = np.random.default_rng([seed, 5]).lognormal(np.log(median)[None, :], 0.4, size=(learners, q))  # (N, Q)
-    bad_option = ([i for i in range(option_counts[bad_question]) if i != keys[bad_question]] or [-1])[-1] if q else -1
+    seconds = np.random.default_rng([*stream, 5]).lognormal(np.log(median)[None, :], 0.4, size=(learners, q))  # (N, Q)
+    bad_option = (
+        ([i for i in range(option_counts[bad_question]) if i != keys[bad_question]] or [-1])[-1]
+        if bad_question >= 0
+        else -1
+    )
     return RaschDraw(difficulty, ability, chosen, seconds, bad_question, bad_option)

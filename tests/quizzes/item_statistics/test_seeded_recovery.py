@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from quizzes.content.selectors import lesson_quiz_questions
 from quizzes.item_statistics.selectors import lesson_statistics
 from quizzes.models import Lesson, Question
-from quizzes.operations.scale_data import rasch_answers
+from quizzes.operations.scale_answers import question_answers
+from quizzes.operations.scale_data import lesson_rasch_answers, lesson_seed
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -42,31 +44,27 @@ def test_statistics_recover_the_planted_difficulties_and_the_bad_distractor():
     call_command("seed_scale", "--learners", str(LEARNERS), "--cards", "1", "--seed", "7", stdout=io.StringIO())
 
     lesson = Lesson.objects.published().order_by("order", "key").first()
-    questions = list(
-        Question.objects.published().filter(lesson=lesson, kind=Question.Kind.CHOICE).order_by("order", "key")
+    questions = list(lesson_quiz_questions(lesson=lesson))
+    planted = lesson_rasch_answers(
+        tables=question_answers(questions=questions, seed=lesson_seed(7, 0)), learners=LEARNERS, seed=7, index=0
     )
-    options = [list(q.options.all()) for q in questions]
-    planted = rasch_answers(
-        seed=7,
-        learners=LEARNERS,
-        keys=[next(i for i, o in enumerate(opts) if o.is_correct) for opts in options],
-        option_counts=[len(opts) for opts in options],
-    )
-    assert len(questions) >= 5
+    kinds = {q.kind for q in questions}
+    assert {Question.Kind.CHOICE, Question.Kind.NUMERIC, Question.Kind.CODE} <= kinds  # every kind is answered
 
     stats = lesson_statistics(lesson=lesson)
     by_question = {item.question_id: item for item in stats.items}
     assert stats.attempts == LEARNERS
     assert all(by_question[q.pk].attempts == LEARNERS for q in questions)
     facility = np.array([by_question[q.pk].facility for q in questions])
-    # easier (lower b) → higher facility: rank agreement with −b
+    # easier (lower b) → higher facility: rank agreement with −b, over every kind
     assert _spearman(facility, -planted.difficulty) > 0.9
 
     rare = {
         (item.question_id, flag.text) for item in stats.items for flag in item.flags if flag.code == "rare_distractor"
     }
     bad_question = questions[planted.bad_question]
-    bad_key = options[planted.bad_question][planted.bad_option].key
+    assert bad_question.kind == Question.Kind.CHOICE
+    bad_key = list(bad_question.options.all())[planted.bad_option].key
     assert len(rare) == 1
     ((question_id, text),) = rare
     assert question_id == bad_question.pk and bad_key in text
@@ -76,3 +74,22 @@ def test_statistics_recover_the_planted_difficulties_and_the_bad_distractor():
     assert all(by_question[q.pk].median_seconds > 0 for q in questions)
     # the learners got better with ability: the items discriminate (the Rasch model has no bad item)
     assert all(by_question[q.pk].discrimination > 0.1 for q in questions)
+    # a wrong numeric answer names the misconception the grader matched: the statistics list them
+    numeric = [by_question[q.pk] for q in questions if q.kind == Question.Kind.NUMERIC]
+    assert any(option.picks > 0 for item in numeric for option in item.options if not option.is_key)
+
+
+def test_every_lesson_gets_first_attempts_from_a_falling_share_of_the_learners():
+    call_command("load_lessons", stdout=io.StringIO())
+    call_command("seed_scale", "--learners", "40", "--cards", "1", "--seed", "3", stdout=io.StringIO())
+
+    lessons = list(Lesson.objects.published().order_by("order", "key"))
+    counts = [lesson_statistics(lesson=lesson).attempts for lesson in lessons]
+    assert counts[0] == 40 and all(count > 0 for count in counts)
+    assert counts == sorted(counts, reverse=True) and counts[-1] < counts[0]
+    for lesson in lessons:  # each attempt answered every quiz question of its lesson, graded as the app grades
+        stats = lesson_statistics(lesson=lesson)
+        assert {item.question_id for item in stats.items} == set(
+            lesson_quiz_questions(lesson=lesson).values_list("pk", flat=True)
+        )
+        assert stats.complete_attempts == stats.attempts
