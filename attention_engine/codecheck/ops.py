@@ -319,48 +319,32 @@ def matmul_shape(a: Shape, b: Shape) -> tuple[Shape, int]:
 # ---------------------------------------------------------------------------------------------
 # Operators
 
-BINARY: Final[dict[type[Any], tuple[str, Callable[[Any, Any], Any]]]] = {}
 
-
-def _init_binary() -> None:
+def _operator_table() -> tuple[tuple[type[Any], str, Callable[[Any, Any], Any], Callable[[Any, Any], Any]], ...]:
+    """Each binary operator once: its AST node, its symbol, the plain and the in-place function."""
     import ast
 
-    BINARY.update(
-        {
-            ast.Add: ("+", operator.add),
-            ast.Sub: ("-", operator.sub),
-            ast.Mult: ("*", operator.mul),
-            ast.Div: ("/", operator.truediv),
-            ast.FloorDiv: ("//", operator.floordiv),
-            ast.Mod: ("%", operator.mod),
-            ast.Pow: ("**", operator.pow),
-            ast.MatMult: ("@", operator.matmul),
-            ast.BitAnd: ("&", operator.and_),
-            ast.BitOr: ("|", operator.or_),
-            ast.BitXor: ("^", operator.xor),
-            ast.LShift: ("<<", operator.lshift),
-            ast.RShift: (">>", operator.rshift),
-        }
+    return (
+        (ast.Add, "+", operator.add, operator.iadd),
+        (ast.Sub, "-", operator.sub, operator.isub),
+        (ast.Mult, "*", operator.mul, operator.imul),
+        (ast.Div, "/", operator.truediv, operator.itruediv),
+        (ast.FloorDiv, "//", operator.floordiv, operator.ifloordiv),
+        (ast.Mod, "%", operator.mod, operator.imod),
+        (ast.Pow, "**", operator.pow, operator.ipow),
+        (ast.MatMult, "@", operator.matmul, operator.imatmul),
+        (ast.BitAnd, "&", operator.and_, operator.iand),
+        (ast.BitOr, "|", operator.or_, operator.ior),
+        (ast.BitXor, "^", operator.xor, operator.ixor),
+        (ast.LShift, "<<", operator.lshift, operator.ilshift),
+        (ast.RShift, ">>", operator.rshift, operator.irshift),
     )
 
 
-_init_binary()
-
-INPLACE: Final[dict[str, Callable[[Any, Any], Any]]] = {
-    "+": operator.iadd,
-    "-": operator.isub,
-    "*": operator.imul,
-    "/": operator.itruediv,
-    "//": operator.ifloordiv,
-    "%": operator.imod,
-    "**": operator.ipow,
-    "@": operator.imatmul,
-    "&": operator.iand,
-    "|": operator.ior,
-    "^": operator.ixor,
-    "<<": operator.ilshift,
-    ">>": operator.irshift,
+BINARY: Final[dict[type[Any], tuple[str, Callable[[Any, Any], Any]]]] = {
+    node: (symbol, fn) for node, symbol, fn, _ in _operator_table()
 }
+INPLACE: Final[dict[str, Callable[[Any, Any], Any]]] = {symbol: ifn for _, symbol, _, ifn in _operator_table()}
 
 
 def numpy_failure(exc: BaseException, function: str) -> NoReturn:

@@ -974,6 +974,25 @@ def _axis(lo: float, hi: float, log: bool, start: float, length: float) -> Any:
     return at
 
 
+def _line_and_text(
+    line: tuple[float, float, float, float],
+    stroke: str,
+    at: tuple[float, float, str],
+    text: str,
+    *,
+    colour: str = _INK,
+    line_style: str = "",
+) -> str:
+    """A line with a small text beside it (an axis tick and its value, a grid line, a named guide): one drawing for
+    every plot and bar axis."""
+    x1, y1, x2, y2 = line
+    x, y, anchor = at
+    return (
+        f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{stroke}"{line_style}/>'
+        f'<text x="{x}" y="{y}" text-anchor="{anchor}" font-size="11" fill="{colour}">{escape(text)}</text>'
+    )
+
+
 def plot_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString:
     """The SVG of a ``plot`` figure: points or lines on linear or log axes, dashed guides and labelled marks,
     a legend below; 340 px wide so it reads on a 360 px phone."""
@@ -984,20 +1003,12 @@ def plot_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
     y_at = _axis(y_lo, y_hi, data["y_scale"] == "log", top + plot_h, -plot_h)
     bottom = top + plot_h
     body = [f'<text x="0" y="14" font-size="12" fill="{_INK}">{escape(data["y_label"])}</text>']
-    for tick in data["y_ticks"]:
+    for tick in data["y_ticks"]:  # a grid line across the plot, its value to the left
         y = y_at(tick["value"])
-        body.append(
-            f'<line x1="{left}" y1="{y}" x2="{left + plot_w}" y2="{y}" stroke="{_GRID}"/>'
-            f'<text x="{left - 5}" y="{y + 4}" text-anchor="end" font-size="11" fill="{_INK}">'
-            f"{escape(tick['text'])}</text>"
-        )
-    for tick in data["x_ticks"]:
+        body.append(_line_and_text((left, y, left + plot_w, y), _GRID, (left - 5, y + 4, "end"), tick["text"]))
+    for tick in data["x_ticks"]:  # a tick below the plot, its value under it
         x = x_at(tick["value"])
-        body.append(
-            f'<line x1="{x}" y1="{bottom}" x2="{x}" y2="{bottom + 4}" stroke="{_INK}"/>'
-            f'<text x="{x}" y="{bottom + 16}" text-anchor="middle" font-size="11" fill="{_INK}">'
-            f"{escape(tick['text'])}</text>"
-        )
+        body.append(_line_and_text((x, bottom, x, bottom + 4), _INK, (x, bottom + 16, "middle"), tick["text"]))
     body.append(
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="{_INK}"/>'
         f'<text x="{left + plot_w / 2}" y="{bottom + 32}" text-anchor="middle" font-size="12" fill="{_INK}">'
@@ -1006,9 +1017,14 @@ def plot_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
     for guide in data["guides"]:
         y = y_at(guide["value"])
         body.append(
-            f'<line x1="{left}" y1="{y}" x2="{left + plot_w}" y2="{y}" stroke="{_HIDDEN_ROW}" stroke-width="1.5" '
-            f'stroke-dasharray="5 3"/><text x="{left + plot_w - 4}" y="{y - 4}" text-anchor="end" font-size="11" '
-            f'fill="{_HIDDEN_ROW}">{escape(guide["text"])}</text>'
+            _line_and_text(
+                (left, y, left + plot_w, y),
+                _HIDDEN_ROW,
+                (left + plot_w - 4, y - 4, "end"),
+                guide["text"],
+                colour=_HIDDEN_ROW,
+                line_style=' stroke-width="1.5" stroke-dasharray="5 3"',
+            )
         )
     said = []
     for k, series in enumerate(data["series"]):
@@ -1085,11 +1101,7 @@ def bars_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
     for k, value in enumerate(ticks):
         x = label_w + length(value)
         anchor = "start" if k == 0 else "middle"
-        body.append(
-            f'<line x1="{x}" y1="{y}" x2="{x}" y2="{y + 4}" stroke="{_INK}"/>'
-            f'<text x="{x}" y="{y + 16}" text-anchor="{anchor}" font-size="11" fill="{_INK}">'
-            f"{escape(_bytes_text(int(value)))}</text>"
-        )
+        body.append(_line_and_text((x, y, x, y + 4), _INK, (x, y + 16, anchor), _bytes_text(int(value))))
     body.append(f'<text x="{label_w}" y="{y + 32}" font-size="12" fill="{_INK}">{escape(data["axis_label"])}</text>')
     return _svg(_PLOT_W, y + 38, data["label"], said, body, ident=ident, zoom=_ZOOM)
 
