@@ -12,7 +12,8 @@ visibility_timeout, see settings).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import redis.exceptions
 from celery import group, shared_task
@@ -27,6 +28,8 @@ from quizzes.privacy import services as exports
 from quizzes.reviews import fitting, parameters
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 TRANSIENT_ERRORS = (OperationalError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
@@ -67,16 +70,28 @@ def send_review_reminders_chunk(user_ids: list[int]) -> dict[str, Any]:
     return {"sent": len(run.sent), "failed": len(run.failed), "skipped": run.skipped}
 
 
+def _failed_at_time_limit(run: Callable[[], T], *, what: str, fail: Callable[[], object]) -> T | None:
+    """The soft-time-limit rule of the long jobs: a run the worker cuts short is logged and marked failed (with a
+    reason its owner sees) rather than left running; None then, as for a job that is gone."""
+    try:
+        return run()
+    except SoftTimeLimitExceeded:
+        logger.warning("%s hit the soft time limit", what)
+        fail()
+        return None
+
+
 @shared_task(name="quizzes.tasks.run_generation_job", **RELIABLE)
 def run_generation_job(job_id: int) -> dict[str, Any] | None:
     """Create a GenerationJob's questions; resumes where a killed run stopped."""
     _fresh_connection()
-    try:
-        job = generation.generation_job_run(job_id=job_id)
-    except SoftTimeLimitExceeded:
-        logger.warning("generation job %s hit the soft time limit", job_id)
-        generation.generation_job_fail(job_id=job_id, reason="time limit reached; run the job again to resume")
-        return None
+    job = _failed_at_time_limit(
+        lambda: generation.generation_job_run(job_id=job_id),
+        what=f"generation job {job_id}",
+        fail=lambda: generation.generation_job_fail(
+            job_id=job_id, reason="time limit reached; run the job again to resume"
+        ),
+    )
     if job is None:
         return None
     return {"status": job.status, "done": job.done, "created": job.created, "errors": len(job.errors)}
@@ -87,11 +102,13 @@ def run_data_export(export_id: int) -> dict[str, Any] | None:
     """Write a learner's data export (JSON + Anki deck) to storage; a second copy of the message does nothing."""
     _fresh_connection()
     try:
-        export = exports.data_export_run(export_id=export_id)
-    except SoftTimeLimitExceeded:
-        logger.warning("data export %s hit the soft time limit", export_id)
-        exports.data_export_fail(export_id=export_id, reason="The export took too long. Ask for it again.")
-        return None
+        export = _failed_at_time_limit(
+            lambda: exports.data_export_run(export_id=export_id),
+            what=f"data export {export_id}",
+            fail=lambda: exports.data_export_fail(
+                export_id=export_id, reason="The export took too long. Ask for it again."
+            ),
+        )
     except TRANSIENT_ERRORS:
         raise  # retried with backoff (RELIABLE); the export is pending again
     except Exception:
