@@ -5,8 +5,9 @@
 Target: on the scale database (1M review cards, at least 100k attempt items) the page answers within 1 s per
 lesson. The database (ITEM_STATS_BENCH_DATABASE_URL, default …/quizsite_bench, the load benchmark's: 10,000
 learners × 100 cards) is created, migrated, loaded and seeded on first use (bench/databases.py); ``seed_scale``
-gives every learner one finished study attempt of the first lesson, its choice questions answered from a Rasch
-model, so that lesson holds every counted attempt item (10,000 × its questions).
+gives every learner a finished first study attempt of the first lesson and a falling share of them (0.8^k) one of
+lesson k, every quiz kind answered from a Rasch model, so the first lesson holds the most counted attempt items
+(10,000 × its 28 quiz questions) and the table holds every lesson's.
 
 Each round, after one warm-up, times two things for the lesson (default: the first published one):
 ``lesson_statistics()`` (the selector: its queries and the numpy over their columns) and the whole admin page
