@@ -26,9 +26,10 @@ import numpy as np
 
 from quizzes.content.code import spec_from_field
 from quizzes.content.models import Option, Question
+from quizzes.core.errors import DomainError
 from quizzes.practice.gradable import gradable_item
 from quizzes.practice.models import AttemptItem
-from quizzes.practice.services.answers import CodeNotRunnable, answer_grade
+from quizzes.practice.services.answers import answer_grade
 
 #: Variants drawn per numeric question; a learner's item shows one of them (its seed is the variant's).
 VARIANTS_PER_QUESTION = 8
@@ -90,12 +91,10 @@ class QuestionAnswers:
 
 def _grade(question: Question, shown: Shown, **response: Any) -> Outcome | None:
     """``response`` graded as an answer to ``question`` showing ``shown``; None when the grader refuses it."""
-    from quizzes.core.errors import DomainError
-
     item = AttemptItem(question=question, variant=shown.variant, option_order=[o.pk for o in question.loaded_options()])
     try:
         result, stored = answer_grade(item=gradable_item(item), **response)
-    except (DomainError, CodeNotRunnable):
+    except DomainError:  # an unreadable answer, or code the checker refused before running (CodeNotRunnable)
         return None
     return Outcome(stored, result, response.get("option_id"))
 
