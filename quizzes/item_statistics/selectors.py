@@ -6,9 +6,10 @@ copies of deleted learners' first attempts (``AnonymousAnswer``). A skipped item
 questions are kept apart per template version (a new version is a new item). Facility is also given per
 question version (the version each attempt item pinned; anonymous copies keep none), and a clear change between
 the two newest versions learners saw is flagged (``_version_flag``). The database returns columns, one pass over
-the attempt items (on PostgreSQL as packed float8 columns, ``_float_table``); numpy computes every statistic over
-them (quizzes.item_statistics.measures). Its cost at scale (180,000 counted items): bench/item_statistics.py,
-figures in bench/README.md.
+the attempt items (on PostgreSQL as packed float8 columns, ``_float_table``) read from covering indexes alone
+(``attempt_item_statistics``, ``review_card_question``); numpy computes every statistic over them
+(quizzes.item_statistics.measures). Its cost at scale (every lesson seeded, 280,000 counted items in the largest):
+bench/item_statistics.py, figures in bench/README.md.
 """
 
 from __future__ import annotations
@@ -216,15 +217,18 @@ def _columns(lesson: Lesson) -> dict[str, np.ndarray]:
 def _misconceptions(lesson: Lesson, c: dict[str, np.ndarray], numeric: list[int]) -> np.ndarray:
     """Per entry of ``c``: the misconception id a wrong numeric answer matched ("" for none).
 
-    Read for the lesson's numeric questions only (the JSON costs per row; the question's index finds them)."""
+    Read for the lesson's numeric questions only, from the column the database copies out of each item's result
+    (in the covering index, so the item's JSON is never read)."""
     mid = np.full(c["question"].size, "", dtype=object)  # (rows,)
     if not numeric:
         return mid
-    named = AttemptItem.objects.filter(
-        attempt__in=first_study_attempts(lesson=lesson),
-        question_id__in=numeric,
-        result__misconception__id__isnull=False,
-    ).values_list("pk", "result__misconception__id")
+    named = (
+        AttemptItem.objects.filter(
+            attempt__in=first_study_attempts(lesson=lesson), question_id__in=numeric, misconception__isnull=False
+        )
+        .order_by()
+        .values_list("pk", "misconception")
+    )
     named_pk, named_id = _as_columns(list(named), 2)
     if named_pk:
         pk = c["pk"]
@@ -371,7 +375,8 @@ def _card_figures(question_ids: list[int]) -> dict[int, CardFigures]:
     rows = (
         ReviewCard.objects.filter(question_id__in=question_ids)
         .values("question_id")
-        .annotate(n=Count("id"), lapses=Sum("lapses"), reps=Sum("reps"), difficulty=Avg("difficulty"))
+        # COUNT(*), not of the id: the sums come from the covering index alone, which holds no id.
+        .annotate(n=Count("*"), lapses=Sum("lapses"), reps=Sum("reps"), difficulty=Avg("difficulty"))
         .values_list("question_id", "n", "lapses", "reps", "difficulty")
     )
     return {

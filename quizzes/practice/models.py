@@ -7,6 +7,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.fields.json import KT
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -121,6 +122,14 @@ class AttemptItem(LockedAnswer):
         Option, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("chosen option")
     )
     score = models.FloatField(_("score"), null=True, blank=True)
+    # The misconception a wrong answer matched, copied out of ``result`` by the database itself: the item
+    # statistics count it per question from the covering index below, without reading each item's JSON.
+    misconception = models.GeneratedField(
+        expression=KT("result__misconception__id"),
+        output_field=models.CharField(max_length=100, null=True),
+        db_persist=True,
+        verbose_name=_("misconception"),
+    )
 
     objects = AttemptItemQuerySet.as_manager()
 
@@ -147,7 +156,20 @@ class AttemptItem(LockedAnswer):
                 name="attempt_item_template_version_with_variant",
             ),
         )
-        indexes = (models.Index(fields=["question", "variant_seed"], name="attempt_item_question_seed"),)
+        indexes = (
+            models.Index(fields=["question", "variant_seed"], name="attempt_item_question_seed"),
+            # Item statistics read a lesson's items through its attempts from this index alone (an index-only
+            # scan): with every lesson seeded the table is ≈ 1 GB and scanning it cost ≈ 1 s per lesson
+            # (bench/README.md, "Item statistics"). PostgreSQL only; SQLite keeps the key column.
+            models.Index(
+                fields=["attempt"],
+                include=[
+                    "id", "question", "template_version", "is_correct", "chosen_option", "version", "answered_at",
+                    "misconception",
+                ],
+                name="attempt_item_statistics",
+            ),
+        )  # fmt: skip
 
     def __str__(self) -> str:
         return f"{self.attempt} · {self.position}: {self.question.key}"
