@@ -4,8 +4,10 @@
 Item positions in URLs are 1-based ("3 / 10" is /attempts/<id>/items/3/).
 """
 
+from typing import Any
+
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import URLPattern, path, reverse_lazy
 
 from quizzes.web.forms import LoginForm
 from quizzes.web.views import (
@@ -22,6 +24,18 @@ from quizzes.web.views import (
 )
 
 app_name = "web"
+
+
+def _password_step(
+    route: str, view: Any, name: str, *, form: bool = False, then: str = "", **options: Any
+) -> URLPattern:
+    """One page of Django's password change and reset flows, on the learner's own template
+    (registration/learner_<name>[_form].html), going on to the page named ``then``."""
+    if then:
+        options["success_url"] = reverse_lazy(f"web:{then}")
+    template = f"registration/learner_{name}{'_form' if form else ''}.html"
+    return path(route, view.as_view(template_name=template, **options), name=name)
+
 
 urlpatterns = [
     path("", shell.dashboard, name="dashboard"),
@@ -51,46 +65,32 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path(
+    _password_step(
         "accounts/password/change/",
-        accounts.PasswordChangeView.as_view(
-            template_name="registration/learner_password_change_form.html",
-            success_url=reverse_lazy("web:password_change_done"),
-        ),
-        name="password_change",
+        accounts.PasswordChangeView,
+        "password_change",
+        form=True,
+        then="password_change_done",
     ),
-    path(
-        "accounts/password/change/done/",
-        auth_views.PasswordChangeDoneView.as_view(template_name="registration/learner_password_change_done.html"),
-        name="password_change_done",
-    ),
-    path(
+    _password_step("accounts/password/change/done/", auth_views.PasswordChangeDoneView, "password_change_done"),
+    _password_step(
         "accounts/password/reset/",
-        accounts.PasswordResetView.as_view(
-            template_name="registration/learner_password_reset_form.html",
-            success_url=reverse_lazy("web:password_reset_done"),
-            email_template_name="registration/password_reset_email.txt",
-            subject_template_name="registration/password_reset_subject.txt",
-        ),
-        name="password_reset",
+        accounts.PasswordResetView,
+        "password_reset",
+        form=True,
+        then="password_reset_done",
+        email_template_name="registration/password_reset_email.txt",
+        subject_template_name="registration/password_reset_subject.txt",
     ),
-    path(
-        "accounts/password/reset/sent/",
-        auth_views.PasswordResetDoneView.as_view(template_name="registration/learner_password_reset_done.html"),
-        name="password_reset_done",
-    ),
-    path(
+    _password_step("accounts/password/reset/sent/", auth_views.PasswordResetDoneView, "password_reset_done"),
+    _password_step(
         "accounts/password/reset/<uidb64>/<token>/",
-        accounts.PasswordResetConfirmView.as_view(
-            template_name="registration/learner_password_reset_confirm.html",
-            success_url=reverse_lazy("web:password_reset_complete"),
-        ),
-        name="password_reset_confirm",
+        accounts.PasswordResetConfirmView,
+        "password_reset_confirm",
+        then="password_reset_complete",
     ),
-    path(
-        "accounts/password/reset/complete/",
-        auth_views.PasswordResetCompleteView.as_view(template_name="registration/learner_password_reset_complete.html"),
-        name="password_reset_complete",
+    _password_step(
+        "accounts/password/reset/complete/", auth_views.PasswordResetCompleteView, "password_reset_complete"
     ),
     # practice
     path("lessons/<slug:lesson_key>/attempts/", quiz.attempt_start, name="attempt_start"),
