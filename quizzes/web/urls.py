@@ -9,12 +9,12 @@ from typing import Any
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path, reverse_lazy
 
+from quizzes.content.models import Question
 from quizzes.web.forms import LoginForm
 from quizzes.web.views import (
     accounts,
     interview,
     quiz,
-    recall,
     reports,
     review,
     settings,
@@ -22,8 +22,10 @@ from quizzes.web.views import (
     signed_in,
     your_data,
 )
+from quizzes.web.views.self_rated import self_rated_page, self_rated_rate
 
 app_name = "web"
+PROMPT, RECALL = Question.Kind.PROMPT, Question.Kind.RECALL
 
 
 def _password_step(
@@ -107,10 +109,11 @@ urlpatterns = [
     path("interview/", interview.interview_index, name="interview_index"),
     path("interview/mock/", interview.interview_mock, name="interview_mock"),
     path("interview/mock/summary/", interview.interview_mock_summary, name="interview_mock_summary"),
-    path("interview/<slug:question_key>/", interview.interview_prompt, name="interview_prompt"),
-    path("interview/<slug:question_key>/rate/", interview.interview_rate, name="interview_rate"),
-    path("recall/<slug:question_key>/", recall.recall_card, name="recall_card"),
-    path("recall/<slug:question_key>/rate/", recall.recall_rate, name="recall_rate"),
+    # interview prompts and recall cards: one write → reveal → rate flow, the kind given here
+    path("interview/<slug:question_key>/", self_rated_page, {"kind": PROMPT}, name="interview_prompt"),
+    path("interview/<slug:question_key>/rate/", self_rated_rate, {"kind": PROMPT}, name="interview_rate"),
+    path("recall/<slug:question_key>/", self_rated_page, {"kind": RECALL}, name="recall_card"),
+    path("recall/<slug:question_key>/rate/", self_rated_rate, {"kind": RECALL}, name="recall_rate"),
     # problem reports
     path("reports/", reports.my_reports, name="my_reports"),
     path("reports/new/item/<int:item_id>/", reports.report_item, name="report_item"),

@@ -9,9 +9,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 
-from quizzes.content.models import Question
 from quizzes.content.selectors import interview_prompts, mock_interview_questions, questions_by_ids
 from quizzes.practice.next_step import next_step_for
 from quizzes.reviews.models import ReviewLog
@@ -24,21 +23,7 @@ from quizzes.web.views.self_rated import (
     draft_key,
     mock_state,
     mock_step_url,
-    self_rated_page,
-    self_rated_rate,
 )
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def interview_prompt(request: LearnerRequest, question_key: str) -> HttpResponse:
-    return self_rated_page(request, question_key, Question.Kind.PROMPT)
-
-
-@login_required
-@require_POST
-def interview_rate(request: LearnerRequest, question_key: str) -> HttpResponse:
-    return self_rated_rate(request, question_key, Question.Kind.PROMPT)
 
 
 @login_required

@@ -3,7 +3,8 @@
 The learner's draft is kept in the session until they rate. A prompt answered as a step of a mock
 interview carries its step (``?mock=N``), and rating it moves the mock interview on
 (quizzes.web.views.interview); the mock interview's state (the drawn prompts and their ratings)
-lives in the session too.
+lives in the session too. The page and the rating are the views for both kinds: the URL names the kind
+(quizzes.web.urls).
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
 
 from quizzes.content.models import Question
 from quizzes.content.selectors import questions_by_ids, rateable_question
@@ -68,6 +71,8 @@ def _rateable(question_key: str, kind: str) -> Question:
     return question
 
 
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def self_rated_page(request: LearnerRequest, question_key: str, kind: str) -> HttpResponse:
     """Write (GET shows the form, POST keeps the draft) → reveal (``?reveal=1``) with the rating buttons."""
     question = _rateable(question_key, kind)
@@ -134,6 +139,8 @@ def _reveal(request: LearnerRequest, question: Question, draft: str) -> dict[str
     }
 
 
+@login_required
+@require_POST
 def self_rated_rate(request: LearnerRequest, question_key: str, kind: str) -> HttpResponse:
     """Record the self-rating (service), then go on: the next mock step, ``next``, or the lesson."""
     question = _rateable(question_key, kind)
