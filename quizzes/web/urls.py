@@ -28,15 +28,22 @@ app_name = "web"
 PROMPT, RECALL = Question.Kind.PROMPT, Question.Kind.RECALL
 
 
-def _password_step(
-    route: str, view: Any, name: str, *, form: bool = False, then: str = "", **options: Any
-) -> URLPattern:
-    """One page of Django's password change and reset flows, on the learner's own template
-    (registration/learner_<name>[_form].html), going on to the page named ``then``."""
-    if then:
-        options["success_url"] = reverse_lazy(f"web:{then}")
-    template = f"registration/learner_{name}{'_form' if form else ''}.html"
-    return path(route, view.as_view(template_name=template, **options), name=name)
+#: Django's password change and reset pages, each on the learner's template registration/learner_<name>.html:
+#: the route under accounts/password/, the view (ours where it adds to Django's), the URL name, the page next.
+PASSWORD_PAGES: tuple[tuple[str, Any, str, str | None], ...] = (
+    ("change/", accounts.PasswordChangeView, "password_change", "password_change_done"),
+    ("change/done/", auth_views.PasswordChangeDoneView, "password_change_done", None),
+    ("reset/", accounts.PasswordResetView, "password_reset", "password_reset_done"),
+    ("reset/sent/", auth_views.PasswordResetDoneView, "password_reset_done", None),
+    ("reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView, "password_reset_confirm", "password_reset_complete"),
+    ("reset/complete/", auth_views.PasswordResetCompleteView, "password_reset_complete", None),
+)
+
+
+def _password_page(route: str, view: Any, name: str, then: str | None) -> URLPattern:
+    options = {"success_url": reverse_lazy(f"web:{then}")} if then else {}
+    page = view.as_view(template_name=f"registration/learner_{name}.html", **options)
+    return path(f"accounts/password/{route}", page, name=name)
 
 
 urlpatterns = [
@@ -67,33 +74,7 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    _password_step(
-        "accounts/password/change/",
-        accounts.PasswordChangeView,
-        "password_change",
-        form=True,
-        then="password_change_done",
-    ),
-    _password_step("accounts/password/change/done/", auth_views.PasswordChangeDoneView, "password_change_done"),
-    _password_step(
-        "accounts/password/reset/",
-        accounts.PasswordResetView,
-        "password_reset",
-        form=True,
-        then="password_reset_done",
-        email_template_name="registration/password_reset_email.txt",
-        subject_template_name="registration/password_reset_subject.txt",
-    ),
-    _password_step("accounts/password/reset/sent/", auth_views.PasswordResetDoneView, "password_reset_done"),
-    _password_step(
-        "accounts/password/reset/<uidb64>/<token>/",
-        accounts.PasswordResetConfirmView,
-        "password_reset_confirm",
-        then="password_reset_complete",
-    ),
-    _password_step(
-        "accounts/password/reset/complete/", auth_views.PasswordResetCompleteView, "password_reset_complete"
-    ),
+    *(_password_page(*page) for page in PASSWORD_PAGES),
     # practice
     path("lessons/<slug:lesson_key>/attempts/", quiz.attempt_start, name="attempt_start"),
     path("attempts/<int:attempt_id>/", quiz.attempt_resume, name="attempt_resume"),

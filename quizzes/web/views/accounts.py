@@ -54,6 +54,9 @@ class LoginView(auth_views.LoginView):
 class PasswordResetView(auth_views.PasswordResetView):
     """Every request counts against the e-mail address and the client IP."""
 
+    email_template_name = "registration/password_reset_email.txt"
+    subject_template_name = "registration/password_reset_subject.txt"
+
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             throttle.attempt("password_reset", request=request, username=request.POST.get("email"))

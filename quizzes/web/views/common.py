@@ -6,8 +6,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, TypeVar
 
+from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import Http404, HttpRequest
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -39,6 +42,15 @@ def published_lesson_or_404(key: str) -> Lesson:
         return lesson_published_get(key=key)
     except Lesson.DoesNotExist:
         raise Http404(_("No published lesson with this key.")) from None
+
+
+def refused(
+    request: HttpRequest, exc: ValidationError, to: str, level: int = messages.ERROR, **kwargs: Any
+) -> HttpResponse:
+    """A service's refusal (a DomainError, or a row that did not validate) as a message on the page the learner
+    is sent back to (``to``, a URL name with its ``kwargs``)."""
+    messages.add_message(request, level, " ".join(exc.messages))
+    return redirect(to, **kwargs)
 
 
 def describe_due(user: User, due: dt.datetime | None) -> dict[str, Any] | None:

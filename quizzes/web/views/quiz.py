@@ -44,7 +44,7 @@ from quizzes.practice.services import attempt_start_missed as start_missed
 from quizzes.reviews.models import ReviewLog
 from quizzes.web.practice_forms import CodeAnswerForm, ItemRatingForm, NumericAnswerForm
 from quizzes.web.types import LearnerRequest
-from quizzes.web.views.common import describe_due, found, next_step_link, published_lesson_or_404
+from quizzes.web.views.common import describe_due, found, next_step_link, published_lesson_or_404, refused
 from quizzes.web.views.numeric import answer_grid, numeric_answer, stacked_matrices
 
 
@@ -147,8 +147,7 @@ def attempt_start(request: LearnerRequest, lesson_key: str) -> HttpResponse:
     try:
         attempt = start_attempt(user=request.user, lesson=lesson)
     except ValidationError as exc:  # a DomainError (no questions) or a row that did not validate
-        messages.error(request, " ".join(exc.messages))
-        return redirect("web:lesson_detail", key=lesson.key)
+        return refused(request, exc, "web:lesson_detail", key=lesson.key)
     return redirect(_item_url(attempt, 1))
 
 
@@ -330,8 +329,7 @@ def attempt_show_skipped(request: LearnerRequest, attempt_id: int) -> HttpRespon
     try:
         shown = show_skipped(user=request.user, attempt=attempt)
     except ValidationError as exc:  # DomainError: unfinished, nothing skipped
-        messages.error(request, " ".join(exc.messages))
-        return redirect("web:attempt_summary", attempt_id=attempt.pk)
+        return refused(request, exc, "web:attempt_summary", attempt_id=attempt.pk)
     return redirect(reverse("web:attempt_summary", args=[shown.pk]) + "#missed-heading")
 
 
@@ -343,6 +341,5 @@ def attempt_missed(request: LearnerRequest, attempt_id: int) -> HttpResponse:
     try:
         practice = start_missed(user=request.user, attempt=attempt)
     except ValidationError as exc:  # DomainError: unfinished, nothing missed, lesson unpublished
-        messages.error(request, " ".join(exc.messages))
-        return redirect("web:attempt_summary", attempt_id=attempt.pk)
+        return refused(request, exc, "web:attempt_summary", attempt_id=attempt.pk)
     return redirect(_item_url(practice, 1))

@@ -18,7 +18,7 @@ from quizzes.practice.services import review_attempt_get_or_start
 from quizzes.reviews.selectors import due as due_selectors
 from quizzes.reviews.selectors.cards import next_review_after_today
 from quizzes.web.types import LearnerRequest
-from quizzes.web.views.common import describe_due, next_step_link, published_lesson_or_404
+from quizzes.web.views.common import describe_due, next_step_link, published_lesson_or_404, refused
 
 
 @login_required
@@ -66,6 +66,5 @@ def review_quiz(request: LearnerRequest, lesson_key: str) -> HttpResponse:
     try:
         attempt = review_attempt_get_or_start(user=request.user, lesson=lesson)
     except ValidationError as exc:  # DomainError NOTHING_DUE: nothing in this lesson is due any more
-        messages.info(request, " ".join(exc.messages))
-        return redirect("web:review_session")
+        return refused(request, exc, "web:review_session", messages.INFO)
     return redirect("web:attempt_resume", attempt_id=attempt.pk)
