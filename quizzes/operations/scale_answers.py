@@ -29,7 +29,7 @@ from quizzes.content.models import Option, Question
 from quizzes.core.errors import DomainError
 from quizzes.practice.gradable import gradable_item
 from quizzes.practice.models import AttemptItem
-from quizzes.practice.services.answers import answer_grade
+from quizzes.practice.services.answers import answer_grade, jsonable
 
 #: Variants drawn per numeric question; a learner's item shows one of them (its seed is the variant's).
 VARIANTS_PER_QUESTION = 8
@@ -129,7 +129,7 @@ def _numeric(question: Question, rng: np.random.Generator) -> QuestionAnswers:
             graded = [_grade(question, shown, choice_index=i) for i in range(len(variant.choices))]
         else:
             values = [variant.answer, *(c.value for c in variant.choices if c.misconception is not None)]
-            graded = [_grade(question, shown, value=_jsonable(v)) for v in [*values, _wrong_value(variant.answer)]]
+            graded = [_grade(question, shown, value=jsonable(v)) for v in [*values, _wrong_value(variant.answer)]]
         found = [o for o in graded if o is not None]
         right = [o for o in found if o.correct]
         if not right:
@@ -138,10 +138,6 @@ def _numeric(question: Question, rng: np.random.Generator) -> QuestionAnswers:
         answers.correct.append(right[0])
         answers.wrong.append([o for o in found if not o.correct])
     return answers
-
-
-def _jsonable(value: Any) -> Any:
-    return np.asarray(value).tolist() if isinstance(value, np.ndarray | np.generic | list | tuple) else value
 
 
 def _number(question: Question) -> QuestionAnswers:

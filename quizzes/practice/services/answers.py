@@ -64,12 +64,12 @@ class AnswerOutcome:
         return bool(self.result["correct"])
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Numbers, tuples and numpy arrays → plain JSON (lists, floats, ints, bools)."""
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray | np.generic):
         return value.tolist()
     return value
@@ -77,7 +77,7 @@ def _jsonable(value: Any) -> Any:
 
 def _solution(variant: Any) -> list[dict[str, Any]]:
     return [
-        {"name": step.name, "formula": step.formula, "value": _jsonable(step.value), "shape": list(step.shape)}
+        {"name": step.name, "formula": step.formula, "value": jsonable(step.value), "shape": list(step.shape)}
         for step in variant.solution
     ]
 
@@ -196,12 +196,12 @@ def _grade_numeric_input(variant: Any, value: Any) -> tuple[dict[str, Any], Any]
     return {
         "correct": bool(graded.correct),
         "score": float(graded.score),
-        "elements": _jsonable(graded.elements),
+        "elements": jsonable(graded.elements),
         # English, as before; pages and the API word message_code + message_params in the learner's
         # language at display time (quizzes.practice.grade_messages).
         "message": graded.message,
         "message_code": graded.code,
-        "message_params": _jsonable(graded.params),
+        "message_params": jsonable(graded.params),
         "misconception": misconceptions.describe(misconception),
     }, value
 
@@ -301,7 +301,7 @@ def _grade(
         "kind": Question.Kind.NUMERIC,
         "answer_form": question.answer_form,
         **graded,
-        "correct_value": _jsonable(variant.answer),
+        "correct_value": jsonable(variant.answer),
         "answer_shape": list(variant.answer_shape),
         "solution": _solution(variant),
         "explanation": question.explanation,
@@ -328,7 +328,7 @@ def answer_grade(
     result, response, _chosen = _grade(
         item, option_id=option_id, value=value, choice_index=choice_index, code=code, budget=budget
     )
-    return _jsonable(result), response
+    return jsonable(result), response
 
 
 def attempt_unfinished_guard() -> tuple[str, Exists]:
@@ -377,7 +377,7 @@ def item_answer(
     result, response, chosen = _grade(
         gradable_item(item), option_id=option_id, value=value, choice_index=choice_index, code=code, budget=budget
     )
-    result = _jsonable(result)
+    result = jsonable(result)
     if item.is_answered and item.result is not None:  # read locked: a locked item never changes, no query needed
         return AnswerOutcome(item=item, result=item.result, replayed=True, conflicting=item.response != response)
     if item.attempt.finished_at is not None:  # read finished and unanswered: nothing can lock it any more
