@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from quizzes.content.models import ContentSource, Lesson, Option, Question
-from quizzes.content.report import LoadReport
+from quizzes.content.report import Counts, LoadReport
 
 
 def missing_options(
@@ -51,23 +51,24 @@ def prune_missing(*, question_keys: set[str], lesson_keys: set[str], report: Loa
     files = ContentSource.FILE
     for question in Question.objects.filter(source=files).exclude(key__in=question_keys).with_history():
         if question.has_history or question.generated_questions.exists():  # type: ignore[attr-defined]
-            if question.published:
-                question.published = False
-                question.record_import("published", False)
-                question.save(update_fields=["published", "import_hashes", "updated_at"])
-                report.questions.unpublished += 1
+            _unpublish(question, report.questions)
         else:
             report.options.deleted += question.options.count()
             question.delete()
             report.questions.deleted += 1
     for lesson in Lesson.objects.filter(source=files).exclude(key__in=lesson_keys):
-        in_use = lesson.questions.exists() or lesson.attempts.exists()
-        if in_use:
-            if lesson.published:
-                lesson.published = False
-                lesson.record_import("published", False)
-                lesson.save(update_fields=["published", "import_hashes", "updated_at"])
-                report.lessons.unpublished += 1
+        if lesson.questions.exists() or lesson.attempts.exists():
+            _unpublish(lesson, report.lessons)
         else:
             lesson.delete()
             report.lessons.deleted += 1
+
+
+def _unpublish(row: Question | Lesson, counts: Counts) -> None:
+    """Hide a file row still in use, and keep it: learners' history points at it. Recorded as the import's own
+    write, so the next import does not read it as an admin's edit."""
+    if row.published:
+        row.published = False
+        row.record_import("published", False)
+        row.save(update_fields=["published", "import_hashes", "updated_at"])
+        counts.unpublished += 1
