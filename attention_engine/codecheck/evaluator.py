@@ -496,12 +496,11 @@ class _Compiler:
 
             def boolop(ctx: Context) -> object:
                 v: object = None
-                for p in parts:
-                    v = p(ctx)
-                    with at:
-                        t = ops.truth(v)
-                    if t != is_and:
-                        return v
+                with at:  # once, not per operand: an operand's own refusals already carry their position
+                    for p in parts:
+                        v = p(ctx)
+                        if ops.truth(v) != is_and:
+                            return v
                 return v
 
             return boolop
