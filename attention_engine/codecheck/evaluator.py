@@ -855,8 +855,7 @@ def slot_lines(source: str, limits: Limits) -> dict[str, tuple[int, int]]:
     tree, _ = parse(source, limits, "scaffold")
     out: dict[str, tuple[int, int]] = {}
     for node in ast.walk(tree):
-        name = _placeholder_name(node)
-        if name is not None:
+        if isinstance(node, ast.Assign) and (name := _placeholder_name(node)) is not None:
             out[name] = (node.lineno, node.col_offset)
     return out
 
