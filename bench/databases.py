@@ -34,6 +34,21 @@ def django_env(url: str, redis_url: str = "") -> dict[str, str]:
     }
 
 
+# The load benchmark's database and Redis db (``make bench-load`` seeds them): bench/profile.py and
+# bench/sql_paths.py measure on them too.
+LOAD_BENCH_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench")
+LOAD_BENCH_REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/5")
+
+# What Django's test client needs of the settings in a bench that runs requests in process.
+TEST_CLIENT = {"ALLOWED_HOSTS": "testserver,127.0.0.1", "SECURE_SSL_REDIRECT": "false"}
+
+
+def use_in_process(url: str, redis_url: str = "", **settings: str) -> None:
+    """Point this process's Django at a bench database (before ``django.setup()``): the settings the
+    subprocesses get from ``django_env``, ``settings`` on top."""
+    os.environ.update({**django_env(url, redis_url), **settings})
+
+
 def _admin_url(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts._replace(path="/postgres").geturl(), parts.path.lstrip("/")

@@ -43,14 +43,12 @@ BENCH_ADMIN = "bench-statistics-admin"
 
 
 def _setup(url: str) -> None:
-    os.environ.update(
-        {
-            **databases.django_env(url),
-            "ALLOWED_HOSTS": "testserver",
-            "SECURE_SSL_REDIRECT": "false",
-            "STATIC_MANIFEST": "false",  # no collectstatic here: the admin's CSS links need no manifest
-            "CONN_MAX_AGE": "60",
-        }
+    databases.use_in_process(
+        url,
+        ALLOWED_HOSTS="testserver",
+        SECURE_SSL_REDIRECT="false",
+        STATIC_MANIFEST="false",  # no collectstatic here: the admin's CSS links need no manifest
+        CONN_MAX_AGE="60",
     )
     import django
 

@@ -39,26 +39,22 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-os.environ.update(
-    {
-        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-        "DATABASE_URL": os.environ.get(
-            "PACKS_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_packs"
-        ),
-        "REDIS_URL": os.environ.get("PACKS_BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
-        "ALLOWED_HOSTS": "testserver,127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "LOG_LEVEL": "WARNING",
-    }
-)
 sys.path.insert(0, str(REPO))
+
+from bench import databases  # noqa: E402 (after the path)
+
+databases.use_in_process(
+    os.environ.get("PACKS_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_packs"),
+    os.environ.get("PACKS_BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
+    **databases.TEST_CLIENT,
+)
 
 BENCH_LESSON = "packs-bench"
 BENCH_USER = "packs-bench-learner"
 TARGET_GZIP_BYTES = 500 * 1000
 TARGET_BUILD_MS = 300.0
+# what a cloned option copies: its content, not its provenance (a clone is the admin's, as a new row)
+CLONED_OPTION_FIELDS = ("key", "text", "is_correct", "feedback", "order", "retired")
 
 
 def _content(items: int) -> None:
@@ -85,16 +81,7 @@ def _content(items: int) -> None:
         source.fixed_seed = None
         source.save()
         Option.objects.bulk_create(
-            Option(
-                question=source,
-                key=o.key,
-                text=o.text,
-                is_correct=o.is_correct,
-                feedback=o.feedback,
-                order=o.order,
-                retired=o.retired,
-            )
-            for o in options
+            Option(question=source, **{field: getattr(o, field) for field in CLONED_OPTION_FIELDS}) for o in options
         )
         n += 1
 
@@ -200,8 +187,6 @@ def main() -> None:
         "--no-freeze", action="store_true", help="leave out gc.freeze(), which every web process runs at start"
     )
     args = parser.parse_args()
-    from bench import databases
-
     databases.create(os.environ["DATABASE_URL"])
 
     import django

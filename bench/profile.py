@@ -28,20 +28,13 @@ import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-os.environ.update(
-    {
-        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-        "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench"),
-        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
-        "ALLOWED_HOSTS": "testserver,127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "CONN_MAX_AGE": "60",
-        "LOG_LEVEL": "WARNING",
-    }
-)
 sys.path.insert(0, str(REPO))
+
+from bench import databases  # noqa: E402 (after the path)
+
+databases.use_in_process(
+    databases.LOAD_BENCH_URL, databases.LOAD_BENCH_REDIS_URL, **databases.TEST_CLIENT, CONN_MAX_AGE="60"
+)
 
 SCENARIOS = ("ping", "due", "dashboard", "answer", "offline", "code")
 

@@ -50,7 +50,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench import databases  # noqa: E402 (after the path)
+from bench import databases, tables  # noqa: E402 (after the path)
 
 URL_100K = os.environ.get("BENCH_REMINDERS_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_reminders")
 URL_1M = os.environ.get("BENCH_1M_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_1m")
@@ -472,16 +472,6 @@ def main() -> int:
     return 0
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], *, markdown: bool) -> None:
-    if markdown:
-        print("| " + " | ".join(header) + " |\n|" + "---:|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        for row in (header, *rows):
-            print("  ".join(f"{x:>16}" for x in row))
-
-
 def print_table(results: dict, *, markdown: bool) -> None:
     for label, part in results.items():
         if part.get("runs"):
@@ -495,8 +485,7 @@ def print_table(results: dict, *, markdown: bool) -> None:
                  f"{base / r['total_s']:.2f}×")
                 for r in runs
             ]  # fmt: skip
-            print(f"\n{label}:")
-            _table(header, rows, markdown=markdown)
+            tables.print_table(header, rows, markdown=markdown, title=f"{label}:")
         if part.get("backlog_runs"):
             runs = part["backlog_runs"]
             header = ("set-up", "worker processes", "generation backlog", "learners due", "pass waited s",
@@ -506,8 +495,8 @@ def print_table(results: dict, *, markdown: bool) -> None:
                  f"{r['total_s']:.1f}", f"{r['emails']:,}", f"{r['jobs_done']:,}")
                 for r in runs
             ]  # fmt: skip
-            print(f"\n{label}, a reminder pass behind a generation backlog:")
-            _table(header, rows, markdown=markdown)
+            title = f"{label}, a reminder pass behind a generation backlog:"
+            tables.print_table(header, rows, markdown=markdown, title=title)
         if part.get("nobody_due"):
             n = part["nobody_due"]
             print(f"\nnobody due, {n['label']}: {n['learners']:,} learners ({n['opted_in']:,} opted in): "

@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench import databases  # noqa: E402 (after the path)
+from bench import databases, tables  # noqa: E402 (after the path)
 
 SMALL = os.environ.get("BENCH_SMALL_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench_small")
 LARGE = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench")
@@ -149,13 +149,7 @@ def main() -> int:
         for r in results.values()
     ]  # fmt: skip
     header = ("cards in table", "queue query median ms", "p95 ms", "due_cards() median ms", "rows")
-    if args.markdown:
-        print("| " + " | ".join(header) + " |\n|" + "---:|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        for row in (header, *rows):
-            print("  ".join(f"{x:>22}" for x in row))
+    tables.print_table(header, rows, markdown=args.markdown, width=22)
     print(f"\nratio 1M ÷ 10k: query {ratio:.2f}, due_cards() {call_ratio:.2f}; index scan on review_card_user_due: "
           f"{'yes' if index_scan else 'NO'} (target: ≤ 1.5 with an index scan)")  # fmt: skip
     return 0

@@ -11,7 +11,6 @@ ORM, and what the fast path saves. Writes run inside a transaction that is rolle
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -20,18 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-os.environ.update(
-    {
-        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-        "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/quizsite_bench"),
-        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/5"),
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
-        "CONN_MAX_AGE": "60",
-        "LOG_LEVEL": "WARNING",
-    }
-)
 sys.path.insert(0, str(REPO))
+
+from bench import databases  # noqa: E402 (after the path)
+
+databases.use_in_process(databases.LOAD_BENCH_URL, databases.LOAD_BENCH_REDIS_URL, CONN_MAX_AGE="60")
 
 
 def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:

@@ -55,6 +55,7 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any, Final, NoReturn
 
 from . import functions as F
@@ -385,6 +386,27 @@ def _statements_in_order(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
 # Compiling to closures
 
 
+class _At:
+    """A compiled node's position. A refusal raised inside ``with at:`` leaves with this position
+    unless an inner node already gave it one: the one rule for every closure below that calls into
+    ``ops`` or ``functions``. A slotted class rather than ``contextlib``: it runs on every operation."""
+
+    __slots__ = ("col", "line", "where")
+
+    def __init__(self, line: int | None, col: int | None, where: str) -> None:
+        self.line, self.col, self.where = line, col, where
+
+    def locate(self, refusal: Refusal) -> Refusal:
+        return refusal.locate(self.line, self.col, self.where)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if isinstance(exc, Refusal):
+            raise self.locate(exc) from None
+
+
 class _Compiler:
     """Turns checked AST nodes into closures; positions are shifted by the removed indentation."""
 
@@ -393,15 +415,14 @@ class _Compiler:
         self.shift = shift
         self.slots = slots
 
-    def pos(self, node: ast.AST) -> tuple[int | None, int | None]:
+    def at(self, node: ast.AST) -> _At:
         line = getattr(node, "lineno", None)
         col = getattr(node, "col_offset", None)
-        return line, None if col is None else col + 1 + self.shift
+        return _At(line, None if col is None else col + 1 + self.shift, self.where)
 
     # --- expressions ---------------------------------------------------------------------
     def expr(self, node: ast.expr) -> Expr:
-        line, col = self.pos(node)
-        where = self.where
+        at = self.at(node)
 
         if isinstance(node, ast.Constant):
             value = node.value
@@ -413,7 +434,7 @@ class _Compiler:
             def load(ctx: Context) -> object:
                 v = ctx.env.get(name, MISSING)
                 if v is MISSING:
-                    raise Refusal("name_error", {"name": clean(name)}).locate(line, col, where)
+                    raise at.locate(Refusal("name_error", {"name": clean(name)}))
                 return v
 
             return load
@@ -427,10 +448,8 @@ class _Compiler:
 
             def attribute(ctx: Context) -> object:
                 b = base(ctx)
-                try:
+                with at:
                     return F.get_attribute(ctx, b, attr)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             return attribute
 
@@ -443,10 +462,8 @@ class _Compiler:
                 f = fn(ctx)
                 a = args(ctx)
                 kw = {k: v(ctx) for k, v in kws}
-                try:
+                with at:
                     return F.call(ctx, f, a, kw)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             return call
 
@@ -457,10 +474,8 @@ class _Compiler:
             def binop(ctx: Context) -> object:
                 a = left(ctx)
                 b = right(ctx)
-                try:
+                with at:
                     return ops.binop(ctx, symbol, a, b)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             return binop
 
@@ -470,10 +485,8 @@ class _Compiler:
 
             def unary(ctx: Context) -> object:
                 a = operand(ctx)
-                try:
+                with at:
                     return ops.unary(ctx, usym, a)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             return unary
 
@@ -483,14 +496,11 @@ class _Compiler:
 
             def boolop(ctx: Context) -> object:
                 v: object = None
-                for p in parts:
-                    v = p(ctx)
-                    try:
-                        t = ops.truth(v)
-                    except Refusal as e:
-                        raise e.locate(line, col, where) from None
-                    if t != is_and:
-                        return v
+                with at:  # once, not per operand: an operand's own refusals already carry their position
+                    for p in parts:
+                        v = p(ctx)
+                        if ops.truth(v) != is_and:
+                            return v
                 return v
 
             return boolop
@@ -502,15 +512,13 @@ class _Compiler:
             def compare(ctx: Context) -> object:
                 a = first(ctx)
                 result: object = True
-                try:
+                with at:
                     for i, (sym, rf) in enumerate(pairs):
                         b = rf(ctx)
                         result = ops.compare(ctx, sym, a, b)
                         if i + 1 < len(pairs) and not ops.truth(result):
                             return result
                         a = b
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
                 return result
 
             return compare
@@ -520,10 +528,8 @@ class _Compiler:
 
             def ifexp(ctx: Context) -> object:
                 t = test(ctx)
-                try:
+                with at:
                     ok = ops.truth(t)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
                 return body(ctx) if ok else orelse(ctx)
 
             return ifexp
@@ -534,10 +540,8 @@ class _Compiler:
             def subscript(ctx: Context) -> object:
                 b = base(ctx)
                 i = index(ctx)
-                try:
+                with at:
                     return ops.subscript(ctx, b, i)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             return subscript
 
@@ -547,10 +551,8 @@ class _Compiler:
 
             def sequence(ctx: Context) -> object:
                 value = make(items(ctx))
-                try:
+                with at:
                     ops.seq_items(ctx, value)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
                 return value
 
             return sequence
@@ -558,30 +560,27 @@ class _Compiler:
         if isinstance(node, ast.ListComp):
             return self.listcomp(node)
 
-        raise Refusal("not_allowed", {"construct": clean(type(node).__name__)}, runnable=False).locate(line, col, where)
+        raise at.locate(Refusal("not_allowed", {"construct": clean(type(node).__name__)}, runnable=False))
 
     def items(self, nodes: list[ast.expr]) -> Callable[[Context], list[object]]:
         """The values of call arguments or display items, ``*x`` expanded in place (bounded by ``ops.expand``)."""
-        parts: list[tuple[bool, Expr, int | None, int | None]] = []
+        parts: list[tuple[bool, Expr, _At]] = []
         for e in nodes:
             starred = isinstance(e, ast.Starred)
-            parts.append((starred, self.expr(e.value if isinstance(e, ast.Starred) else e), *self.pos(e)))
-        where = self.where
+            parts.append((starred, self.expr(e.value if isinstance(e, ast.Starred) else e), self.at(e)))
         if not any(p[0] for p in parts):
             plain = [p[1] for p in parts]
             return lambda ctx: [x(ctx) for x in plain]
 
         def values(ctx: Context) -> list[object]:
             out: list[object] = []
-            for starred, x, line, col in parts:
+            for starred, x, at in parts:
                 v = x(ctx)
                 if not starred:
                     out.append(v)
                     continue
-                try:
+                with at:
                     out.extend(ops.expand(ctx, v))
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
             return out
 
         return values
@@ -591,8 +590,7 @@ class _Compiler:
         (they do not leak, as in Python 3). Each iteration at any level is one of the run's
         ``max_iterations`` and costs ``ITERATION_COST`` per syntax node of the whole comprehension (a call,
         a subscript or an attribute counts ``DEAR_NODE`` nodes: each costs microseconds of checks)."""
-        line, col = self.pos(node)
-        where = self.where
+        at = self.at(node)
         cost = ops.ITERATION_COST * sum(
             ops.DEAR_NODE if isinstance(n, ast.Call | ast.Subscript | ast.Attribute) else 1
             for n in ast.walk(node)
@@ -609,7 +607,7 @@ class _Compiler:
             def level(k: int) -> None:
                 source, target, conditions = levels[k]
                 iterable = source(ctx)
-                try:
+                with at:
                     steps = ops.iterate(ctx, iterable, cost)
                     for item in steps:
                         target(ctx, item)
@@ -621,8 +619,6 @@ class _Compiler:
                         value = element(ctx)
                         room[0] -= _items_within(ctx, value, room[0])
                         out.append(value)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             saved = {name: ctx.env.get(name, MISSING) for name in bound}
             try:
@@ -652,8 +648,7 @@ class _Compiler:
 
     # --- assignment targets ----------------------------------------------------------------
     def store(self, node: ast.expr) -> Store:
-        line, col = self.pos(node)
-        where = self.where
+        at = self.at(node)
         if isinstance(node, ast.Name):
             name = node.id
 
@@ -667,10 +662,8 @@ class _Compiler:
             before, after = star, len(node.elts) - star - 1
 
             def unpack_starred(ctx: Context, v: object) -> None:
-                try:
+                with at:
                     items = ops.unpack_starred(ctx, v, before, after)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
                 for sub, item in zip(targets, items, strict=True):
                     sub(ctx, item)
 
@@ -680,10 +673,8 @@ class _Compiler:
             n = len(subs)
 
             def unpack(ctx: Context, v: object) -> None:
-                try:
+                with at:
                     items = ops.unpack(ctx, v, n)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
                 for sub, item in zip(subs, items, strict=True):
                     sub(ctx, item)
 
@@ -694,28 +685,19 @@ class _Compiler:
             def setitem(ctx: Context, v: object) -> None:
                 b = base(ctx)
                 i = index(ctx)
-                try:
+                with at:
                     ops.setitem(ctx, b, i, v)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             return setitem
-        raise Refusal("not_allowed", {"construct": "attribute assignment"}, runnable=False).locate(line, col, where)
+        raise at.locate(Refusal("not_allowed", {"construct": "attribute assignment"}, runnable=False))
 
     # --- statements ------------------------------------------------------------------------
     def stmt(self, node: ast.stmt) -> Run:
-        line, col = self.pos(node)
-        where = self.where
+        at = self.at(node)
         if isinstance(node, ast.Assign):
-            if (
-                self.slots
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id in self.slots
-                and isinstance(node.value, ast.Constant)
-                and node.value.value is Ellipsis
-            ):
-                k = self.slots.index(node.targets[0].id)
+            slot_name = _placeholder_name(node)
+            if slot_name is not None and slot_name in self.slots:
+                k = self.slots.index(slot_name)
 
                 def slot(ctx: Context) -> None:
                     assert ctx.slot_runner is not None
@@ -745,17 +727,15 @@ class _Compiler:
             target = node.target
             if isinstance(target, ast.Name):
                 name = target.id
-                tline, tcol = self.pos(target)
+                target_at = self.at(target)
 
                 def augname(ctx: Context) -> None:
                     cur = ctx.env.get(name, MISSING)
                     if cur is MISSING:
-                        raise Refusal("name_error", {"name": clean(name)}).locate(tline, tcol, where)
+                        raise target_at.locate(Refusal("name_error", {"name": clean(name)}))
                     v = value(ctx)
-                    try:
+                    with at:
                         ctx.env[name] = ops.inplace(ctx, symbol, cur, v)
-                    except Refusal as e:
-                        raise e.locate(line, col, where) from None
 
                 return augname
             assert isinstance(target, ast.Subscript)
@@ -765,11 +745,9 @@ class _Compiler:
                 b = base(ctx)
                 i = index(ctx)
                 v = value(ctx)
-                try:
+                with at:
                     cur = ops.subscript(ctx, b, i)
                     ops.setitem(ctx, b, i, ops.inplace(ctx, symbol, cur, v))
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
 
             return augitem
 
@@ -788,10 +766,8 @@ class _Compiler:
 
             def if_(ctx: Context) -> None:
                 t = test(ctx)
-                try:
+                with at:
                     ok = ops.truth(t)
-                except Refusal as e:
-                    raise e.locate(line, col, where) from None
                 for s in body if ok else orelse:
                     s(ctx)
 
@@ -799,7 +775,7 @@ class _Compiler:
 
         if isinstance(node, ast.Pass):
             return lambda ctx: None
-        raise Refusal("not_allowed", {"construct": clean(type(node).__name__)}, runnable=False).locate(line, col, where)
+        raise at.locate(Refusal("not_allowed", {"construct": clean(type(node).__name__)}, runnable=False))
 
 
 def _items_within(ctx: Context, value: object, room: int) -> int:
@@ -842,6 +818,19 @@ def _assignments(stmt: ast.stmt) -> tuple[tuple[str, ...], dict[str, int]]:
     return tuple(order), lines
 
 
+def _placeholder_name(node: ast.AST) -> str | None:
+    """``name`` if ``node`` is the statement ``name = ...`` (a scaffold's slot, a TODO left as is)."""
+    if (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value is Ellipsis
+    ):
+        return node.targets[0].id
+    return None
+
+
 def compile_code(
     source: str, names: Names, limits: Limits, *, where: str = "code", slots: tuple[str, ...] = ()
 ) -> Code:
@@ -856,17 +845,8 @@ def compile_code(
     statements = []
     for i, node in enumerate(tree.body):
         assigns, lines = _assignments(node)
-        placeholder = None
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Constant)
-            and node.value.value is Ellipsis
-        ):
-            placeholder = node.targets[0].id
         end = getattr(node, "end_lineno", None) or node.lineno
-        statements.append(Statement(compiler.stmt(node), i, node.lineno, end, assigns, lines, placeholder))
+        statements.append(Statement(compiler.stmt(node), i, node.lineno, end, assigns, lines, _placeholder_name(node)))
     return Code(statements, where, shift)
 
 
@@ -875,14 +855,8 @@ def slot_lines(source: str, limits: Limits) -> dict[str, tuple[int, int]]:
     tree, _ = parse(source, limits, "scaffold")
     out: dict[str, tuple[int, int]] = {}
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Constant)
-            and node.value.value is Ellipsis
-        ):
-            out[node.targets[0].id] = (node.lineno, node.col_offset)
+        if isinstance(node, ast.Assign) and (name := _placeholder_name(node)) is not None:
+            out[name] = (node.lineno, node.col_offset)
     return out
 
 

@@ -167,6 +167,11 @@ def fail(code: str, params: dict[str, JSON] | None = None) -> NoReturn:
 # Checks on values
 
 
+def type_error(operation: str, *operands: object) -> NoReturn:
+    """Refuse ``operation`` on these operands, naming their types."""
+    fail("type_error", {"operation": operation, "types": [type_name(v) for v in operands]})
+
+
 def check_int(ctx: Context, v: int) -> int:
     bits = v.bit_length()
     if bits > ctx.limits.max_int_bits:
@@ -265,7 +270,7 @@ def as_array(ctx: Context, v: object) -> np.ndarray[Any, Any]:
         except (ValueError, TypeError, OverflowError):
             fail("bad_argument", {"function": "array", "detail": "the nested lists must be rectangular numbers"})
     else:
-        fail("type_error", {"operation": "an array operation", "types": [type_name(v)]})
+        type_error("an array operation", v)
     if out.dtype.kind not in "biuf":
         fail("dtype_not_allowed", {"dtype": clean(str(out.dtype))})
     return out
@@ -370,6 +375,22 @@ def numpy_failure(exc: BaseException, function: str) -> NoReturn:
 NUMPY_ERRORS: Final = (ValueError, TypeError, IndexError, ArithmeticError, MemoryError)
 
 
+def _numpy_result(ctx: Context, operation: str, fn: Callable[[Any, Any], Any], a: object, b: object) -> object:
+    """``fn(a, b)`` once its bounds are checked: what numpy raises becomes a refusal, the result is checked."""
+    try:
+        result = fn(a, b)
+    except NUMPY_ERRORS as exc:
+        numpy_failure(exc, operation)
+    return check_value(ctx, result)
+
+
+def _array_operands(ctx: Context, symbol: str, a: object, b: object) -> tuple[object, object]:
+    """The operands of ``a <symbol> b`` where one is an array: arrays or numbers, a list or tuple converted."""
+    if not (is_array(a) or is_number(a) or is_seq(a)) or not (is_array(b) or is_number(b) or is_seq(b)):
+        type_error(symbol, a, b)
+    return (as_array(ctx, a) if is_seq(a) else a), (as_array(ctx, b) if is_seq(b) else b)
+
+
 def _python_int_guard(ctx: Context, symbol: str, a: int, b: int) -> None:
     """Refuse integer operations whose result would exceed ``max_int_bits``, before computing them."""
     limit = ctx.limits.max_int_bits
@@ -407,18 +428,13 @@ def _seq_op(ctx: Context, symbol: str, a: object, b: object) -> object:
                     {"limit": "sequence_items", "requested": total, "allowed": ctx.limits.max_sequence_items},
                 )
             return seq * n  # type: ignore[operator]
-    fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
+    type_error(symbol, a, b)
 
 
 def binop(ctx: Context, symbol: str, a: object, b: object) -> object:
     """``a <symbol> b`` with every bound checked first."""
     if type(a) is np.ndarray or type(b) is np.ndarray:
-        if not (is_array(a) or is_number(a) or is_seq(a)) or not (is_array(b) or is_number(b) or is_seq(b)):
-            fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
-        if is_seq(a):
-            a = as_array(ctx, a)
-        if is_seq(b):
-            b = as_array(ctx, b)
+        a, b = _array_operands(ctx, symbol, a, b)
         sa, sb = shape_of(a), shape_of(b)
         if symbol == "@":
             shape, flops = matmul_shape(sa, sb)
@@ -429,26 +445,18 @@ def binop(ctx: Context, symbol: str, a: object, b: object) -> object:
             size = math.prod(shape)
             ctx.check_elements(size)
             ctx.charge(size * (POW_COST if symbol == "**" else 1))
-        try:
-            result = BINARY_BY_SYMBOL[symbol](a, b)
-        except NUMPY_ERRORS as exc:
-            numpy_failure(exc, symbol)
-        return check_value(ctx, result)
+        return _numpy_result(ctx, symbol, BINARY_BY_SYMBOL[symbol], a, b)
     if is_number(a) and is_number(b):
         if isinstance(a, int) and isinstance(b, int):  # Python ints (and bools) grow without bound
             _python_int_guard(ctx, symbol, a, b)
         if symbol == "@":
-            fail("type_error", {"operation": "@", "types": [type_name(a), type_name(b)]})
+            type_error("@", a, b)
         ctx.charge(1)
-        try:
-            result = BINARY_BY_SYMBOL[symbol](a, b)
-        except NUMPY_ERRORS as exc:
-            numpy_failure(exc, symbol)
-        return check_value(ctx, result)
+        return _numpy_result(ctx, symbol, BINARY_BY_SYMBOL[symbol], a, b)
     if is_seq(a) or is_seq(b):
         ctx.charge(1)
         return check_value(ctx, _seq_op(ctx, symbol, a, b))
-    fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
+    type_error(symbol, a, b)
 
 
 BINARY_BY_SYMBOL: Final[dict[str, Callable[[Any, Any], Any]]] = {s: f for s, f in BINARY.values()}
@@ -470,11 +478,7 @@ def inplace(ctx: Context, symbol: str, target: object, value: object) -> object:
         if shape != arr.shape:
             fail("shape_mismatch", {"operation": symbol + "=", "shapes": [list(arr.shape), list(shape_of(value))]})
         ctx.charge(arr.size * (POW_COST if symbol == "**" else 1))
-        try:
-            result = INPLACE[symbol](arr, value)
-        except NUMPY_ERRORS as exc:
-            numpy_failure(exc, symbol + "=")
-        return check_value(ctx, result)
+        return _numpy_result(ctx, symbol + "=", INPLACE[symbol], arr, value)
     return binop(ctx, symbol, target, value)
 
 
@@ -482,7 +486,7 @@ def unary(ctx: Context, symbol: str, a: object) -> object:
     if symbol == "not":
         return not truth(a)
     if not (is_array(a) or is_number(a)):
-        fail("type_error", {"operation": symbol, "types": [type_name(a)]})
+        type_error(symbol, a)
     ctx.charge(max(1, int(getattr(a, "size", 1))))
     try:
         if symbol == "-":
@@ -532,31 +536,22 @@ def compare(ctx: Context, symbol: str, a: object, b: object) -> object:
         elif is_seq(b):
             ctx.charge(flat_size(ctx, b))  # each item may be compared with a
         else:
-            fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
+            type_error(symbol, a, b)
         try:
             found = a in b  # type: ignore[operator]
         except NUMPY_ERRORS as exc:
             numpy_failure(exc, symbol)
         return found if symbol == "in" else not found
     if type(a) is np.ndarray or type(b) is np.ndarray:
-        if not (is_array(a) or is_number(a) or is_seq(a)) or not (is_array(b) or is_number(b) or is_seq(b)):
-            fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
-        if is_seq(a):
-            a = as_array(ctx, a)
-        if is_seq(b):
-            b = as_array(ctx, b)
+        a, b = _array_operands(ctx, symbol, a, b)
         size = math.prod(broadcast(shape_of(a), shape_of(b), operation=symbol))
         ctx.check_elements(size)
         ctx.charge(size)
     elif symbol not in ("==", "!=") and not ((is_number(a) and is_number(b)) or (is_seq(a) and is_seq(b))):
-        fail("type_error", {"operation": symbol, "types": [type_name(a), type_name(b)]})
+        type_error(symbol, a, b)
     else:
         ctx.charge(1)
-    try:
-        result = COMPARE[symbol](a, b)
-    except NUMPY_ERRORS as exc:
-        numpy_failure(exc, symbol)
-    return check_value(ctx, result)
+    return _numpy_result(ctx, symbol, COMPARE[symbol], a, b)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -641,7 +636,7 @@ def subscript(ctx: Context, base: object, index: object) -> object:
         return check_value(ctx, result)
     if is_seq(base):
         if not (_index_int(index) or type(index) is slice):
-            fail("type_error", {"operation": "indexing", "types": [type_name(base), type_name(index)]})
+            type_error("indexing", base, index)
         if type(index) is slice:
             _check_slice(index)
         ctx.charge(1)
@@ -649,12 +644,12 @@ def subscript(ctx: Context, base: object, index: object) -> object:
             return check_value(ctx, base[index])  # type: ignore[index]
         except IndexError:
             fail("index_error", {"detail": f"index out of range for a {type_name(base)} of length {len(base)}"})  # type: ignore[arg-type]
-    fail("type_error", {"operation": "indexing", "types": [type_name(base)]})
+    type_error("indexing", base)
 
 
 def setitem(ctx: Context, base: object, index: object, value: object) -> None:
     if type(base) is not np.ndarray:
-        fail("type_error", {"operation": "item assignment", "types": [type_name(base)]})
+        type_error("item assignment", base)
     arr: np.ndarray[Any, Any] = base
     if not arr.flags.writeable:
         fail("read_only")
@@ -680,7 +675,7 @@ def unpack(ctx: Context, value: object, n: int) -> Sequence[object]:
         ctx.charge(n)
         items = list(value)
     else:
-        fail("type_error", {"operation": "unpacking", "types": [type_name(value)]})
+        type_error("unpacking", value)
     if len(items) != n:
         fail("unpack_error", {"expected": n, "got": len(items)})
     return items
@@ -696,7 +691,7 @@ def length_of(ctx: Context, value: object, operation: str) -> int:
         return len(value)  # type: ignore[arg-type]
     if type(value) is np.ndarray and value.ndim >= 1:
         return len(value)
-    fail("type_error", {"operation": operation, "types": [type_name(value)]})
+    type_error(operation, value)
 
 
 def iterate(ctx: Context, value: object, cost: int) -> Iterator[object]:

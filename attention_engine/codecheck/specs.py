@@ -38,6 +38,21 @@ from typing import Final
 from .spec import CaseSpec, InputSpec, MisconceptionCase, NameCheck, QuestionSpec
 
 
+class _Variants:
+    """A reference solution as a template of named slots (a line or an expression each): every equivalent and
+    every misconception's code is the reference with some slots replaced, so a spec states only what differs."""
+
+    def __init__(self, template: str, **reference: str) -> None:
+        self.template = template
+        self.reference = reference
+
+    def __call__(self, **replaced: str) -> str:
+        unknown = replaced.keys() - self.reference.keys()
+        if unknown:
+            raise TypeError(f"no slot {', '.join(sorted(unknown))} in {self.template!r}")
+        return self.template.format_map({**self.reference, **replaced})
+
+
 def _softmax_bugs(x: str, result: str, *, then: str = "") -> tuple[MisconceptionCase, ...]:
     """A hand-written softmax of ``x`` into ``result`` without the max shift, and with the unsafe
     shifts (``then`` appended: a line that uses ``result``)."""
@@ -80,12 +95,12 @@ _WIDE_QK = {"Q": [[20.0]], "K": [[20.0], [60.0], [40.0]]}
 _WIDE_NOTE = "scores ≈ [800, 2400, 1600] in every row: the max is not first and e^1600 overflows"
 
 
-def _sdpa(
-    scores: str = "scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
-    mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
-    weights: str = "weights = softmax(scores)",
-) -> str:
-    return f"{scores}\n{mask}\n{weights}\n"
+_sdpa = _Variants(
+    "{scores}\n{mask}\n{weights}\n",
+    scores="scores = Q @ K.swapaxes(-2, -1) / np.sqrt(d_k)",
+    mask="mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
+    weights="weights = softmax(scores)",
+)
 
 
 SDPA_THREE_LINES: Final = QuestionSpec(
@@ -187,8 +202,11 @@ _LARGE = {"x": [[800.0], [-800.0], [0.0]]}
 _WIDE = {"x": [[-800.0, 800.0, 0.0, 0.0], [0.0, -800.0, 800.0, 0.0], [0.0, 0.0, -800.0, 800.0]]}
 
 
-def _softmax(shift: str = "x - x.max(axis=-1, keepdims=True)", total: str = "e.sum(axis=-1, keepdims=True)") -> str:
-    return f"e = np.exp({shift})\np = e / {total}\n"
+_softmax = _Variants(
+    "e = np.exp({shift})\np = e / {total}\n",
+    shift="x - x.max(axis=-1, keepdims=True)",
+    total="e.sum(axis=-1, keepdims=True)",
+)
 
 
 STABLE_SOFTMAX: Final = QuestionSpec(
@@ -252,13 +270,13 @@ STABLE_SOFTMAX: Final = QuestionSpec(
 # The causal mask, built and applied
 
 
-def _mask(
-    mask: str = "mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
-    masked: str = "masked = np.where(mask, -np.inf, scores)",
-    weights: str = "weights = softmax(masked)",
-    t: str = "T = scores.shape[-1]",
-) -> str:
-    return f"{t}\n{mask}\n{masked}\n{weights}\n"
+_mask = _Variants(
+    "{t}\n{mask}\n{masked}\n{weights}\n",
+    mask="mask = np.triu(np.ones((T, T), dtype=bool), k=1)",
+    masked="masked = np.where(mask, -np.inf, scores)",
+    weights="weights = softmax(masked)",
+    t="T = scores.shape[-1]",
+)
 
 
 def _fill(value: str) -> str:
@@ -327,11 +345,11 @@ CAUSAL_MASK: Final = QuestionSpec(
 # nanoGPT's head split and merge
 
 
-def _heads(
-    split: str = "heads = x.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)",
-    merge: str = "merged = y.transpose(0, 2, 1, 3).reshape(B, T, C)",
-) -> str:
-    return f"B, T, C = x.shape\nhs = C // n_head\n{split}\n{merge}\n"
+_heads = _Variants(
+    "B, T, C = x.shape\nhs = C // n_head\n{split}\n{merge}\n",
+    split="heads = x.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)",
+    merge="merged = y.transpose(0, 2, 1, 3).reshape(B, T, C)",
+)
 
 
 SPLIT_MERGE_HEADS: Final = QuestionSpec(
@@ -387,8 +405,7 @@ _APPEND = "k_cache = np.concatenate([k_cache, k], axis=-2)\nv_cache = np.concate
 _SCORES = "q @ k_cache.swapaxes(-2, -1) / np.sqrt(q.shape[-1])"
 
 
-def _kv(attend: str = f"y = softmax({_SCORES}) @ v_cache", append: str = _APPEND) -> str:
-    return f"{append}{attend}\n"
+_kv = _Variants("{append}{attend}\n", attend=f"y = softmax({_SCORES}) @ v_cache", append=_APPEND)
 
 
 KV_CACHE_STEP: Final = QuestionSpec(
@@ -511,12 +528,12 @@ k_rot = ...
 """
 
 
-def _rope(
-    theta: str = "theta = 10000.0 ** (-np.arange(0, d, 2) / d)",
-    q_rot: str = "q_rot = np.stack([q1 * cos_q - q2 * sin_q, q1 * sin_q + q2 * cos_q], axis=-1).reshape(q.shape)",
-    k_rot: str = "k_rot = np.stack([k1 * cos_k - k2 * sin_k, k1 * sin_k + k2 * cos_k], axis=-1).reshape(k.shape)",
-) -> str:
-    return f"{theta}\n{q_rot}\n{k_rot}\n"
+_rope = _Variants(
+    "{theta}\n{q_rot}\n{k_rot}\n",
+    theta="theta = 10000.0 ** (-np.arange(0, d, 2) / d)",
+    q_rot="q_rot = np.stack([q1 * cos_q - q2 * sin_q, q1 * sin_q + q2 * cos_q], axis=-1).reshape(q.shape)",
+    k_rot="k_rot = np.stack([k1 * cos_k - k2 * sin_k, k1 * sin_k + k2 * cos_k], axis=-1).reshape(k.shape)",
+)
 
 
 def _half(x: str, c: str, s: str) -> str:
@@ -605,8 +622,11 @@ APPLY_ROPE: Final = QuestionSpec(
 # Lesson 6: the forward FLOPs of one block per token (issue 29), a count: the T x T work in full
 
 
-def _block_flops(weights: str = "weights = 2 * 12 * d * d", attention: str = "attention = 4 * T * d") -> str:
-    return f"{weights}\n{attention}\nflops = weights + attention\n"
+_block_flops = _Variants(
+    "{weights}\n{attention}\nflops = weights + attention\n",
+    weights="weights = 2 * 12 * d * d",
+    attention="attention = 4 * T * d",
+)
 
 
 BLOCK_FLOPS: Final = QuestionSpec(
@@ -648,22 +668,20 @@ BLOCK_FLOPS: Final = QuestionSpec(
 # Lesson 5 (issue 29): the whole multi-head attention forward with a padding mask
 
 
-def _mha(
-    split: str = "q = q.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)\n"
+_mha = _Variants(
+    "B, T, C = x.shape\nhs = C // n_head\n{qkv}\n{split}\n{hide}\nif not causal:\n"
+    "    hide = np.zeros((T, T), dtype=bool) | pad[:, None, None, :]\n{scores}\n{fill}\n{att}\n{merge}\n{out}\n",
+    split="q = q.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)\n"
     "k = k.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)\n"
     "v = v.reshape(B, T, n_head, hs).transpose(0, 2, 1, 3)",
-    hide: str = "hide = np.triu(np.ones((T, T), dtype=bool), k=1) | pad[:, None, None, :]",
-    scores: str = "scores = q @ k.swapaxes(-2, -1) / np.sqrt(hs)",
-    fill: str = "scores = np.where(hide, np.finfo(scores.dtype).min, scores)",
-    att: str = "att = softmax(scores)",
-    merge: str = "y = (att @ v).transpose(0, 2, 1, 3).reshape(B, T, C)",
-    out: str = "out = y @ w_proj + b_proj",
-    qkv: str = "q, k, v = np.split(x @ w_attn + b_attn, 3, axis=-1)",
-) -> str:
-    return (
-        f"B, T, C = x.shape\nhs = C // n_head\n{qkv}\n{split}\n{hide}\nif not causal:\n"
-        f"    hide = np.zeros((T, T), dtype=bool) | pad[:, None, None, :]\n{scores}\n{fill}\n{att}\n{merge}\n{out}\n"
-    )
+    hide="hide = np.triu(np.ones((T, T), dtype=bool), k=1) | pad[:, None, None, :]",
+    scores="scores = q @ k.swapaxes(-2, -1) / np.sqrt(hs)",
+    fill="scores = np.where(hide, np.finfo(scores.dtype).min, scores)",
+    att="att = softmax(scores)",
+    merge="y = (att @ v).transpose(0, 2, 1, 3).reshape(B, T, C)",
+    out="out = y @ w_proj + b_proj",
+    qkv="q, k, v = np.split(x @ w_attn + b_attn, 3, axis=-1)",
+)
 
 
 def _pad(*rows: str) -> list[list[float]]:
@@ -785,12 +803,12 @@ _GQA_GROUP = "n_head, n_kv_head = q.shape[-3], k.shape[-3]\ngroup = n_head // n_
 _GQA_SCORES = "q @ k_all.swapaxes(-2, -1) / np.sqrt(q.shape[-1])"
 
 
-def _gqa(
-    expand: str = "k_all = np.repeat(k_cache, group, axis=-3)\nv_all = np.repeat(v_cache, group, axis=-3)",
-    attend: str = f"y = softmax({_GQA_SCORES}) @ v_all",
-    append: str = _APPEND,
-) -> str:
-    return f"{_GQA_GROUP}{append}{expand}\n{attend}\n"
+_gqa = _Variants(
+    _GQA_GROUP + "{append}{expand}\n{attend}\n",
+    expand="k_all = np.repeat(k_cache, group, axis=-3)\nv_all = np.repeat(v_cache, group, axis=-3)",
+    attend=f"y = softmax({_GQA_SCORES}) @ v_all",
+    append=_APPEND,
+)
 
 
 GQA_DECODE_STEP: Final = QuestionSpec(
