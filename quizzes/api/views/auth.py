@@ -27,6 +27,7 @@ from quizzes.api.fields import StrictCharField
 from quizzes.api.schema import errors
 from quizzes.api.throttling import throttled_error
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import validated_body
 from quizzes.api.views.devices import DEVICE_ID_PATTERN, DeviceSerializer, device_data
 from quizzes.core.errors import ErrorCode
 
@@ -108,9 +109,7 @@ class LoginView(APIView):
         auth=[],
     )
     def post(self, request: Request) -> Response:
-        serializer = LoginSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(LoginSerializer, request)
         # DRF's Request stands in for Django's HttpRequest ("all the other standard attributes and methods are
         # also available"): the backend reads its META and cookies and leaves ``throttled`` on it.
         user = authenticate(request, username=data["username"], password=data["password"], device_id=data["device_id"])

@@ -29,7 +29,7 @@ from quizzes.accounts.selectors import DeviceView, device_for, device_view, devi
 from quizzes.api.fields import StrictCharField
 from quizzes.api.schema import errors
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import found
+from quizzes.api.views.common import found, validated_body
 
 TAG = ["devices"]
 
@@ -137,11 +137,8 @@ class DeviceDetailView(APIView):
     )
     def patch(self, request: LearnerApiRequest, device_pk: int) -> Response:
         device = _device(request, device_pk)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return _shown(
-            self.OutputSerializer, request, device_rename(device=device, name=serializer.validated_data["name"])
-        )
+        data = validated_body(self.InputSerializer, request)
+        return _shown(self.OutputSerializer, request, device_rename(device=device, name=data["name"]))
 
     @extend_schema(
         tags=TAG,
@@ -192,9 +189,7 @@ class DevicePushView(APIView):
     )
     def put(self, request: LearnerApiRequest, device_pk: int) -> Response:
         device = _device(request, device_pk)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(self.InputSerializer, request)
         registered = device_push_register(
             device=device,
             service=data["service"],

@@ -22,7 +22,7 @@ from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
 from quizzes.api.serializers.common import ErrorResponseSerializer
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found, validated_body
 from quizzes.content.models import Question
 from quizzes.content.selectors import lesson_list_published, lesson_published_by_id, lesson_with_content
 from quizzes.content.teaching import FIGURE_NAMES, checkpoint_answer, checkpoint_owner, checkpoint_section
@@ -369,9 +369,7 @@ class CheckpointAnswerView(APIView):
     @idempotent
     def post(self, request: LearnerApiRequest, lesson_id: int, section_key: str) -> Response:
         lesson = found(lesson_published_by_id(lesson_id=lesson_id))
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        handle = serializer.validated_data["option_id"]
+        handle = validated_body(self.InputSerializer, request)["option_id"]
         owner = checkpoint_owner(user_id=request.user.pk)
         where = {"lesson_key": lesson.key, "sections": lesson.teaching, "section_key": section_key}
         try:

@@ -27,6 +27,7 @@ from quizzes.api.serializers.items import ItemResultSerializer, answer_fields
 from quizzes.api.serializers.reviews import ReviewCardSerializer
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import validated_body
 from quizzes.packs.upload import PackAnswer, UploadEntry, offline_upload
 from quizzes.reviews.offline import offline_entry_from_dict
 
@@ -191,12 +192,11 @@ class OfflineUploadView(APIView):
     @learner_limited("offline_uploads")
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        entries = [_upload_entry(entry) for entry in serializer.validated_data["entries"]]
+        body = validated_body(self.InputSerializer, request)
+        entries = [_upload_entry(entry) for entry in body["entries"]]
         result = offline_upload(user=request.user, entries=entries)
         cards = r.cards_public(result.cards, user=request.user, profile=result.profile)
         data = self.OutputSerializer({"entries": result.entries, "cards": cards}).data
-        deprecated = any("correct" in entry for entry in serializer.validated_data["entries"])
+        deprecated = any("correct" in entry for entry in body["entries"])
         headers = offline_correct_headers(request) if deprecated else None
         return Response(data, headers=headers)
