@@ -20,7 +20,7 @@ from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictCharField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.api.serializers.common import ErrorResponseSerializer
+from quizzes.api.serializers.common import ErrorResponseSerializer, question_fields
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found, validated_body
 from quizzes.content.models import Question
@@ -44,9 +44,7 @@ class LessonOptionSerializer(serializers.Serializer):
 
 
 class LessonQuestionSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    id, key, kind = question_fields()
     order = serializers.IntegerField()
     prompt = serializers.CharField(help_text="Markdown with LaTeX in $…$ / $$…$$.")
     prompt_html = serializers.CharField(help_text="The prompt as safe HTML with MathML.")
