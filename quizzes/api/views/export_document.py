@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from quizzes.api.serializers.packs import pack_issue_fields
 from quizzes.api.serializers.reviews import card_memory_fields
 from quizzes.reports.models import ProblemReport
 
@@ -130,11 +131,7 @@ class ExportPackItemSerializer(serializers.Serializer):
 
 
 class ExportPackSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    device = serializers.CharField(allow_blank=True)
-    horizon_days = serializers.IntegerField()
-    issued_at = serializers.CharField()
-    expires_at = serializers.CharField()
+    id, device, horizon_days, issued_at, expires_at = pack_issue_fields(serializers.CharField)
     revoked_at = serializers.CharField(allow_null=True)
     items = ExportPackItemSerializer(many=True)
 
