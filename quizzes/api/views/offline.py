@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.conf import settings
@@ -125,17 +126,14 @@ class OfflineEntryResultSerializer(serializers.Serializer):  # an UploadOutcome:
     )
 
 
+#: A pack answer's fields, each named as the entry's field it comes from.
+PACK_ANSWER_FIELDS = tuple(field.name for field in dataclasses.fields(PackAnswer))
+
+
 def _upload_entry(data: dict[str, Any]) -> UploadEntry:
     answer = None
     if "pack_item_id" in data:
-        answer = PackAnswer(
-            pack_item_id=data["pack_item_id"],
-            option_id=data.get("option_id"),
-            choice_index=data.get("choice_index"),
-            value=data.get("value"),
-            code=data.get("code"),
-            shown_correct=data.get("shown_correct"),
-        )
+        answer = PackAnswer(**{name: data.get(name) for name in PACK_ANSWER_FIELDS})
     return UploadEntry(entry=offline_entry_from_dict(data=data), answer=answer)
 
 
