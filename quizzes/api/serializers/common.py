@@ -1,5 +1,5 @@
 """The shapes and limits several domains share: the error body every 4xx/5xx carries, the duration limit, the
-fields that name a question."""
+fields that name a question or a lesson."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ class ErrorDetailSerializer(serializers.Serializer):
 
 class ErrorResponseSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
+
+
+def lesson_fields() -> tuple[serializers.Field, ...]:
+    """id, key, title: which lesson it is, first in every shape that shows one (a lesson's summary, an attempt's
+    lesson). Fresh fields, unpacked in place, like those of ``question_fields``."""
+    return (serializers.IntegerField(), serializers.CharField(), serializers.CharField())
 
 
 def question_fields() -> tuple[serializers.Field, ...]:

@@ -20,7 +20,7 @@ from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictCharField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.api.serializers.common import ErrorResponseSerializer, question_fields
+from quizzes.api.serializers.common import ErrorResponseSerializer, lesson_fields, question_fields
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found, validated_body
 from quizzes.content.models import Question
@@ -55,9 +55,7 @@ class LessonQuestionSerializer(serializers.Serializer):
 
 
 class LessonSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    title = serializers.CharField()
+    id, key, title = lesson_fields()
     summary = serializers.CharField(allow_blank=True)
     order = serializers.IntegerField()
     question_count = serializers.IntegerField()
