@@ -133,7 +133,8 @@ PACK_ANSWER_FIELDS = tuple(field.name for field in dataclasses.fields(PackAnswer
 def _upload_entry(data: dict[str, Any]) -> UploadEntry:
     answer = None
     if "pack_item_id" in data:
-        answer = PackAnswer(**{name: data.get(name) for name in PACK_ANSWER_FIELDS})
+        given: dict[str, Any] = {name: data.get(name) for name in PACK_ANSWER_FIELDS}  # None: not sent
+        answer = PackAnswer(**given)
     return UploadEntry(entry=offline_entry_from_dict(data=data), answer=answer)
 
 
