@@ -50,12 +50,13 @@ def _attempt_write(
     operation_id: str,
     summary: str,
     description: str,
+    output: type[AttemptSerializer],
     request: type[serializers.Serializer] | None = None,
     status_code: int = 200,
     codes: tuple[int, ...] = (400, 401, 404, 422),
 ) -> Callable[[Callable[..., Response]], Callable[..., HttpResponse]]:
     """Every POST here (start, finish, show the skipped, practise the missed) takes an Idempotency-Key and answers
-    with the attempt it wrote: one schema and the ``@idempotent`` replay for all of them."""
+    with the attempt it wrote (``output``): one schema and the ``@idempotent`` replay for all of them."""
     schema = extend_schema(
         tags=TAG,
         operation_id=operation_id,
@@ -63,7 +64,7 @@ def _attempt_write(
         description=description,
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=request,
-        responses={status_code: AttemptSerializer, **errors(*codes)},
+        responses={status_code: output, **errors(*codes)},
     )
     return lambda handler: schema(idempotent(handler))
 
@@ -114,6 +115,7 @@ class AttemptListView(APIView):
             "shuffled. Options come in a new order for this attempt, numeric questions with new numbers. "
             "Nothing about correctness is included until an item is answered."
         ),
+        output=StartOutputSerializer,
         request=StartInputSerializer,
         status_code=status.HTTP_201_CREATED,
         codes=(400, 401, 422),
@@ -155,6 +157,7 @@ class AttemptFinishView(APIView):
             "Unanswered items keep their answers hidden (`skipped_count`); POST /attempts/{id}/show-skipped/ shows "
             "them and counts them as not known."
         ),
+        output=OutputSerializer,
         codes=(401, 404, 422),
     )
     def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
@@ -179,6 +182,7 @@ class AttemptShowSkippedView(APIView):
             "Idempotent: calling it again records nothing and returns the same. Refused with 400 "
             "`attempt_unfinished` before the attempt is finished and `nothing_skipped` when every item was answered."
         ),
+        output=OutputSerializer,
     )
     def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         attempt_show_skipped(user=request.user, attempt=_attempt(request, attempt_id), source=ReviewLog.Source.API)
@@ -198,6 +202,7 @@ class AttemptMissedView(APIView):
             "back. Refused with 400 `attempt_unfinished` before the attempt is finished and `nothing_missed` when "
             "every item was right."
         ),
+        output=OutputSerializer,
         status_code=status.HTTP_201_CREATED,
     )
     def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
