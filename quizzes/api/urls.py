@@ -2,6 +2,7 @@
 
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
+from rest_framework.views import APIView
 
 from quizzes.api.docs import NoncedSwaggerView, OfflineRedocView
 from quizzes.api.errors import api_not_found
@@ -23,58 +24,57 @@ from quizzes.api.views import (
     reviews,
 )
 
-v1 = [
-    path("auth/login/", auth.LoginView.as_view(), name="login"),
-    path("auth/logout/", auth.LogoutView.as_view(), name="logout"),
-    path("auth/logout-all/", auth.LogoutAllView.as_view(), name="logout-all"),
-    path("auth/tokens/", auth.TokenListView.as_view(), name="tokens"),
-    path("auth/password/", credentials.PasswordChangeView.as_view(), name="password-change"),
-    path("auth/devices/", devices.DeviceListView.as_view(), name="devices"),
-    path("auth/devices/<int:device_pk>/", devices.DeviceDetailView.as_view(), name="device"),
-    path("auth/devices/<int:device_pk>/push/", devices.DevicePushView.as_view(), name="device-push"),
-    path("ping/", ping.PingView.as_view(), name="ping"),
-    path("profile/", profile.ProfileView.as_view(), name="profile"),
-    path("profile/workload/", profile.WorkloadView.as_view(), name="profile-workload"),
-    path("profile/export/", exports.ExportView.as_view(), name="profile-export"),
-    path("profile/exports/", exports.ExportListView.as_view(), name="exports"),
-    path("profile/exports/<int:export_id>/", exports.ExportDetailView.as_view(), name="export"),
-    path("lessons/", lessons.LessonListView.as_view(), name="lessons"),
-    path("lessons/<int:lesson_id>/", lessons.LessonDetailView.as_view(), name="lesson"),
-    path(
+#: Every v1 endpoint: (route, view, URL name), in the order Django tries them.
+V1_ROUTES: list[tuple[str, type[APIView], str]] = [
+    ("auth/login/", auth.LoginView, "login"),
+    ("auth/logout/", auth.LogoutView, "logout"),
+    ("auth/logout-all/", auth.LogoutAllView, "logout-all"),
+    ("auth/tokens/", auth.TokenListView, "tokens"),
+    ("auth/password/", credentials.PasswordChangeView, "password-change"),
+    ("auth/devices/", devices.DeviceListView, "devices"),
+    ("auth/devices/<int:device_pk>/", devices.DeviceDetailView, "device"),
+    ("auth/devices/<int:device_pk>/push/", devices.DevicePushView, "device-push"),
+    ("ping/", ping.PingView, "ping"),
+    ("profile/", profile.ProfileView, "profile"),
+    ("profile/workload/", profile.WorkloadView, "profile-workload"),
+    ("profile/export/", exports.ExportView, "profile-export"),
+    ("profile/exports/", exports.ExportListView, "exports"),
+    ("profile/exports/<int:export_id>/", exports.ExportDetailView, "export"),
+    ("lessons/", lessons.LessonListView, "lessons"),
+    ("lessons/<int:lesson_id>/", lessons.LessonDetailView, "lesson"),
+    (
         "lessons/<int:lesson_id>/checkpoints/<slug:section_key>/answer/",
-        lessons.CheckpointAnswerView.as_view(),
-        name="lesson-checkpoint-answer",
+        lessons.CheckpointAnswerView,
+        "lesson-checkpoint-answer",
     ),
-    path("attempts/", attempts.AttemptListView.as_view(), name="attempts"),
-    path("attempts/<int:attempt_id>/", attempts.AttemptDetailView.as_view(), name="attempt"),
-    path("attempts/<int:attempt_id>/finish/", attempts.AttemptFinishView.as_view(), name="attempt-finish"),
-    path("attempts/<int:attempt_id>/missed/", attempts.AttemptMissedView.as_view(), name="attempt-missed"),
-    path(
-        "attempts/<int:attempt_id>/show-skipped/",
-        attempts.AttemptShowSkippedView.as_view(),
-        name="attempt-show-skipped",
-    ),
-    path("next-step/", next_step.NextStepView.as_view(), name="next-step"),
-    path("items/<int:item_id>/", items.ItemDetailView.as_view(), name="item"),
-    path("items/<int:item_id>/answer/", items.ItemAnswerView.as_view(), name="item-answer"),
-    path("items/<int:item_id>/rate/", items.ItemRateView.as_view(), name="item-rate"),
-    path("reviews/due/", reviews.DueQueueView.as_view(), name="reviews-due"),
-    path("reviews/rate/", reviews.CardRateView.as_view(), name="reviews-rate"),
-    path("reviews/undo/", reviews.ReviewUndoView.as_view(), name="reviews-undo"),
-    path("reviews/forecast/", reviews.ForecastView.as_view(), name="reviews-forecast"),
-    path("reviews/heatmap/", reviews.HeatmapView.as_view(), name="reviews-heatmap"),
-    path("reviews/offline/", offline.OfflineUploadView.as_view(), name="reviews-offline"),
-    path("packs/", packs.PackListView.as_view(), name="packs"),
-    path("packs/<int:pack_id>/", packs.PackDetailView.as_view(), name="pack"),
-    path("cards/", reviews.CardListView.as_view(), name="cards"),
-    path("cards/<int:card_id>/", reviews.CardDetailView.as_view(), name="card"),
-    path("cards/<int:card_id>/suspend/", reviews.CardSuspendView.as_view(), name="card-suspend"),
-    path("cards/<int:card_id>/unsuspend/", reviews.CardUnsuspendView.as_view(), name="card-unsuspend"),
-    path("questions/<int:question_id>/reference/", reviews.QuestionReferenceView.as_view(), name="question-reference"),
-    path("reports/", reports.ReportListView.as_view(), name="reports"),
-    path("engine/demo/", engine.DemoMatrixView.as_view(), name="engine-demo"),
-    path("engine/preview/", engine.VariantPreviewView.as_view(), name="engine-preview"),
+    ("attempts/", attempts.AttemptListView, "attempts"),
+    ("attempts/<int:attempt_id>/", attempts.AttemptDetailView, "attempt"),
+    ("attempts/<int:attempt_id>/finish/", attempts.AttemptFinishView, "attempt-finish"),
+    ("attempts/<int:attempt_id>/missed/", attempts.AttemptMissedView, "attempt-missed"),
+    ("attempts/<int:attempt_id>/show-skipped/", attempts.AttemptShowSkippedView, "attempt-show-skipped"),
+    ("next-step/", next_step.NextStepView, "next-step"),
+    ("items/<int:item_id>/", items.ItemDetailView, "item"),
+    ("items/<int:item_id>/answer/", items.ItemAnswerView, "item-answer"),
+    ("items/<int:item_id>/rate/", items.ItemRateView, "item-rate"),
+    ("reviews/due/", reviews.DueQueueView, "reviews-due"),
+    ("reviews/rate/", reviews.CardRateView, "reviews-rate"),
+    ("reviews/undo/", reviews.ReviewUndoView, "reviews-undo"),
+    ("reviews/forecast/", reviews.ForecastView, "reviews-forecast"),
+    ("reviews/heatmap/", reviews.HeatmapView, "reviews-heatmap"),
+    ("reviews/offline/", offline.OfflineUploadView, "reviews-offline"),
+    ("packs/", packs.PackListView, "packs"),
+    ("packs/<int:pack_id>/", packs.PackDetailView, "pack"),
+    ("cards/", reviews.CardListView, "cards"),
+    ("cards/<int:card_id>/", reviews.CardDetailView, "card"),
+    ("cards/<int:card_id>/suspend/", reviews.CardSuspendView, "card-suspend"),
+    ("cards/<int:card_id>/unsuspend/", reviews.CardUnsuspendView, "card-unsuspend"),
+    ("questions/<int:question_id>/reference/", reviews.QuestionReferenceView, "question-reference"),
+    ("reports/", reports.ReportListView, "reports"),
+    ("engine/demo/", engine.DemoMatrixView, "engine-demo"),
+    ("engine/preview/", engine.VariantPreviewView, "engine-preview"),
 ]
+
+v1 = [path(route, view.as_view(), name=name) for route, view, name in V1_ROUTES]
 
 app_name = "api"
 

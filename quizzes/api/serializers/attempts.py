@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from quizzes.api.serializers.common import lesson_fields
 from quizzes.api.serializers.items import (
     CodePromptSerializer,
     ItemOptionSerializer,
@@ -17,9 +18,7 @@ from quizzes.models import Attempt
 
 
 class AttemptLessonSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    title = serializers.CharField()
+    id, key, title = lesson_fields()
 
 
 class AttemptItemSerializer(serializers.Serializer):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from quizzes.api.fields import StrictCharField, StrictIntegerField
+from quizzes.api.serializers.common import question_fields
 from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.models import Question
 
@@ -23,9 +24,7 @@ def answer_fields(*, option: str, choice_index: str, value: str, code: str) -> t
 
 
 class ItemQuestionSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    id, key, kind = question_fields()
     prompt = serializers.CharField()
     prompt_html = serializers.CharField()
     answer_form = serializers.ChoiceField(choices=Question.AnswerForm.choices, allow_null=True)

@@ -83,12 +83,21 @@ class PackItemSerializer(serializers.Serializer):
     answered = serializers.BooleanField(help_text="An answer to this item was uploaded (the first one counts).")
 
 
+def pack_issue_fields(moment: type[serializers.Field]) -> tuple[serializers.Field, ...]:
+    """id, device, horizon_days, issued_at, expires_at: which pack, for which device, issued when for how long; the
+    times as ``moment`` (DateTimeField here, CharField in the export document, whose times are ISO text). Fresh
+    fields, unpacked in place (DRF orders fields by when each was made: see quizzes.api.serializers.reviews)."""
+    return (
+        serializers.IntegerField(),
+        serializers.CharField(allow_blank=True),
+        serializers.IntegerField(),
+        moment(),
+        moment(),
+    )
+
+
 class PackSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    device = serializers.CharField(allow_blank=True)
-    horizon_days = serializers.IntegerField()
-    issued_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField()
+    id, device, horizon_days, issued_at, expires_at = pack_issue_fields(serializers.DateTimeField)
     upload_until = serializers.DateTimeField(
         help_text="Answers reviewed up to this moment (the expiry plus a grace period) are accepted."
     )

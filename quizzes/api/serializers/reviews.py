@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from quizzes.models import Question, ReviewCard
+from quizzes.api.serializers.common import question_fields
+from quizzes.models import ReviewCard
 
 # DRF orders a serializer's fields by when each was made, so a shared list is a function that makes fresh fields,
 # unpacked in place where it belongs (``stability, difficulty, ... = card_memory_fields()``): one definition, and
@@ -38,9 +39,7 @@ def reference_fields() -> tuple[serializers.Field, ...]:
 
 
 class CardQuestionSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    id, key, kind = question_fields()
     lesson_id = serializers.IntegerField()
     lesson_key = serializers.CharField()
     prompt = serializers.CharField()

@@ -20,6 +20,7 @@ from quizzes.api.errors import ApiError
 from quizzes.api.schema import errors
 from quizzes.api.throttling import throttled_error
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import validated_body
 from quizzes.core.errors import DomainError
 from quizzes.privacy.deletion import account_delete
 
@@ -55,15 +56,14 @@ class AccountDeleteMixin:
         },
     )
     def delete(self, request: LearnerApiRequest) -> Response:
-        serializer = AccountDeleteInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        data = validated_body(AccountDeleteInputSerializer, request)
         user = request.user
         try:  # counted before the password is checked, so parallel guesses cannot slip through
             throttle.attempt("password_confirm", request=request, username=user.get_username())
         except throttle.Throttled as exc:
             raise throttled_error(exc) from None
         try:
-            account_delete(user=user, password=serializer.validated_data["password"])
+            account_delete(user=user, password=data["password"])
         except DomainError as exc:
             raise ApiError(status_code=403, code=exc.error_code, message=" ".join(exc.messages)) from None
         if not isinstance(request.auth, AuthToken):  # a browser's session: it was deleted, clear its cookie

@@ -6,6 +6,9 @@ several views return (an attempt, its items) are quizzes.api.serializers.attempt
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django.http import HttpResponse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -19,7 +22,7 @@ from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
 from quizzes.api.serializers.attempts import AttemptSerializer, AttemptSummarySerializer
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import PageQuerySerializer, found, page_of, query
+from quizzes.api.views.common import PageQuerySerializer, found, page_of, query, validated_body
 from quizzes.content.selectors import lesson_published_by_id
 from quizzes.core.errors import ErrorCode
 from quizzes.practice.models import Attempt
@@ -40,6 +43,30 @@ def _attempt_response(
     """An attempt as it is now, with its items: what reading it and every write on it answer."""
     data = output(r.attempt_public(_attempt(request, attempt_id))).data
     return Response(data, status=status_code)
+
+
+def _attempt_write(
+    *,
+    operation_id: str,
+    summary: str,
+    description: str,
+    output: type[AttemptSerializer],
+    request: type[serializers.Serializer] | None = None,
+    status_code: int = 200,
+    codes: tuple[int, ...] = (400, 401, 404, 422),
+) -> Callable[[Callable[..., Response]], Callable[..., HttpResponse]]:
+    """Every POST here (start, finish, show the skipped, practise the missed) takes an Idempotency-Key and answers
+    with the attempt it wrote (``output``): one schema and the ``@idempotent`` replay for all of them."""
+    schema = extend_schema(
+        tags=TAG,
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=request,
+        responses={status_code: output, **errors(*codes)},
+    )
+    return lambda handler: schema(idempotent(handler))
 
 
 #: The modes a client may start: missed-items attempts start from an earlier attempt (POST /attempts/{id}/missed/).
@@ -80,8 +107,7 @@ class AttemptListView(APIView):
         data = {**params, "count": total, "results": [r.attempt_public(a, with_items=False) for a in rows]}
         return Response(self.ListOutputSerializer(data).data)
 
-    @extend_schema(
-        tags=TAG,
+    @_attempt_write(
         operation_id="attempts_start",
         summary="Start an attempt at a lesson's quiz",
         description=(
@@ -89,15 +115,14 @@ class AttemptListView(APIView):
             "shuffled. Options come in a new order for this attempt, numeric questions with new numbers. "
             "Nothing about correctness is included until an item is answered."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        output=StartOutputSerializer,
         request=StartInputSerializer,
-        responses={201: StartOutputSerializer, **errors(400, 401, 422)},
+        status_code=status.HTTP_201_CREATED,
+        codes=(400, 401, 422),
     )
-    @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.StartInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        lesson = lesson_published_by_id(lesson_id=serializer.validated_data["lesson_id"])
+        data = validated_body(self.StartInputSerializer, request)
+        lesson = lesson_published_by_id(lesson_id=data["lesson_id"])
         if lesson is None:
             raise ApiError(
                 status_code=400,
@@ -105,7 +130,7 @@ class AttemptListView(APIView):
                 message=_("Some fields are invalid; see fields."),
                 fields={"lesson_id": [_("There is no published lesson with this id.")]},
             )
-        attempt = attempt_start(user=request.user, lesson=lesson, mode=serializer.validated_data["mode"])
+        attempt = attempt_start(user=request.user, lesson=lesson, mode=data["mode"])
         return _attempt_response(self.StartOutputSerializer, request, attempt.pk, status_code=status.HTTP_201_CREATED)
 
 
@@ -125,19 +150,16 @@ class AttemptDetailView(APIView):
 class AttemptFinishView(APIView):
     OutputSerializer = AttemptSerializer
 
-    @extend_schema(
-        tags=TAG,
+    @_attempt_write(
         operation_id="attempts_finish",
         summary="Finish an attempt (idempotent); unanswered items stay unanswered and score 0",
         description=(
             "Unanswered items keep their answers hidden (`skipped_count`); POST /attempts/{id}/show-skipped/ shows "
             "them and counts them as not known."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=None,
-        responses={200: OutputSerializer, **errors(401, 404, 422)},
+        output=OutputSerializer,
+        codes=(401, 404, 422),
     )
-    @idempotent
     def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         attempt = _attempt(request, attempt_id)
         attempt_finish(user=request.user, attempt=attempt)
@@ -147,8 +169,7 @@ class AttemptFinishView(APIView):
 class AttemptShowSkippedView(APIView):
     OutputSerializer = AttemptSerializer
 
-    @extend_schema(
-        tags=TAG,
+    @_attempt_write(
         operation_id="attempts_show_skipped",
         summary="Show the answers of the items a finished attempt skipped: they count as not known",
         description=(
@@ -161,11 +182,8 @@ class AttemptShowSkippedView(APIView):
             "Idempotent: calling it again records nothing and returns the same. Refused with 400 "
             "`attempt_unfinished` before the attempt is finished and `nothing_skipped` when every item was answered."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=None,
-        responses={200: OutputSerializer, **errors(400, 401, 404, 422)},
+        output=OutputSerializer,
     )
-    @idempotent
     def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         attempt_show_skipped(user=request.user, attempt=_attempt(request, attempt_id), source=ReviewLog.Source.API)
         return _attempt_response(self.OutputSerializer, request, attempt_id)
@@ -174,8 +192,7 @@ class AttemptShowSkippedView(APIView):
 class AttemptMissedView(APIView):
     OutputSerializer = AttemptSerializer
 
-    @extend_schema(
-        tags=TAG,
+    @_attempt_write(
         operation_id="attempts_practise_missed",
         summary="Practise the missed ones now: a new attempt of just the items this finished attempt missed",
         description=(
@@ -185,11 +202,9 @@ class AttemptMissedView(APIView):
             "back. Refused with 400 `attempt_unfinished` before the attempt is finished and `nothing_missed` when "
             "every item was right."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=None,
-        responses={201: OutputSerializer, **errors(400, 401, 404, 422)},
+        output=OutputSerializer,
+        status_code=status.HTTP_201_CREATED,
     )
-    @idempotent
     def post(self, request: LearnerApiRequest, attempt_id: int) -> Response:
         practice = attempt_start_missed(user=request.user, attempt=_attempt(request, attempt_id))
         return _attempt_response(self.OutputSerializer, request, practice.pk, status_code=status.HTTP_201_CREATED)

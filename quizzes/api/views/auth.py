@@ -27,7 +27,8 @@ from quizzes.api.fields import StrictCharField
 from quizzes.api.schema import errors
 from quizzes.api.throttling import throttled_error
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.devices import DEVICE_ID_PATTERN, DeviceSerializer, device_data
+from quizzes.api.views.common import validated_body
+from quizzes.api.views.devices import DEVICE_ID_PATTERN, DeviceSerializer, current_token_digest, device_data
 from quizzes.core.errors import ErrorCode
 
 TAG = ["auth"]
@@ -108,9 +109,7 @@ class LoginView(APIView):
         auth=[],
     )
     def post(self, request: Request) -> Response:
-        serializer = LoginSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(LoginSerializer, request)
         # DRF's Request stands in for Django's HttpRequest ("all the other standard attributes and methods are
         # also available"): the backend reads its META and cookies and leaves ``throttled`` on it.
         user = authenticate(request, username=data["username"], password=data["password"], device_id=data["device_id"])
@@ -137,6 +136,16 @@ class LoginView(APIView):
         return Response(LoginResultSerializer(result).data)
 
 
+def _logged_out(request: LearnerApiRequest) -> Response:
+    """A log-out's 204, once its tokens are deleted; user_logged_out goes out once: sent here for a token, while
+    for a browser's session ``logout()`` ends it and sends the signal itself."""
+    if isinstance(request.auth, AuthToken):
+        user_logged_out.send(sender=request.user.__class__, request=request, user=request.user)
+    else:
+        logout(request)
+    return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 class LogoutView(APIView):
     @extend_schema(
         tags=TAG,
@@ -150,10 +159,7 @@ class LogoutView(APIView):
     def post(self, request: LearnerApiRequest) -> Response:
         if isinstance(request.auth, AuthToken):
             api_token_delete(token=request.auth)
-            user_logged_out.send(sender=request.user.__class__, request=request, user=request.user)
-        else:
-            logout(request)  # a browser's session: logout() sends user_logged_out itself (once)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        return _logged_out(request)
 
 
 class LogoutAllView(APIView):
@@ -165,13 +171,8 @@ class LogoutAllView(APIView):
         responses={204: OpenApiResponse(description="Logged out on every device and browser."), **errors(401)},
     )
     def post(self, request: LearnerApiRequest) -> Response:
-        user = request.user
-        account_sign_out_everywhere(user=user)
-        if isinstance(request.auth, AuthToken):
-            user_logged_out.send(sender=user.__class__, request=request, user=user)
-        else:
-            logout(request)  # sends user_logged_out itself (once)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        account_sign_out_everywhere(user=request.user)
+        return _logged_out(request)
 
 
 class TokenListView(APIView):
@@ -183,6 +184,5 @@ class TokenListView(APIView):
         responses={200: DeviceTokenListSerializer, **errors(401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        current = request.auth.digest if isinstance(request.auth, AuthToken) else None
-        tokens = device_tokens(user=request.user, current_digest=current)
+        tokens = device_tokens(user=request.user, current_digest=current_token_digest(request))
         return Response(DeviceTokenListSerializer({"tokens": tokens}).data)

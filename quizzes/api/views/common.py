@@ -1,4 +1,4 @@
-"""Small helpers shared by the API views: not found, paging, query parsing, shared serializers, ETags."""
+"""Small helpers shared by the API views: not found, paging, query and body parsing, shared serializers, ETags."""
 
 from __future__ import annotations
 
@@ -58,6 +58,14 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
         )
     # invalid: run_validation raises the ValidationError that is_valid would (the same 400 body)
     return dict(shared(serializer_class).run_validation(request.query_params))
+
+
+def validated_body(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    """The request body checked by its input serializer (HackSoft's styleguide step before the service call): the
+    validated data, or the serializer's ValidationError (400 in the error shape)."""
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
 
 
 @functools.cache

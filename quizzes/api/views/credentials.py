@@ -21,6 +21,7 @@ from quizzes.api.fields import StrictCharField
 from quizzes.api.schema import errors
 from quizzes.api.throttling import throttled_error
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import validated_body
 from quizzes.core.errors import ErrorCode
 
 TAG = ["auth"]
@@ -53,9 +54,7 @@ class PasswordChangeView(APIView):
         responses={200: OutputSerializer, **errors(400, 401, 429)},
     )
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(self.InputSerializer, request)
         user = request.user
         token = request.auth if isinstance(request.auth, AuthToken) else None
         # DRF's Request stands in for Django's HttpRequest, as in the log-in view: the throttled backend reads its

@@ -29,7 +29,7 @@ from quizzes.accounts.selectors import DeviceView, device_for, device_view, devi
 from quizzes.api.fields import StrictCharField
 from quizzes.api.schema import errors
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import found
+from quizzes.api.views.common import found, validated_body
 
 TAG = ["devices"]
 
@@ -74,7 +74,8 @@ def device_data(view: DeviceView) -> dict[str, Any]:
     return dataclasses.asdict(view)
 
 
-def _current_digest(request: LearnerApiRequest) -> str | None:
+def current_token_digest(request: LearnerApiRequest) -> str | None:
+    """The digest of the token this request came with (its device is ``current``); None for a browser session."""
     return request.auth.digest if isinstance(request.auth, AuthToken) else None
 
 
@@ -83,7 +84,7 @@ def _device(request: LearnerApiRequest, device_pk: int) -> Device:
 
 
 def _shown(output: type[DeviceSerializer], request: LearnerApiRequest, device: Device) -> Response:
-    view = found(device_view(user=request.user, device_pk=device.pk, current_digest=_current_digest(request)))
+    view = found(device_view(user=request.user, device_pk=device.pk, current_digest=current_token_digest(request)))
     return Response(output(device_data(view)).data)
 
 
@@ -106,7 +107,7 @@ class DeviceListView(APIView):
         responses={200: OutputSerializer, **errors(401)},
     )
     def get(self, request: LearnerApiRequest) -> Response:
-        devices = devices_of(user=request.user, current_digest=_current_digest(request))
+        devices = devices_of(user=request.user, current_digest=current_token_digest(request))
         return Response(self.OutputSerializer({"devices": [device_data(view) for view in devices]}).data)
 
 
@@ -137,11 +138,8 @@ class DeviceDetailView(APIView):
     )
     def patch(self, request: LearnerApiRequest, device_pk: int) -> Response:
         device = _device(request, device_pk)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return _shown(
-            self.OutputSerializer, request, device_rename(device=device, name=serializer.validated_data["name"])
-        )
+        data = validated_body(self.InputSerializer, request)
+        return _shown(self.OutputSerializer, request, device_rename(device=device, name=data["name"]))
 
     @extend_schema(
         tags=TAG,
@@ -192,9 +190,7 @@ class DevicePushView(APIView):
     )
     def put(self, request: LearnerApiRequest, device_pk: int) -> Response:
         device = _device(request, device_pk)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(self.InputSerializer, request)
         registered = device_push_register(
             device=device,
             service=data["service"],

@@ -16,7 +16,7 @@ from quizzes.api.fields import StrictCharField, StrictIntegerField
 from quizzes.api.schema import errors
 from quizzes.api.serializers.items import GivenValueSerializer, MisconceptionSerializer, SolutionStepSerializer
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import query
+from quizzes.api.views.common import query, validated_body
 from quizzes.content import attention_demo as demo
 from quizzes.core.errors import ErrorCode
 from quizzes.core.rendering import render_markdown, value_to_latex
@@ -137,9 +137,7 @@ class VariantPreviewView(APIView):
     def post(self, request: LearnerApiRequest) -> Response:
         from attention_engine import generators
 
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(self.InputSerializer, request)
         if data["template"] not in generators.names():
             raise ApiError(
                 status_code=400,

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from quizzes.api.serializers.packs import pack_issue_fields
 from quizzes.api.serializers.reviews import card_memory_fields
 from quizzes.reports.models import ProblemReport
 
 ANY_JSON = serializers.JSONField
+#: A moment, as the document writes every one: ISO 8601 text, UTC.
+ISO_TIME = serializers.CharField
 
 
 class ExportSettingsSerializer(serializers.Serializer):
@@ -30,8 +33,8 @@ class ExportProfileSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
     email = serializers.CharField(allow_blank=True)
-    date_joined = serializers.CharField(help_text="ISO 8601, UTC.")
-    last_login = serializers.CharField(allow_null=True)
+    date_joined = ISO_TIME(help_text="ISO 8601, UTC.")
+    last_login = ISO_TIME(allow_null=True)
     settings = ExportSettingsSerializer()
     last_reminded_on = serializers.CharField(allow_null=True, help_text="YYYY-MM-DD, the learner's local day.")
     fsrs_parameters = serializers.ListField(
@@ -43,14 +46,14 @@ class ExportProfileSerializer(serializers.Serializer):
 
 class ExportDeviceSerializer(serializers.Serializer):
     device_name = serializers.CharField(allow_blank=True)
-    created = serializers.CharField()
-    expiry = serializers.CharField(allow_null=True)
+    created = ISO_TIME()
+    expiry = ISO_TIME(allow_null=True)
 
 
 class ExportReminderSerializer(serializers.Serializer):
     local_date = serializers.CharField()
     due_count = serializers.IntegerField()
-    sent_at = serializers.CharField(allow_null=True)
+    sent_at = ISO_TIME(allow_null=True)
 
 
 class ExportQuestionSerializer(serializers.Serializer):
@@ -64,10 +67,10 @@ class ExportCardSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     question = ExportQuestionSerializer()
     state = serializers.ChoiceField(choices=["learning", "review", "relearning"])
-    due = serializers.CharField()
-    last_review = serializers.CharField(allow_null=True)
+    due = ISO_TIME()
+    last_review = ISO_TIME(allow_null=True)
     stability, difficulty, reps, lapses, suspended, is_leech = card_memory_fields()
-    created_at = serializers.CharField()
+    created_at = ISO_TIME()
     fsrs = ANY_JSON(help_text="The FSRS-6 card state (py-fsrs ``Card.to_dict()``), the scheduler's source of truth.")
 
 
@@ -76,7 +79,7 @@ class ExportReviewLogSerializer(serializers.Serializer):
     card_id = serializers.IntegerField()
     question_key = serializers.CharField()
     rating = serializers.IntegerField(help_text="1 Again, 2 Hard, 3 Good, 4 Easy.")
-    reviewed_at = serializers.CharField()
+    reviewed_at = ISO_TIME()
     duration_ms = serializers.IntegerField(allow_null=True)
     # a declared field named like DRF's Field.source attribute: the serializer's metaclass takes it as a field
     source = serializers.ChoiceField(choices=["web", "api", "offline"])  # type: ignore[assignment]
@@ -99,7 +102,7 @@ class ExportAttemptItemSerializer(serializers.Serializer):
     prompt = serializers.CharField(help_text="What the item showed (a numeric item: its variant's prompt).")
     given = ANY_JSON(allow_null=True, help_text="A numeric item's given values; null otherwise.")
     options = ExportOptionSerializer(many=True, help_text="A choice item's options in the order shown.")
-    answered_at = serializers.CharField(allow_null=True)
+    answered_at = ISO_TIME(allow_null=True)
     chosen_option = serializers.CharField(allow_null=True, help_text="The chosen option's key.")
     response = ANY_JSON(allow_null=True, help_text="The answer as given (a value, text or code); null if unanswered.")
     is_correct = serializers.BooleanField(allow_null=True)
@@ -112,8 +115,8 @@ class ExportAttemptSerializer(serializers.Serializer):
     lesson = serializers.CharField(help_text="The lesson's key.")
     number = serializers.IntegerField()
     mode = serializers.ChoiceField(choices=["study", "review", "missed"])
-    started_at = serializers.CharField()
-    finished_at = serializers.CharField(allow_null=True)
+    started_at = ISO_TIME()
+    finished_at = ISO_TIME(allow_null=True)
     score = serializers.FloatField(allow_null=True)
     items = ExportAttemptItemSerializer(many=True)
 
@@ -121,8 +124,8 @@ class ExportAttemptSerializer(serializers.Serializer):
 class ExportPackItemSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     question_key = serializers.CharField()
-    due = serializers.CharField()
-    answered_at = serializers.CharField(allow_null=True)
+    due = ISO_TIME()
+    answered_at = ISO_TIME(allow_null=True)
     response = ANY_JSON(allow_null=True)
     is_correct = serializers.BooleanField(allow_null=True)
     result = ANY_JSON(allow_null=True)
@@ -130,12 +133,8 @@ class ExportPackItemSerializer(serializers.Serializer):
 
 
 class ExportPackSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    device = serializers.CharField(allow_blank=True)
-    horizon_days = serializers.IntegerField()
-    issued_at = serializers.CharField()
-    expires_at = serializers.CharField()
-    revoked_at = serializers.CharField(allow_null=True)
+    id, device, horizon_days, issued_at, expires_at = pack_issue_fields(ISO_TIME)
+    revoked_at = ISO_TIME(allow_null=True)
     items = ExportPackItemSerializer(many=True)
 
 
@@ -151,14 +150,14 @@ class ExportReportSerializer(serializers.Serializer):
     variant_seed = serializers.IntegerField(allow_null=True)
     category = serializers.ChoiceField(choices=ProblemReport.Category.choices)
     text = serializers.CharField(allow_blank=True)
-    created_at = serializers.CharField()
-    resolved_at = serializers.CharField(allow_null=True, help_text="When an author resolved it; null while open.")
+    created_at = ISO_TIME()
+    resolved_at = ISO_TIME(allow_null=True, help_text="When an author resolved it; null while open.")
 
 
 class ExportDocumentSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=["quizsite-export"])
     version = serializers.IntegerField(help_text="1; a key that changes meaning or goes away bumps it.")
-    exported_at = serializers.CharField(help_text="ISO 8601, UTC (every time in the document is).")
+    exported_at = ISO_TIME(help_text="ISO 8601, UTC (every time in the document is).")
     profile = ExportProfileSerializer()
     devices = ExportDeviceSerializer(many=True, help_text="Signed-in API devices (never a token).")
     reminders = ExportReminderSerializer(many=True)

@@ -23,7 +23,7 @@ from quizzes.api.serializers.common import MAX_DURATION_MS, ErrorResponseSeriali
 from quizzes.api.serializers.items import CodeCheckSerializer, answer_fields
 from quizzes.api.throttling import RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import found, shared
+from quizzes.api.views.common import found, shared, validated_body
 from quizzes.content.models import Question
 from quizzes.core.errors import ErrorCode
 from quizzes.practice.code_messages import word_message
@@ -248,9 +248,8 @@ class ItemRateView(APIView):
     @idempotent
     def post(self, request: LearnerApiRequest, item_id: int) -> Response:
         item = _item(request, item_id)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        item_rate(user=request.user, item=item, rating=serializer.validated_data["rating"])
+        body = validated_body(self.InputSerializer, request)
+        item_rate(user=request.user, item=item, rating=body["rating"])
         item = _item(request, item_id)
         data = {"rating": item_rating(item=item), "item": r.item_public(item)}
         return Response(shared(self.OutputSerializer).to_representation(data))

@@ -20,9 +20,9 @@ from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictCharField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.api.serializers.common import ErrorResponseSerializer
+from quizzes.api.serializers.common import ErrorResponseSerializer, lesson_fields, question_fields
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found, validated_body
 from quizzes.content.models import Question
 from quizzes.content.selectors import lesson_list_published, lesson_published_by_id, lesson_with_content
 from quizzes.content.teaching import FIGURE_NAMES, checkpoint_answer, checkpoint_owner, checkpoint_section
@@ -44,9 +44,7 @@ class LessonOptionSerializer(serializers.Serializer):
 
 
 class LessonQuestionSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    id, key, kind = question_fields()
     order = serializers.IntegerField()
     prompt = serializers.CharField(help_text="Markdown with LaTeX in $…$ / $$…$$.")
     prompt_html = serializers.CharField(help_text="The prompt as safe HTML with MathML.")
@@ -57,9 +55,7 @@ class LessonQuestionSerializer(serializers.Serializer):
 
 
 class LessonSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    title = serializers.CharField()
+    id, key, title = lesson_fields()
     summary = serializers.CharField(allow_blank=True)
     order = serializers.IntegerField()
     question_count = serializers.IntegerField()
@@ -369,9 +365,7 @@ class CheckpointAnswerView(APIView):
     @idempotent
     def post(self, request: LearnerApiRequest, lesson_id: int, section_key: str) -> Response:
         lesson = found(lesson_published_by_id(lesson_id=lesson_id))
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        handle = serializer.validated_data["option_id"]
+        handle = validated_body(self.InputSerializer, request)["option_id"]
         owner = checkpoint_owner(user_id=request.user.pk)
         where = {"lesson_key": lesson.key, "sections": lesson.teaching, "section_key": section_key}
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.conf import settings
@@ -27,6 +28,7 @@ from quizzes.api.serializers.items import ItemResultSerializer, answer_fields
 from quizzes.api.serializers.reviews import ReviewCardSerializer
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
+from quizzes.api.views.common import validated_body
 from quizzes.packs.upload import PackAnswer, UploadEntry, offline_upload
 from quizzes.reviews.offline import offline_entry_from_dict
 
@@ -124,17 +126,15 @@ class OfflineEntryResultSerializer(serializers.Serializer):  # an UploadOutcome:
     )
 
 
+#: A pack answer's fields, each named as the entry's field it comes from.
+PACK_ANSWER_FIELDS = tuple(field.name for field in dataclasses.fields(PackAnswer))
+
+
 def _upload_entry(data: dict[str, Any]) -> UploadEntry:
     answer = None
     if "pack_item_id" in data:
-        answer = PackAnswer(
-            pack_item_id=data["pack_item_id"],
-            option_id=data.get("option_id"),
-            choice_index=data.get("choice_index"),
-            value=data.get("value"),
-            code=data.get("code"),
-            shown_correct=data.get("shown_correct"),
-        )
+        given: dict[str, Any] = {name: data.get(name) for name in PACK_ANSWER_FIELDS}  # None: not sent
+        answer = PackAnswer(**given)
     return UploadEntry(entry=offline_entry_from_dict(data=data), answer=answer)
 
 
@@ -191,12 +191,11 @@ class OfflineUploadView(APIView):
     @learner_limited("offline_uploads")
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        entries = [_upload_entry(entry) for entry in serializer.validated_data["entries"]]
+        body = validated_body(self.InputSerializer, request)
+        entries = [_upload_entry(entry) for entry in body["entries"]]
         result = offline_upload(user=request.user, entries=entries)
         cards = r.cards_public(result.cards, user=request.user, profile=result.profile)
         data = self.OutputSerializer({"entries": result.entries, "cards": cards}).data
-        deprecated = any("correct" in entry for entry in serializer.validated_data["entries"])
+        deprecated = any("correct" in entry for entry in body["entries"])
         headers = offline_correct_headers(request) if deprecated else None
         return Response(data, headers=headers)

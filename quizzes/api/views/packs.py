@@ -20,7 +20,7 @@ from quizzes.api.serializers.common import ErrorResponseSerializer
 from quizzes.api.serializers.packs import PackSerializer, PackSummarySerializer
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found
+from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found, validated_body
 from quizzes.core.errors import ErrorCode
 from quizzes.packs import rules as pack_rules
 from quizzes.packs.models import ReviewPack
@@ -128,9 +128,8 @@ class PackListView(APIView):
     @learner_limited("packs")
     @idempotent_by_reference(reference=_reference, rerender=_rerender)
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.CreateInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        pack = pack_issue(user=request.user, **serializer.validated_data)
+        data = validated_body(self.CreateInputSerializer, request)
+        pack = pack_issue(user=request.user, **data)
         return _served(self.CreateOutputSerializer, request, pack, status_code=status.HTTP_201_CREATED)
 
 

@@ -20,7 +20,7 @@ from quizzes.api.fields import StrictBooleanField, StrictCharField, StrictFloatF
 from quizzes.api.schema import errors
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.account_deletion import AccountDeleteMixin
-from quizzes.api.views.common import query
+from quizzes.api.views.common import query, validated_body
 from quizzes.reviews import workload
 from quizzes.reviews.parameters import parameters_status, retention_preview
 
@@ -157,10 +157,9 @@ class ProfileView(AccountDeleteMixin, APIView):
         responses={200: OutputSerializer, **errors(400, 401)},
     )
     def patch(self, request: LearnerApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        if serializer.validated_data:
-            learner_profile_update(user=request.user, **_profile_changes(serializer.validated_data))
+        data = validated_body(self.InputSerializer, request)
+        if data:
+            learner_profile_update(user=request.user, **_profile_changes(data))
         return Response(self.OutputSerializer(_profile_data(request.user)).data)
 
 

@@ -20,7 +20,7 @@ from quizzes.api.fields import StrictCharField, StrictIntegerField
 from quizzes.api.schema import errors
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import found
+from quizzes.api.views.common import found, validated_body
 from quizzes.core.errors import ErrorCode
 from quizzes.reports.models import TEXT_MAX_LENGTH, ProblemReport
 from quizzes.reports.selectors import (
@@ -142,9 +142,7 @@ class ReportListView(APIView):
     )
     @learner_limited("reports")
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.CreateInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(self.CreateInputSerializer, request)
         report = problem_report_create(
             user=request.user, target=_target(request, data), category=data["category"], text=data["text"]
         )

@@ -23,7 +23,7 @@ from quizzes.api.schema import errors
 from quizzes.api.serializers.common import MAX_DURATION_MS
 from quizzes.api.serializers.reviews import ReviewCardSerializer, reference_fields
 from quizzes.api.types import LearnerApiRequest
-from quizzes.api.views.common import PageQuerySerializer, found, page_of, query
+from quizzes.api.views.common import PageQuerySerializer, found, page_of, query, validated_body
 from quizzes.content.models import Question
 from quizzes.content.selectors import question_by_id, rateable_question
 from quizzes.core.errors import DomainError, ErrorCode
@@ -179,9 +179,7 @@ class CardRateView(APIView):
     )
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated_body(self.InputSerializer, request)
         question = question_by_id(question_id=data["question_id"])  # published or not: card_rate decides
         if question is None:
             raise _field_error("question_id", _("There is no published question with this id."))
@@ -226,11 +224,10 @@ class ReviewUndoView(APIView):
     )
     @idempotent
     def post(self, request: LearnerApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        body = validated_body(self.InputSerializer, request)
         card = None
-        if "card_id" in serializer.validated_data:
-            card = _card(request, serializer.validated_data["card_id"])
+        if "card_id" in body:
+            card = _card(request, body["card_id"])
         undone = card_undo_last(user=request.user, card=card)
         data = {"question_id": undone.question_id, "card": _card_data(request, undone.card)}
         return Response(self.OutputSerializer(data).data)
