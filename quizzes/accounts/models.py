@@ -16,6 +16,8 @@ from django.db.models.lookups import Exact
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.core.constraints import at_most_one_set, known_value
+
 #: The range a learner may choose their desired retention in (issue 30): below 0.70 fsrs-rs's simulator and
 #: optimiser do not go, and above 0.97 the reviews a day grow steeply for a few points of recall.
 MIN_RETENTION = 0.70
@@ -129,9 +131,7 @@ class LearnerProfile(models.Model):
         constraints = (
             models.CheckConstraint(condition=Q(day_rollover_hour__lte=23), name="profile_rollover_hour_range"),
             models.CheckConstraint(condition=Q(reminder_hour__lte=23), name="profile_reminder_hour_range"),
-            models.CheckConstraint(
-                condition=Q(reminder_channel__in=ReminderChannel.values), name="profile_reminder_channel_valid"
-            ),
+            known_value("reminder_channel", ReminderChannel.values, "profile_reminder_channel_valid"),
             models.CheckConstraint(
                 condition=Q(desired_retention__gte=MIN_RETENTION, desired_retention__lte=MAX_RETENTION),
                 name="profile_desired_retention_range",
@@ -226,17 +226,9 @@ class Device(models.Model):
         verbose_name_plural = _("devices")
         constraints = (
             models.UniqueConstraint(fields=["user", "device_id"], name="device_id_unique_per_user"),
-            models.CheckConstraint(
-                condition=Q(platform__in=["android", "ios", "web", "other"]), name="device_platform"
-            ),
-            models.CheckConstraint(  # one push registration per device, of one service
-                condition=(
-                    Q(fcm__isnull=True, apns__isnull=True)
-                    | Q(fcm__isnull=True, webpush__isnull=True)
-                    | Q(apns__isnull=True, webpush__isnull=True)
-                ),
-                name="device_one_push_registration",
-            ),
+            known_value("platform", ["android", "ios", "web", "other"], "device_platform"),
+            # one push registration per device, of one service
+            at_most_one_set("device_one_push_registration", "fcm", "apns", "webpush"),
         )
 
     def __str__(self) -> str:

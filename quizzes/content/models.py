@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from quizzes.content.querysets import LessonQuerySet, QuestionQuerySet
 from quizzes.content.teaching import parse_teaching
 from quizzes.content.validation import newest_template_version, validate_question_fields
+from quizzes.core.constraints import done_within_total, known_value
 
 
 class ContentSource(models.TextChoices):
@@ -83,9 +84,7 @@ class Lesson(Provenance):
         ordering = ("order", "key")
         verbose_name = _("lesson")
         verbose_name_plural = _("lessons")
-        constraints = (
-            models.CheckConstraint(condition=Q(source__in=["file", "admin", "job"]), name="lesson_source_known"),
-        )
+        constraints = (known_value("source", ContentSource.values, "lesson_source_known"),)
 
     def __str__(self) -> str:
         return self.title
@@ -204,10 +203,7 @@ class Question(Provenance):
         verbose_name = _("question")
         verbose_name_plural = _("questions")
         constraints = (
-            models.CheckConstraint(
-                condition=Q(kind__in=["choice", "numeric", "prompt", "recall", "code", "number"]),
-                name="question_kind_known",
-            ),
+            known_value("kind", ["choice", "numeric", "prompt", "recall", "code", "number"], "question_kind_known"),
             models.CheckConstraint(
                 condition=(Q(kind="numeric") & ~Q(template="") & Q(answer_form__in=["input", "choice"]))
                 | (~Q(kind="numeric") & Q(template="") & Q(answer_form="")),
@@ -236,7 +232,7 @@ class Question(Provenance):
                 ),
                 name="question_number_fields_iff_number",
             ),
-            models.CheckConstraint(condition=Q(source__in=["file", "admin", "job"]), name="question_source_known"),
+            known_value("source", ContentSource.values, "question_source_known"),
         )
 
     def __str__(self) -> str:
@@ -298,7 +294,7 @@ class Option(Provenance):
         verbose_name_plural = _("options")
         constraints = (
             models.UniqueConstraint(fields=["question", "key"], name="option_key_unique_per_question"),
-            models.CheckConstraint(condition=Q(source__in=["file", "admin", "job"]), name="option_source_known"),
+            known_value("source", ContentSource.values, "option_source_known"),
         )
 
     def __str__(self) -> str:
@@ -337,11 +333,8 @@ class GenerationJob(models.Model):
         verbose_name_plural = _("generation jobs")
         constraints = (
             models.CheckConstraint(condition=Q(total__gte=1, total__lte=1000), name="generation_job_total_range"),
-            models.CheckConstraint(condition=Q(done__lte=models.F("total")), name="generation_job_done_le_total"),
-            models.CheckConstraint(
-                condition=Q(status__in=["pending", "running", "succeeded", "failed"]),
-                name="generation_job_status_known",
-            ),
+            done_within_total("generation_job_done_le_total"),
+            known_value("status", ["pending", "running", "succeeded", "failed"], "generation_job_status_known"),
         )
 
     def __str__(self) -> str:
@@ -382,9 +375,7 @@ class QuestionVersion(models.Model):
         constraints = (
             models.UniqueConstraint(fields=["question", "number"], name="question_version_number_unique"),
             models.CheckConstraint(condition=Q(number__gte=1), name="question_version_number_positive"),
-            models.CheckConstraint(
-                condition=Q(source__in=["file", "admin", "job"]), name="question_version_source_known"
-            ),
+            known_value("source", ContentSource.values, "question_version_source_known"),
         )
 
     def __str__(self) -> str:

@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.content.models import Question, QuestionVersion
+from quizzes.core.constraints import question_slots, set_together
 from quizzes.packs.querysets import PackItemQuerySet, ReviewPackQuerySet
 from quizzes.practice.models import LockedAnswer
 
@@ -117,18 +118,9 @@ class PackItem(LockedAnswer):
         verbose_name = _("pack item")
         verbose_name_plural = _("pack items")
         constraints = (
-            models.UniqueConstraint(fields=["pack", "question"], name="pack_item_one_per_question"),
-            models.UniqueConstraint(fields=["pack", "position"], name="pack_item_position_unique"),
-            models.CheckConstraint(
-                condition=Q(answered_at__isnull=True, client_uuid__isnull=True)
-                | Q(answered_at__isnull=False, client_uuid__isnull=False),
-                name="pack_item_answer_all_or_nothing",
-            ),
-            models.CheckConstraint(
-                condition=Q(packed_variant__isnull=True, template_version__isnull=True)
-                | Q(packed_variant__isnull=False, template_version__isnull=False),
-                name="pack_item_template_version_with_variant",
-            ),
+            *question_slots("pack", "pack_item"),
+            set_together("pack_item_answer_all_or_nothing", "answered_at", "client_uuid"),
+            set_together("pack_item_template_version_with_variant", "packed_variant", "template_version"),
         )
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.content.models import Lesson, Option, Question, QuestionVersion
+from quizzes.core.constraints import known_value, question_slots, set_together
 from quizzes.practice.querysets import AttemptItemQuerySet, AttemptQuerySet
 
 
@@ -50,7 +51,7 @@ class Attempt(models.Model):
             models.UniqueConstraint(fields=["user", "lesson", "number"], name="attempt_number_unique_per_user_lesson"),
             models.CheckConstraint(condition=Q(number__gte=1), name="attempt_number_positive"),
             models.CheckConstraint(condition=Q(seed__gte=0), name="attempt_seed_non_negative"),
-            models.CheckConstraint(condition=Q(mode__in=["study", "review", "missed"]), name="attempt_mode_known"),
+            known_value("mode", ["study", "review", "missed"], "attempt_mode_known"),
         )
 
     def __str__(self) -> str:
@@ -138,23 +139,12 @@ class AttemptItem(LockedAnswer):
         verbose_name = _("attempt item")
         verbose_name_plural = _("attempt items")
         constraints = (
-            models.UniqueConstraint(fields=["attempt", "question"], name="attempt_item_one_per_question"),
-            models.UniqueConstraint(fields=["attempt", "position"], name="attempt_item_position_unique"),
-            models.CheckConstraint(
-                condition=(
-                    Q(answered_at__isnull=True, is_correct__isnull=True, score__isnull=True, result__isnull=True)
-                    | Q(answered_at__isnull=False, is_correct__isnull=False, score__isnull=False, result__isnull=False)
-                ),
-                name="attempt_item_answer_all_or_nothing",
-            ),
+            *question_slots("attempt", "attempt_item"),
+            set_together("attempt_item_answer_all_or_nothing", "answered_at", "is_correct", "score", "result"),
             models.CheckConstraint(
                 condition=Q(score__isnull=True) | Q(score__gte=0.0, score__lte=1.0), name="attempt_item_score_range"
             ),
-            models.CheckConstraint(
-                condition=Q(variant__isnull=True, template_version__isnull=True)
-                | Q(variant__isnull=False, template_version__isnull=False),
-                name="attempt_item_template_version_with_variant",
-            ),
+            set_together("attempt_item_template_version_with_variant", "variant", "template_version"),
         )
         indexes = (
             models.Index(fields=["question", "variant_seed"], name="attempt_item_question_seed"),

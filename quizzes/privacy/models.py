@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.core.constraints import done_within_total, known_value
 from quizzes.privacy.querysets import DataExportQuerySet
 
 #: The statuses of a job that is still to finish: at most one per learner (the database's word).
@@ -51,10 +52,8 @@ class DataExport(models.Model):
             models.UniqueConstraint(
                 fields=["user"], condition=Q(status__in=ACTIVE_STATUSES), name="data_export_one_active_per_user"
             ),
-            models.CheckConstraint(
-                condition=Q(status__in=["pending", "running", "ready", "failed"]), name="data_export_status_known"
-            ),
-            models.CheckConstraint(condition=Q(done__lte=models.F("total")), name="data_export_done_le_total"),
+            known_value("status", ["pending", "running", "ready", "failed"], "data_export_status_known"),
+            done_within_total("data_export_done_le_total"),
             models.CheckConstraint(
                 condition=Q(status="ready", expires_at__isnull=False) | ~Q(status="ready"),
                 name="data_export_ready_expires",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.content.models import Question
+from quizzes.core.constraints import at_most_one_set, known_value
 from quizzes.packs.models import PackItem
 from quizzes.practice.models import AttemptItem
 from quizzes.reports.querysets import ProblemReportQuerySet
@@ -80,18 +80,12 @@ class ProblemReport(models.Model):
             models.Index(fields=["user", "created_at"], name="report_user_created"),
         )
         constraints = (
-            models.CheckConstraint(
-                condition=Q(category__in=["wrong_answer", "unclear", "typo", "other"]), name="report_category_known"
-            ),
+            known_value("category", ["wrong_answer", "unclear", "typo", "other"], "report_category_known"),
             models.CheckConstraint(
                 condition=LessThanOrEqual(Length("text"), TEXT_MAX_LENGTH), name="report_text_length"
             ),
-            models.CheckConstraint(  # at most one origin (all three may be gone: pruned, expired)
-                condition=Q(attempt_item__isnull=True, pack_item__isnull=True)
-                | Q(attempt_item__isnull=True, card__isnull=True)
-                | Q(pack_item__isnull=True, card__isnull=True),
-                name="report_one_origin",
-            ),
+            # at most one origin (all three may be gone: pruned, expired)
+            at_most_one_set("report_one_origin", "attempt_item", "pack_item", "card"),
         )
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.content.models import Question
+from quizzes.core.constraints import known_value
 from quizzes.reviews.querysets import ReviewCardQuerySet, ReviewLogQuerySet
 
 
@@ -67,7 +68,7 @@ class ReviewCard(models.Model):
         verbose_name_plural = _("review cards")
         constraints = (
             models.UniqueConstraint(fields=["user", "question"], name="review_card_one_per_user_question"),
-            models.CheckConstraint(condition=Q(state__in=[1, 2, 3]), name="review_card_state_known"),
+            known_value("state", [1, 2, 3], "review_card_state_known"),
         )
         indexes = (
             models.Index(fields=["user", "due"], name="review_card_user_due"),
@@ -134,8 +135,8 @@ class ReviewLog(models.Model):
         verbose_name_plural = _("review logs")
         constraints = (
             models.CheckConstraint(condition=Q(rating__gte=1, rating__lte=4), name="review_log_rating_range"),
-            models.CheckConstraint(condition=Q(source__in=["web", "api", "offline"]), name="review_log_source_known"),
-            models.CheckConstraint(condition=Q(role__in=["first", "review", "repeat"]), name="review_log_role_known"),
+            known_value("source", ["web", "api", "offline"], "review_log_source_known"),
+            known_value("role", ["first", "review", "repeat"], "review_log_role_known"),
             models.UniqueConstraint(
                 fields=["user", "client_uuid"],
                 condition=Q(client_uuid__isnull=False),
@@ -198,9 +199,10 @@ class ParameterFit(models.Model):
         verbose_name = _("parameter fit")
         verbose_name_plural = _("parameter fits")
         constraints = (
-            models.CheckConstraint(
-                condition=Q(outcome__in=["kept", "not_better", "too_little_history", "failed", "out_of_range"]),
-                name="parameter_fit_outcome_known",
+            known_value(
+                "outcome",
+                ["kept", "not_better", "too_little_history", "failed", "out_of_range"],
+                "parameter_fit_outcome_known",
             ),
             # A kept fit has its parameters and beat the ones in use on the held-out reviews.
             models.CheckConstraint(
