@@ -36,6 +36,11 @@ class ContentSource(models.TextChoices):
     JOB = "job", _("Generation job")
 
 
+def source_known(table: str) -> models.CheckConstraint:
+    """The check each table with a ``source`` column states: it is one of :class:`ContentSource`'s values."""
+    return known_value("source", ContentSource.values, f"{table}_source_known")
+
+
 def field_hash(value: Any) -> str:
     """A short, stable hash of a field's value (its JSON, keys sorted): what ``import_hashes`` holds."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
@@ -84,7 +89,7 @@ class Lesson(Provenance):
         ordering = ("order", "key")
         verbose_name = _("lesson")
         verbose_name_plural = _("lessons")
-        constraints = (known_value("source", ContentSource.values, "lesson_source_known"),)
+        constraints = (source_known("lesson"),)
 
     def __str__(self) -> str:
         return self.title
@@ -232,7 +237,7 @@ class Question(Provenance):
                 ),
                 name="question_number_fields_iff_number",
             ),
-            known_value("source", ContentSource.values, "question_source_known"),
+            source_known("question"),
         )
 
     def __str__(self) -> str:
@@ -294,7 +299,7 @@ class Option(Provenance):
         verbose_name_plural = _("options")
         constraints = (
             models.UniqueConstraint(fields=["question", "key"], name="option_key_unique_per_question"),
-            known_value("source", ContentSource.values, "option_source_known"),
+            source_known("option"),
         )
 
     def __str__(self) -> str:
@@ -375,7 +380,7 @@ class QuestionVersion(models.Model):
         constraints = (
             models.UniqueConstraint(fields=["question", "number"], name="question_version_number_unique"),
             models.CheckConstraint(condition=Q(number__gte=1), name="question_version_number_positive"),
-            known_value("source", ContentSource.values, "question_version_source_known"),
+            source_known("question_version"),
         )
 
     def __str__(self) -> str:
