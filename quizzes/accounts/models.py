@@ -131,7 +131,7 @@ class LearnerProfile(models.Model):
         constraints = (
             models.CheckConstraint(condition=Q(day_rollover_hour__lte=23), name="profile_rollover_hour_range"),
             models.CheckConstraint(condition=Q(reminder_hour__lte=23), name="profile_reminder_hour_range"),
-            known_value("reminder_channel", ReminderChannel.values, "profile_reminder_channel_valid"),
+            known_value("profile_reminder_channel_valid", "reminder_channel", ReminderChannel.values),
             models.CheckConstraint(
                 condition=Q(desired_retention__gte=MIN_RETENTION, desired_retention__lte=MAX_RETENTION),
                 name="profile_desired_retention_range",
@@ -226,7 +226,7 @@ class Device(models.Model):
         verbose_name_plural = _("devices")
         constraints = (
             models.UniqueConstraint(fields=["user", "device_id"], name="device_id_unique_per_user"),
-            known_value("platform", ["android", "ios", "web", "other"], "device_platform"),
+            known_value("device_platform", "platform", ["android", "ios", "web", "other"]),
             # one push registration per device, of one service
             at_most_one_set("device_one_push_registration", "fcm", "apns", "webpush"),
         )

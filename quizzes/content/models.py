@@ -38,7 +38,7 @@ class ContentSource(models.TextChoices):
 
 def source_known(table: str) -> models.CheckConstraint:
     """The check each table with a ``source`` column states: it is one of :class:`ContentSource`'s values."""
-    return known_value("source", ContentSource.values, f"{table}_source_known")
+    return known_value(f"{table}_source_known", "source", ContentSource.values)
 
 
 def field_hash(value: Any) -> str:
@@ -208,7 +208,7 @@ class Question(Provenance):
         verbose_name = _("question")
         verbose_name_plural = _("questions")
         constraints = (
-            known_value("kind", ["choice", "numeric", "prompt", "recall", "code", "number"], "question_kind_known"),
+            known_value("question_kind_known", "kind", ["choice", "numeric", "prompt", "recall", "code", "number"]),
             models.CheckConstraint(
                 condition=(Q(kind="numeric") & ~Q(template="") & Q(answer_form__in=["input", "choice"]))
                 | (~Q(kind="numeric") & Q(template="") & Q(answer_form="")),
@@ -339,7 +339,7 @@ class GenerationJob(models.Model):
         constraints = (
             models.CheckConstraint(condition=Q(total__gte=1, total__lte=1000), name="generation_job_total_range"),
             done_within_total("generation_job_done_le_total"),
-            known_value("status", ["pending", "running", "succeeded", "failed"], "generation_job_status_known"),
+            known_value("generation_job_status_known", "status", ["pending", "running", "succeeded", "failed"]),
         )
 
     def __str__(self) -> str:

@@ -16,7 +16,7 @@ from django.db import models
 from django.db.models import Q
 
 
-def known_value(field: str, values: Iterable[object], name: str) -> models.CheckConstraint:
+def known_value(name: str, field: str, values: Iterable[object]) -> models.CheckConstraint:
     """The column holds one of its choices' values: the database refuses anything else."""
     return models.CheckConstraint(condition=Q(**{f"{field}__in": list(values)}), name=name)
 

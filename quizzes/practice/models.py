@@ -51,7 +51,7 @@ class Attempt(models.Model):
             models.UniqueConstraint(fields=["user", "lesson", "number"], name="attempt_number_unique_per_user_lesson"),
             models.CheckConstraint(condition=Q(number__gte=1), name="attempt_number_positive"),
             models.CheckConstraint(condition=Q(seed__gte=0), name="attempt_seed_non_negative"),
-            known_value("mode", ["study", "review", "missed"], "attempt_mode_known"),
+            known_value("attempt_mode_known", "mode", ["study", "review", "missed"]),
         )
 
     def __str__(self) -> str:

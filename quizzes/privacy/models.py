@@ -52,7 +52,7 @@ class DataExport(models.Model):
             models.UniqueConstraint(
                 fields=["user"], condition=Q(status__in=ACTIVE_STATUSES), name="data_export_one_active_per_user"
             ),
-            known_value("status", ["pending", "running", "ready", "failed"], "data_export_status_known"),
+            known_value("data_export_status_known", "status", ["pending", "running", "ready", "failed"]),
             done_within_total("data_export_done_le_total"),
             models.CheckConstraint(
                 condition=Q(status="ready", expires_at__isnull=False) | ~Q(status="ready"),

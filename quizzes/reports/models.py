@@ -80,7 +80,7 @@ class ProblemReport(models.Model):
             models.Index(fields=["user", "created_at"], name="report_user_created"),
         )
         constraints = (
-            known_value("category", ["wrong_answer", "unclear", "typo", "other"], "report_category_known"),
+            known_value("report_category_known", "category", ["wrong_answer", "unclear", "typo", "other"]),
             models.CheckConstraint(
                 condition=LessThanOrEqual(Length("text"), TEXT_MAX_LENGTH), name="report_text_length"
             ),

@@ -68,7 +68,7 @@ class ReviewCard(models.Model):
         verbose_name_plural = _("review cards")
         constraints = (
             models.UniqueConstraint(fields=["user", "question"], name="review_card_one_per_user_question"),
-            known_value("state", [1, 2, 3], "review_card_state_known"),
+            known_value("review_card_state_known", "state", [1, 2, 3]),
         )
         indexes = (
             models.Index(fields=["user", "due"], name="review_card_user_due"),
@@ -135,8 +135,8 @@ class ReviewLog(models.Model):
         verbose_name_plural = _("review logs")
         constraints = (
             models.CheckConstraint(condition=Q(rating__gte=1, rating__lte=4), name="review_log_rating_range"),
-            known_value("source", ["web", "api", "offline"], "review_log_source_known"),
-            known_value("role", ["first", "review", "repeat"], "review_log_role_known"),
+            known_value("review_log_source_known", "source", ["web", "api", "offline"]),
+            known_value("review_log_role_known", "role", ["first", "review", "repeat"]),
             models.UniqueConstraint(
                 fields=["user", "client_uuid"],
                 condition=Q(client_uuid__isnull=False),
@@ -200,9 +200,9 @@ class ParameterFit(models.Model):
         verbose_name_plural = _("parameter fits")
         constraints = (
             known_value(
+                "parameter_fit_outcome_known",
                 "outcome",
                 ["kept", "not_better", "too_little_history", "failed", "out_of_range"],
-                "parameter_fit_outcome_known",
             ),
             # A kept fit has its parameters and beat the ones in use on the held-out reviews.
             models.CheckConstraint(
