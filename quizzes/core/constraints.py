@@ -29,7 +29,10 @@ def set_together(name: str, *fields: str) -> models.CheckConstraint:
 
 
 def at_most_one_set(name: str, *fields: str) -> models.CheckConstraint:
-    """At most one of the columns is set (all may be empty): of every two, one is empty."""
+    """Of three columns at most one is set (all may be empty): some two of them are both empty. Written for
+    three only: with more columns "some two empty" would allow several set."""
+    if len(fields) != 3:
+        raise ValueError(f"{name}: at_most_one_set is written for three columns, not {len(fields)}")
     pairs = (
         Q(**{f"{first}__isnull": True, f"{second}__isnull": True})
         for first, second in itertools.combinations(fields, 2)
