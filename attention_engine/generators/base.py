@@ -354,6 +354,8 @@ class Template(ABC):
     # A one-number answer's rank among the options is drawn by the seed (ranked.py), so that "the middle
     # value" is not the answer's tell (cue_rules; the versions of issue 29's review on).
     balanced_rank: ClassVar[bool] = False
+    # ``answer_format`` when it does not depend on the inputs ("写一个整数。"); "" for versions whose prompt says it.
+    ANSWER_FORMAT: ClassVar[str] = ""
 
     # --- what a template provides ------------------------------------------------------------
     @abstractmethod
@@ -370,7 +372,7 @@ class Template(ABC):
 
     def answer_format(self, inputs: Inputs) -> str:
         """How to type the answer, in Chinese (shown only for typed answers); "" when the prompt says it."""
-        return ""
+        return self.ANSWER_FORMAT
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """Whether ``value`` survives the checks a learner can make without computing the answer.

@@ -32,6 +32,8 @@ class CountTemplate(Template):
 
     LABEL_ZH: str
     LABEL_EN: str
+    # How to type the answer: version 1 ends its prompt with TYPING, version 2 on says it in ANSWER_FORMAT.
+    TYPING: ClassVar[str] = ""
 
     def label(self, value: Any) -> tuple[str, str]:
         values = value if type(value) is list else [value]  # an option as shown: a list or one number
@@ -53,6 +55,7 @@ class NanoGPTParamCount(CountTemplate):
     decimals = 0
     LABEL_ZH = "c_attn {}，c_proj {}"
     LABEL_EN = "c_attn {}, c_proj {}"
+    TYPING = "写两个整数，用逗号隔开（不要写千位分隔符）。"
 
     def check_params(self, p: Params) -> None:
         if p["C"] is not None and p["n_head"] is not None and p["C"] % p["n_head"]:
@@ -94,8 +97,7 @@ class NanoGPTParamCount(CountTemplate):
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         return (
             f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
-            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
-            "写两个整数，用逗号隔开（不要写千位分隔符）。"
+            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？" + self.TYPING
         )
 
 
@@ -111,6 +113,7 @@ class KVCacheSavings(CountTemplate):
     atol = 0.5  # counts are integers; the percentage is asked to the nearest whole percent
     LABEL_ZH = "不缓存 {} 次，缓存 {} 次，节省 {}%"
     LABEL_EN = "{} without cache, {} with, {}% saved"
+    TYPING = "写三个数，用逗号隔开（百分比取整数）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return {"n_steps": self.pick(rng, p, "n_steps", options=range(3, 101))}
@@ -147,8 +150,7 @@ class KVCacheSavings(CountTemplate):
         n = inputs["n_steps"]
         return (
             f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
-            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
-            "写三个数，用逗号隔开（百分比取整数）。"
+            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？" + self.TYPING
         )
 
 
@@ -166,6 +168,7 @@ class RNNGradientDecay(CountTemplate):
     sig = 3
     rtol = 0.05  # accepts the seed's own roundings, 0.9^10 ≈ 0.35 and 0.9^50 ≈ 0.005
     LABEL_ZH = LABEL_EN = "{}"
+    TYPING = "（写成小数，保留三位有效数字）"  # before the question mark
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         factor = self.pick(rng, p, "factor", options=[k / 100 for k in range(50, 100)])
@@ -193,7 +196,7 @@ class RNNGradientDecay(CountTemplate):
         f, n = inputs["factor"], inputs["n_steps"]
         return (
             f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
-            "梯度还剩原来的多少（写成小数，保留三位有效数字）？"
+            f"梯度还剩原来的多少{self.TYPING}？"
         )
 
 
@@ -211,6 +214,7 @@ class BertGptPositions(CountTemplate):
     atol = 0.5  # N × rate need not be an integer when the author fixes N; either rounding passes
     LABEL_ZH = "BERT {} 个，GPT {} 个"
     LABEL_EN = "BERT {}, GPT {}"
+    TYPING = "写两个数（BERT, GPT），用逗号隔开。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         rate = p["mask_rate"]
@@ -240,8 +244,7 @@ class BertGptPositions(CountTemplate):
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         return (
             f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
-            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
-            "写两个数（BERT, GPT），用逗号隔开。"
+            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？" + self.TYPING
         )
 
 
@@ -334,27 +337,23 @@ class AttentionMatrixMemory(CountTemplate):
 # --- version 2 ---------------------------------------------------------------------------------
 
 
-class NanoGPTParamCountV2(NanoGPTParamCount):
+class CountV2(CountTemplate):
+    """Version 2 of the templates above: options that pass ``sane`` only, how to type the answer apart."""
+
     version = 2
     sane_choices = True
-
-    def prompt(self, inputs: Inputs) -> str:
-        C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
-        return (
-            f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
-            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
-        )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
+    TYPING = ""
 
 
-class KVCacheSavingsV2(KVCacheSavings):
+class NanoGPTParamCountV2(CountV2, NanoGPTParamCount):
+    ANSWER_FORMAT = "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
+
+
+class KVCacheSavingsV2(CountV2, KVCacheSavings):
     """Every option is consistent (its percentage matches its counts): "percent remaining" was the
     one option whose percentage did not, so it is replaced by counting K and V separately."""
 
-    version = 2
-    sane_choices = True
+    ANSWER_FORMAT = "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
 
     def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
@@ -363,50 +362,19 @@ class KVCacheSavingsV2(KVCacheSavings):
             ("kv_counted_twice", self.row(2 * without, 2 * n)),
         ]
 
-    def prompt(self, inputs: Inputs) -> str:
-        n = inputs["n_steps"]
-        return (
-            f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
-            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
-        )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
+class RNNGradientDecayV2(CountV2, RNNGradientDecay):
+    ANSWER_FORMAT = "写一个小数，保留三位有效数字。"
 
 
-class RNNGradientDecayV2(RNNGradientDecay):
-    version = 2
-    sane_choices = True
-
-    def prompt(self, inputs: Inputs) -> str:
-        f, n = inputs["factor"], inputs["n_steps"]
-        return f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，梯度还剩原来的多少？"
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个小数，保留三位有效数字。"
+class BertGptPositionsV2(CountV2, BertGptPositions):
+    ANSWER_FORMAT = "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
 
 
-class BertGptPositionsV2(BertGptPositions):
-    version = 2
-    sane_choices = True
-
-    def prompt(self, inputs: Inputs) -> str:
-        n, r = inputs["n_tokens"], inputs["mask_rate"]
-        return (
-            f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
-            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
-        )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
-
-
-class AttentionMatrixMemoryV2(AttentionMatrixMemory):
+class AttentionMatrixMemoryV2(CountV2, AttentionMatrixMemory):
     """``tile_size`` replaces ``block_size``: in nanoGPT ``block_size`` is the longest context, so the
     number of keys FlashAttention handles at a time gets its own name."""
 
-    version = 2
-    sane_choices = True
     TILE = "tile_size"
     params = specs(
         ParamSpec("B", None, 1, 1024),
@@ -417,6 +385,7 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
     )
     LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
     LABEL_EN = "full {} MiB, per tile {} MiB"
+    ANSWER_FORMAT = "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
 
     def steps(self, B: int, nh: int, T: int, tile: int, dtype: str, full: int, part: int) -> list[Step]:
         nbytes = BYTES[dtype]
@@ -454,9 +423,6 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
             "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
             "（1 MiB = $2^{20}$ 字节）"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
 
 
 # --- KV-cache memory -----------------------------------------------------------------------------
