@@ -354,7 +354,9 @@ class Template(ABC):
     # A one-number answer's rank among the options is drawn by the seed (ranked.py), so that "the middle
     # value" is not the answer's tell (cue_rules; the versions of issue 29's review on).
     balanced_rank: ClassVar[bool] = False
-    # ``answer_format`` when it does not depend on the inputs ("写一个整数。"); "" for versions whose prompt says it.
+    # How to type the answer: version 1 of a template says it at the end of its prompt (TYPING, where the prompt
+    # appends it), later versions apart (ANSWER_FORMAT, what ``answer_format`` returns unless it needs the inputs).
+    TYPING: ClassVar[str] = ""
     ANSWER_FORMAT: ClassVar[str] = ""
 
     # --- what a template provides ------------------------------------------------------------

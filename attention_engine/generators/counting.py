@@ -32,8 +32,6 @@ class CountTemplate(Template):
 
     LABEL_ZH: str
     LABEL_EN: str
-    # How to type the answer: version 1 ends its prompt with TYPING, version 2 on says it in ANSWER_FORMAT.
-    TYPING: ClassVar[str] = ""
 
     def label(self, value: Any) -> tuple[str, str]:
         values = value if type(value) is list else [value]  # an option as shown: a list or one number
