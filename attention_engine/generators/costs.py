@@ -105,6 +105,7 @@ class GPTParamCount(CountTemplate):
     decimals = 0
     cue_rules = True
     LABEL_ZH = LABEL_EN = "{}"
+    ANSWER_FORMAT = "写一个整数（不要写千位分隔符）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return draw_config(self, rng, p)[0]
@@ -159,9 +160,6 @@ class GPTParamCount(CountTemplate):
             f"线性层和 LayerNorm 的 `bias={inputs['bias']}`，`lm_head` 与 `wte` 共用同一个权重（weight tying）。"
             "按 `sum(p.numel() for p in model.parameters())` 数，模型一共有多少个参数？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（不要写千位分隔符）。"
 
 
 class FlopsPerToken(CountTemplate):
@@ -281,6 +279,7 @@ class AttentionFlopsCrossover(CountTemplate):
     decimals = 0
     cue_rules = True
     LABEL_ZH = LABEL_EN = "T = {}"
+    ANSWER_FORMAT = "写一个整数（token 数）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(5).tolist()  # one call to the generator: a call costs more than the numbers
@@ -352,6 +351,3 @@ class AttentionFlopsCrossover(CountTemplate):
             f"MLP 是 $d\\to {r}d\\to d$。上下文长度 $T$ 为多少时，每个 token 在 $T\\times T$ 两步上的前向 FLOPs "
             f"恰好等于它在{who}上的前向 FLOPs？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（token 数）。"

@@ -167,6 +167,7 @@ class MHAParamCount(_Count):
     source = SOURCE
     params = specs(ParamSpec("bias", None, kind="bool"))
     WIDTHS = (256, 384, 512, 768, 1024)
+    ANSWER_FORMAT = "写一个整数（不要写千位分隔符）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(4).tolist()
@@ -218,9 +219,6 @@ class MHAParamCount(_Count):
             f"（宽 $D = {D}$）。`sum(p.numel() for p in mha.parameters())` 是多少？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（不要写千位分隔符）。"
-
 
 class CrossMaskCount(_Count):
     """Blocked cells of cross-attention's scores (B, nh, T_q, T_k) under the encoder's key padding mask."""
@@ -231,6 +229,7 @@ class CrossMaskCount(_Count):
     title_en = "Blocked cells in cross-attention"
     source = SOURCE
     params = specs()
+    ANSWER_FORMAT = "写一个整数（格子数）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(14).tolist()
@@ -283,6 +282,3 @@ class CrossMaskCount(_Count):
             f"补到 $T_q = {T_q}$，真实长度依次是 {'、'.join(map(str, dec))}。按交叉注意力通常的做法加掩码，"
             "打分张量 $QK^\\top/\\sqrt{d_k}$ 里（所有样本、所有头）一共有多少个格子被挡住？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（格子数）。"
