@@ -21,9 +21,9 @@ import numpy as np
 from .. import costs
 from ..costs import GPTConfig
 from .base import Inputs, Params, ParamSpec, Solution, specs, step
-from .counting import CountTemplate
+from .counting import CountTemplate, ParamTotal
 from .display import fmt
-from .sanity import positive_integers, scalar
+from .sanity import count_ok, scalar
 
 # n_layer, n_head, n_embd (nanoGPT's from_pretrained; vocab 50257, block_size 1024, bias=True for all four)
 GPT2_SIZES = {
@@ -90,7 +90,7 @@ def gpt2_note(inputs: Inputs) -> str:
     return f"（{inputs['config']} 的配置）" if inputs["config"] != "random" else ""
 
 
-class GPTParamCount(CountTemplate):
+class GPTParamCount(ParamTotal):
     """sum(p.numel()) of a whole nanoGPT: wte, wpe, n_layer blocks (12d² weights, biases, two LayerNorms), ln_f,
     lm_head tied to wte. Not a version of ``nanogpt_param_count``: that template asks for c_attn and c_proj as a
     pair, and lesson 3 uses its newest version without pinning one, so a whole-model question there would change
@@ -102,10 +102,7 @@ class GPTParamCount(CountTemplate):
     title_en = "Parameters of a whole GPT"
     source = "004"
     params = specs(ParamSpec("config", None, kind="choice", choices=CONFIGS))
-    decimals = 0
     cue_rules = True
-    LABEL_ZH = LABEL_EN = "{}"
-    ANSWER_FORMAT = "写一个整数（不要写千位分隔符）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return draw_config(self, rng, p)[0]
@@ -142,15 +139,6 @@ class GPTParamCount(CountTemplate):
             ("bias_ln_forgotten", V * d + bs * d + costs.non_embedding_params(cfg)),
         ]
         return Solution(total, wrong, steps)
-
-    def label(self, value: Any) -> tuple[str, str]:
-        text = f"{int(value):,}"
-        return text, text
-
-    def sane(self, inputs: Inputs, value: Any) -> bool:
-        """A parameter count: one positive whole number."""
-        x = scalar(value)
-        return x is not None and positive_integers([x])
 
     def prompt(self, inputs: Inputs) -> str:
         return (
@@ -340,8 +328,7 @@ class AttentionFlopsCrossover(CountTemplate):
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """A context length: one positive whole number of tokens."""
-        x = scalar(value)
-        return x is not None and positive_integers([x])
+        return count_ok(value)
 
     def prompt(self, inputs: Inputs) -> str:
         r, d = inputs["mlp_ratio"], inputs["n_embd"]

@@ -20,7 +20,7 @@ import numpy as np
 
 from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt, fmt_many
-from .sanity import half_unit, positive_integers, scalar, vector
+from .sanity import count_ok, half_unit, positive_integers, scalar, vector
 
 MIB = 2**20
 GIB = 2**30
@@ -37,6 +37,21 @@ class CountTemplate(Template):
         values = value if type(value) is list else [value]  # an option as shown: a list or one number
         parts = fmt_many(values, self.decimals, self.sig)
         return self.LABEL_ZH.format(*parts), self.LABEL_EN.format(*parts)
+
+
+class ParamTotal(CountTemplate):
+    """One parameter count of a whole model or module: shown with thousands separators, typed without."""
+
+    decimals = 0
+    ANSWER_FORMAT = "写一个整数（不要写千位分隔符）。"
+
+    def label(self, value: Any) -> tuple[str, str]:
+        text = f"{int(value):,}"
+        return text, text
+
+    def sane(self, inputs: Inputs, value: Any) -> bool:
+        """A parameter count: one positive whole number."""
+        return count_ok(value)
 
 
 class NanoGPTParamCount(CountTemplate):

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import masks
 from .base import Inputs, Params, ParamSpec, Solution, specs, step
-from .counting import CountTemplate
+from .counting import CountTemplate, ParamTotal
 from .sanity import scalar
 
 SOURCE = "issue-29"  # lesson 5 is written from issue 29 and the sources it cites, not from a seed document
@@ -156,7 +156,7 @@ class MaskRows(_Count):
         return "写一个整数（行数）。" if inputs["ask"] == "hidden" else "写一个整数（位置数）。"
 
 
-class MHAParamCount(_Count):
+class MHAParamCount(ParamTotal, _Count):
     """sum(p.numel()) of nn.MultiheadAttention(E, h, kdim=D, vdim=D, bias=…): cross-attention to an encoder
     of width D ≠ E, where PyTorch keeps q_proj_weight (E, E), k_proj_weight (E, D), v_proj_weight (E, D)."""
 
@@ -167,7 +167,6 @@ class MHAParamCount(_Count):
     source = SOURCE
     params = specs(ParamSpec("bias", None, kind="bool"))
     WIDTHS = (256, 384, 512, 768, 1024)
-    ANSWER_FORMAT = "写一个整数（不要写千位分隔符）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(4).tolist()
@@ -201,15 +200,6 @@ class MHAParamCount(_Count):
             ("params_scale_with_heads", nh * total),
         ]
         return Solution(total, wrong, steps)
-
-    def label(self, value: Any) -> tuple[str, str]:
-        text = f"{int(value):,}"
-        return text, text
-
-    def sane(self, inputs: Inputs, value: Any) -> bool:
-        """A parameter count: one positive whole number."""
-        x = scalar(value)
-        return x is not None and x.is_integer() and x > 0
 
     def prompt(self, inputs: Inputs) -> str:
         E, nh, D, bias = inputs["E"], inputs["n_head"], inputs["D"], inputs["bias"]

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, shuffled, specs, step
 from .display import fmt_shape
-from .sanity import matrix, positive_integers, scalar, vector
+from .sanity import count_ok, matrix, positive_integers, vector
 
 HEADS = (2, 4, 6, 8, 12, 16)
 HEAD_SIZES = (16, 32, 64, 128)
@@ -55,12 +55,6 @@ class ShapeTemplate(Template):
     def label(self, value: Any) -> tuple[str, str]:
         text = fmt_shape(value) if type(value) is list else str(int(value))  # an option: a shape or a size
         return text, text
-
-
-def count_ok(value: object) -> bool:
-    """A single positive integer: a size or a count."""
-    x = scalar(value)
-    return x is not None and positive_integers([x])
 
 
 class FiveStepShapes(ShapeTemplate):
