@@ -261,19 +261,22 @@ class BertGptPositions(CountTemplate):
         )
 
 
+# The sizes of one attention layer's score tensor (B, n_head, T, T) and its dtype, as the memory questions ask them
+LAYER_SIZES = (
+    ParamSpec("B", None, 1, 1024),
+    ParamSpec("n_head", None, 1, 256),
+    ParamSpec("T", None, 1, 1048576),
+    ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
+)
+
+
 class AttentionMatrixMemory(CountTemplate):
     name = "attention_matrix_memory"
     version = 1
     title_zh = "注意力矩阵的显存：朴素 vs 分块"
     title_en = "Attention matrix memory: naive vs blockwise"
     source = "004"
-    params = specs(
-        ParamSpec("B", None, 1, 1024),
-        ParamSpec("n_head", None, 1, 256),
-        ParamSpec("T", None, 1, 1048576),
-        ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
-        ParamSpec("block_size", None, 1, 65536),
-    )
+    params = specs(*LAYER_SIZES, ParamSpec("block_size", None, 1, 65536))
     decimals = 2
     atol = 0.01
     rtol = 0.01
@@ -389,13 +392,7 @@ class AttentionMatrixMemoryV2(CountV2, AttentionMatrixMemory):
     number of keys FlashAttention handles at a time gets its own name."""
 
     TILE = "tile_size"
-    params = specs(
-        ParamSpec("B", None, 1, 1024),
-        ParamSpec("n_head", None, 1, 256),
-        ParamSpec("T", None, 1, 1048576),
-        ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
-        ParamSpec("tile_size", None, 1, 65536),
-    )
+    params = specs(*LAYER_SIZES, ParamSpec("tile_size", None, 1, 65536))
     LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
     LABEL_EN = "full {} MiB, per tile {} MiB"
     ANSWER_FORMAT = "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
