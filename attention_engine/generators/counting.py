@@ -270,6 +270,12 @@ LAYER_SIZES = (
 )
 
 
+def element_step(dtype: str) -> Step:
+    """The first step of the memory questions: the bytes of one element of ``dtype``."""
+    nbytes = BYTES[dtype]
+    return step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes)
+
+
 class AttentionMatrixMemory(CountTemplate):
     name = "attention_matrix_memory"
     version = 1
@@ -313,7 +319,7 @@ class AttentionMatrixMemory(CountTemplate):
     def steps(self, B: int, nh: int, T: int, blk: int, dtype: str, full: int, block: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
-            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
+            element_step(dtype),
             step(
                 "整张矩阵",
                 rf"B \cdot n_{{head}} \cdot T^2 \cdot {nbytes} = "
@@ -339,13 +345,18 @@ class AttentionMatrixMemory(CountTemplate):
         ratio: float = inputs["T"] / inputs[self.TILE]  # the full matrix holds T / tile tiles
         return abs(sizes[0] - sizes[1] * ratio) <= half_unit(self.decimals) * (1 + ratio)
 
-    def prompt(self, inputs: Inputs) -> str:
-        B, nh, T, blk, dtype = (inputs[k] for k in ("B", "n_head", "T", "block_size", "dtype"))
+    def naive_question(self, inputs: Inputs) -> str:
+        """The layer and the question about the whole matrix: how every version's prompt begins."""
+        B, nh, T, dtype = (inputs[k] for k in ("B", "n_head", "T", "dtype"))
         return (
             f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
             "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-            f"分块（FlashAttention 式，`block_size` $= {blk}$）实现同一时刻只存一个 "
-            "$(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
+        )
+
+    def prompt(self, inputs: Inputs) -> str:
+        return (
+            self.naive_question(inputs) + f"分块（FlashAttention 式，`block_size` $= {inputs['block_size']}$）"
+            "实现同一时刻只存一个 $(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
             "写两个数，保留两位小数（1 MiB = $2^{20}$ 字节）。"
         )
 
@@ -392,6 +403,8 @@ class AttentionMatrixMemoryV2(CountV2, AttentionMatrixMemory):
     number of keys FlashAttention handles at a time gets its own name."""
 
     TILE = "tile_size"
+    # how the blockwise implementation takes the keys, between the two questions (str.format with tile)
+    TILING = "分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
     params = specs(*LAYER_SIZES, ParamSpec("tile_size", None, 1, 65536))
     LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
     LABEL_EN = "full {} MiB, per tile {} MiB"
@@ -400,7 +413,7 @@ class AttentionMatrixMemoryV2(CountV2, AttentionMatrixMemory):
     def steps(self, B: int, nh: int, T: int, tile: int, dtype: str, full: int, part: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
-            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
+            element_step(dtype),
             step(
                 "整张矩阵",
                 rf"(B, n_{{head}}, T, T) = ({B}, {nh}, {T}, {T}):\ "
@@ -425,12 +438,10 @@ class AttentionMatrixMemoryV2(CountV2, AttentionMatrixMemory):
         ]
 
     def prompt(self, inputs: Inputs) -> str:
-        B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
         return (
-            f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
-            "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-            f"分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
-            "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
+            self.naive_question(inputs)
+            + self.TILING.format(tile=inputs["tile_size"])
+            + "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
             "（1 MiB = $2^{20}$ 字节）"
         )
 
@@ -512,7 +523,7 @@ class KVCacheMemory(CountTemplate):
         unit, size = self.unit(total)
         ratio = nh // nkv  # query heads per K/V head
         steps = [
-            step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
+            element_step(inputs["dtype"]),
             step(
                 "一层的 K（V 同形）",
                 rf"(B, n_{{kv\_head}}, T, \text{{head\_size}}) = ({B}, {nkv}, {T}, {hs}):\ "
@@ -615,14 +626,18 @@ class PairParts:
         return tuple(value) if isinstance(value, list) else None
 
 
-class NanoGPTParamCountV3(PairParts, NanoGPTParamCountV2):
-    """Two parts, c_attn and c_proj. Every distractor is a mistake that changes both counts (the biases,
-    the counts times n_head, one head's share): the one-part c_attn_single_projection would leave
-    c_proj right in two options of three and the answer the option sharing the most parts."""
+class CountV3(CountTemplate):
+    """Version 3 of the first four templates above: the rules of issue 25, two distractors per variant."""
 
     version = 3
     cue_rules = True
     max_distractors = 2
+
+
+class NanoGPTParamCountV3(CountV3, PairParts, NanoGPTParamCountV2):
+    """Two parts, c_attn and c_proj. Every distractor is a mistake that changes both counts (the biases,
+    the counts times n_head, one head's share): the one-part c_attn_single_projection would leave
+    c_proj right in two options of three and the answer the option sharing the most parts."""
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -630,15 +645,11 @@ class NanoGPTParamCountV3(PairParts, NanoGPTParamCountV2):
         return solution._replace(distractors=[*solution.distractors, ("one_head_only", one_head)])
 
 
-class KVCacheSavingsV3(PairParts, KVCacheSavingsV2):
+class KVCacheSavingsV3(CountV3, PairParts, KVCacheSavingsV2):
     """Three parts (without, with, percent saved). The distractors of a variant either change every part
     (attention scores counted, one step too few) or the same two (n² per step, 1 + … + n not halved),
     so that no vote on the parts finds the answer; K and V counted twice changes the counts but not
     the percentage and has no partner, so it is not offered."""
-
-    version = 3
-    cue_rules = True
-    max_distractors = 2
 
     def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
@@ -648,13 +659,9 @@ class KVCacheSavingsV3(PairParts, KVCacheSavingsV2):
         ]
 
 
-class RNNGradientDecayV3(RNNGradientDecayV2):
+class RNNGradientDecayV3(CountV3, RNNGradientDecayV2):
     """Two distractors per variant from four mistakes (version 2 offered the same three, the linear decay
     only for short chains): the exponent one short or one long, the part lost, the linear decay."""
-
-    version = 3
-    cue_rules = True
-    max_distractors = 2
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -662,15 +669,11 @@ class RNNGradientDecayV3(RNNGradientDecayV2):
         return solution._replace(distractors=[*solution.distractors, ("exponent_counts_the_start", f ** (n + 1))])
 
 
-class BertGptPositionsV3(PairParts, BertGptPositionsV2):
+class BertGptPositionsV3(CountV3, PairParts, BertGptPositionsV2):
     """The prompt says what BERT predicts (15 % of the tokens selected; 80 % of those become [MASK], 10 %
     a random token, 10 % stay). Two parts: a variant's distractors are all mistakes about BERT (every
     position, the unmasked ones, only the [MASK] ones) or all about GPT (N positions, the last one only),
     so the other part reads the same in every option and no vote on the parts finds the answer."""
-
-    version = 3
-    cue_rules = True
-    max_distractors = 2
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -693,10 +696,12 @@ class BertGptPositionsV3(PairParts, BertGptPositionsV2):
 
 class AttentionMatrixMemoryV3(PairParts, AttentionMatrixMemoryV2):
     """Every mistake scales both sizes by one factor (so no part is shared); one more: counting elements,
-    not bytes."""
+    not bytes. Version 2 called the key-chunked slab "FlashAttention 式"; FlashAttention tiles the queries
+    too and keeps a B_r x B_c block on chip (Dao et al. 2022, Algorithm 1), so TILING names what is computed."""
 
     version = 3
     cue_rules = True
+    TILING = "只把 key 分块的实现（query 不分块）每次处理 $\\text{{tile\\_size}} = {tile}$ 个 key，"
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -704,18 +709,6 @@ class AttentionMatrixMemoryV3(PairParts, AttentionMatrixMemoryV2):
         nbytes = BYTES[inputs["dtype"]]
         return solution._replace(
             distractors=[*solution.distractors, ("memory_counts_elements", [full / nbytes, tile / nbytes])]
-        )
-
-    def prompt(self, inputs: Inputs) -> str:
-        """Version 2 called the key-chunked slab "FlashAttention 式"; FlashAttention tiles the queries too and
-        keeps a B_r x B_c block on chip (Dao et al. 2022, Algorithm 1), so this names what is computed."""
-        B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
-        return (
-            f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
-            "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-            f"只把 key 分块的实现（query 不分块）每次处理 $\\text{{tile\\_size}} = {tile}$ 个 key，"
-            "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
-            "（1 MiB = $2^{20}$ 字节）"
         )
 
 
