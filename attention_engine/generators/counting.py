@@ -510,6 +510,11 @@ class KVCacheMemory(CountTemplate):
     def unit(nbytes: int) -> tuple[str, int]:
         return ("GiB", GIB) if nbytes >= GIB else ("MiB", MIB)
 
+    def cache_unit(self, inputs: Inputs) -> tuple[str, int]:
+        """The variant's unit and its bytes, from the cache's bytes (n_layer, 2, B, n_kv_head, T, head_size)."""
+        L, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_kv_head", "head_size", "T", "B"))
+        return self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])
+
     @staticmethod
     def kind(inputs: Inputs) -> str:
         n_head, n_kv = inputs["n_head"], inputs["n_kv_head"]
@@ -558,15 +563,7 @@ class KVCacheMemory(CountTemplate):
         return Solution(answer, wrong, steps)
 
     def labels(self, inputs: Inputs, value: Any) -> tuple[str, str]:
-        unit = self.unit(
-            2
-            * inputs["n_layer"]
-            * inputs["n_kv_head"]
-            * inputs["head_size"]
-            * inputs["T"]
-            * inputs["B"]
-            * BYTES[inputs["dtype"]]
-        )[0]
+        unit = self.cache_unit(inputs)[0]
         if not isinstance(value, list):
             text = f"{fmt(value, self.decimals)} {unit}"
             return text, text
@@ -590,7 +587,7 @@ class KVCacheMemory(CountTemplate):
     def prompt(self, inputs: Inputs) -> str:
         L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
         kind = self.kind(inputs)
-        unit = self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])[0]
+        unit = self.cache_unit(inputs)[0]
         text = (
             f"一个 {L} 层的 decoder 用{ATTENTION_KINDS[kind]}：每层 `n_head` $= {nh}$ 个 query 头、"
             f"`n_kv_head` $= {nkv}$ 个 K/V 头，`head_size` $= {hs}$。batch $B = {B}$，缓存 $T = {T}$ 个 token，"
@@ -602,15 +599,7 @@ class KVCacheMemory(CountTemplate):
         return text
 
     def answer_format(self, inputs: Inputs) -> str:
-        unit = self.unit(
-            2
-            * inputs["n_layer"]
-            * inputs["n_kv_head"]
-            * inputs["head_size"]
-            * inputs["T"]
-            * inputs["B"]
-            * BYTES[inputs["dtype"]]
-        )[0]
+        unit = self.cache_unit(inputs)[0]
         if inputs["n_kv_head"] == inputs["n_head"]:
             return f"写一个数，单位 {unit}，保留两位小数。"
         return f"按缓存大小（{unit}，保留两位小数）、倍数的顺序写出 2 个数，用逗号隔开。"
@@ -728,8 +717,7 @@ class KVCacheMemoryV2(PairParts, KVCacheMemory):
         size = solution.answer[0] if shared else solution.answer  # in the variant's unit
         ratio = solution.answer[1] if shared else 1
         nbytes = BYTES[inputs["dtype"]]
-        elements = 2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"] * inputs["B"]
-        unit_bytes = self.unit(elements * nbytes)[1]  # 2^20 (MiB) or 2^30 (GiB)
+        unit_bytes = self.cache_unit(inputs)[1]  # 2^20 (MiB) or 2^30 (GiB)
 
         def option(wrong_size: float) -> float | list[float]:  # a wrong size, in the same unit and form
             return [wrong_size, ratio] if shared else wrong_size
