@@ -91,6 +91,9 @@ QUERY_EXAMPLES: dict[str, dict[str, Any]] = {
 SCORE_EXAMPLES: dict[str, dict[str, Any]] = {
     "wo_ai_ni": {"scores": ((0.5, 0.9, 0.2), (0.3, 0.7, 0.4), (0.1, 0.3, 0.7)), "query": 1},
 }
+# How to type a row of weights over the T keys, and the T×T matrix of weights (str.format with T)
+KEY_WEIGHTS_FORMAT = "按 key 的顺序写出 {T} 个数，保留两位小数。"
+WEIGHT_MATRIX_FORMAT = "写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，每行的数用逗号隔开，行与行之间用分号隔开。"
 # |q|, |k| <= 1.5: still hand-sized, and large enough that forgetting the scale visibly changes the answer
 QK_LIMIT = 15
 MIN_SPREAD = 0.05  # a row whose visible weights all lie within this of each other is trivial
@@ -161,6 +164,33 @@ def fill_zero_softmax(scores_row: FloatArray, last_visible: int) -> FloatArray:
     return softmax(np.where(np.arange(len(scores_row)) <= last_visible, scores_row, 0.0))  # (T,)
 
 
+def weights_of(i: int) -> str:
+    """softmax(q_i Kᵀ / √d_k) in LaTeX: the weights of query i, as the one-query prompts write them."""
+    return rf"\mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)"
+
+
+def causal_weights_ok(value: Any, T: int, tol: float, orders: list[list[tuple[int, int, bool]]] | None = None) -> bool:
+    """T rows of T weights: non-negative, each summing to 1 within ``tol``, 0 above the diagonal (the causal
+    mask); with ``orders``, each row's visible weights in the order of its scores. NaN and inf fail the sum
+    or the sign. A plain loop: this runs for every candidate."""
+    if not isinstance(value, list | tuple) or len(value) != T:
+        return False
+    try:
+        for i, w in enumerate(value):
+            if not (
+                isinstance(w, list | tuple)
+                and len(w) == T
+                and min(w) >= 0
+                and abs(sum(w) - 1.0) <= tol
+                and not any(w[i + 1 :])
+                and (orders is None or ordered(w, orders[i]))
+            ):
+                return False
+        return True
+    except TypeError:  # not numbers
+        return False
+
+
 def check_example(p: Params, fixed: dict[str, Any]) -> None:
     """ValueError when a param given by the author contradicts the fixed example's value."""
     for name, value in fixed.items():
@@ -215,7 +245,7 @@ class QueryRow(Template):
 
     def intro(self, inputs: Inputs) -> str:
         shown = [f"{name} = {latex_matrix(inputs[name], 1)}" for name in ("Q", "K", "V") if name in inputs]
-        T, d_k = np.shape(inputs["K"])
+        T, d_k = len(inputs["K"]), len(inputs["K"][0])  # an array or rows (the plain versions)
         mask = "使用因果掩码：第 $i$ 个 token 只能看到第 $1..i$ 个 token。" if inputs["is_causal"] else "不使用掩码。"
         return (
             f"一个长度 $T = {T}$ 的序列，每行对应一个 token（$d_k = {d_k}$）：\n\n"
@@ -242,9 +272,9 @@ class AttentionRowWeights(QueryRow):
     def prompt(self, inputs: Inputs) -> str:
         i, T = inputs["query"], len(inputs["K"])
         return (
-            self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力权重 "
-            rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$，"
-            f"按 key 的顺序写出 {T} 个数，保留两位小数。"
+            self.intro(inputs)
+            + f"\n\n求第 {i} 个 token 的注意力权重 $w = {weights_of(i)}$，"
+            + KEY_WEIGHTS_FORMAT.format(T=T)
         )
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
@@ -282,9 +312,8 @@ class AttentionOutput(QueryRow):
     def prompt(self, inputs: Inputs) -> str:
         i, d_v = inputs["query"], np.shape(inputs["V"])[1]
         return (
-            self.intro(inputs) + f"\n\n求第 {i} 个 token 的注意力输出 "
-            rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$，"
-            f"写出 {d_v} 个数，保留两位小数。"
+            self.intro(inputs)
+            + f"\n\n求第 {i} 个 token 的注意力输出 $o = {weights_of(i)} V$，写出 {d_v} 个数，保留两位小数。"
         )
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
@@ -319,6 +348,13 @@ class ScoreMatrix(Template):
     def scores(self, rng: np.random.Generator, p: Params) -> FloatArray:
         T = self.pick(rng, p, "T")
         return tenths(rng, (T, T), limit=20)  # (T, T) scores in [-2, 2]
+
+    def n_tokens(self, inputs: Inputs) -> int:
+        """T: the score matrix is T×T."""
+        return len(inputs["scores"])
+
+    def answer_format(self, inputs: Inputs) -> str:
+        return self.ANSWER_FORMAT.format(T=self.n_tokens(inputs))  # "" for version 1: its prompt says it
 
     def intro(self, inputs: Inputs) -> str:
         return (
@@ -357,23 +393,7 @@ class CausalMaskedWeights(ScoreMatrix):
     def sane_check(self, inputs: Inputs) -> Callable[[Any], bool]:
         T = len(inputs["scores"])
         tol = T * half_unit(self.decimals) + 0.001  # a row of T rounded weights
-
-        def check(value: Any) -> bool:  # NaN and inf fail the sum or the sign
-            if not isinstance(value, list | tuple) or len(value) != T:
-                return False
-            try:
-                return all(
-                    isinstance(row, list | tuple)
-                    and len(row) == T
-                    and min(row) >= 0
-                    and abs(sum(row) - 1.0) <= tol
-                    and not any(row[i + 1 :])
-                    for i, row in enumerate(value)
-                )
-            except TypeError:  # not numbers
-                return False
-
-        return check
+        return partial(causal_weights_ok, T=T, tol=tol)
 
     def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
         W = solution.answer.tolist()
@@ -430,7 +450,7 @@ class MaskFillZeroContrast(ScoreMatrix):
             "有人实现因果掩码时，把未来位置（列号大于行号）的分数填成了 0，而不是 $-\\infty$。"
             + self.intro(inputs)
             + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
-            f"按 key 的顺序写出 {T} 个数，保留两位小数。"
+            + KEY_WEIGHTS_FORMAT.format(T=T)
         )
 
 
@@ -464,11 +484,10 @@ class QueryRowV2(QueryRow):
             )
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
+        names = ("Q", "K", "V") if "d_v" in self.params else ("Q", "K")
         if p["example"] is not None:
             ex = QUERY_EXAMPLES[p["example"]]
-            inputs: Inputs = {
-                name: np.array(ex[name]) for name in ("Q", "K", "V") if name != "V" or "d_v" in self.params
-            }
+            inputs: Inputs = {name: self.matrix(ex[name]) for name in names}
             return {**inputs, "query": ex["query"], "is_causal": ex["is_causal"]}
         causal = p["is_causal"]
         T_max = self.params["T"].max
@@ -476,12 +495,21 @@ class QueryRowV2(QueryRow):
         T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(T_max) + 1))
         d_k = self.pick(rng, p, "d_k")
         d_v = self.pick(rng, p, "d_v") if "d_v" in self.params else 0
+        inputs = self.draw_qkv(rng, T, d_k, d_v)
+        inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
+        inputs["is_causal"] = causal
+        return inputs
+
+    def matrix(self, rows: Sequence[Sequence[float]]) -> Any:
+        """An example's matrix as the inputs hold it: an array (the plain versions: rows)."""
+        return np.array(rows)
+
+    def draw_qkv(self, rng: np.random.Generator, T: int, d_k: int, d_v: int) -> Inputs:
+        """Q, K (T, d_k) and, when d_v, V (T, d_v): tenths, from one draw."""
         x = tenths(rng, (T * (2 * d_k + d_v),), QK_LIMIT)  # one draw for Q, K and V
         inputs = {"Q": x[: T * d_k].reshape(T, d_k), "K": x[T * d_k : 2 * T * d_k].reshape(T, d_k)}  # (T, d_k)
         if d_v:
             inputs["V"] = x[2 * T * d_k :].reshape(T, d_v)  # (T, d_v)
-        inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
-        inputs["is_causal"] = causal
         return inputs
 
     def bugs(self, inputs: Inputs) -> tuple[str, ...]:
@@ -507,13 +535,10 @@ class AttentionRowWeightsV2(QueryRowV2, AttentionRowWeights):
 
     def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return (
-            self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力权重 "
-            rf"$w = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right)$ 是多少？"
-        )
+        return self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力权重 $w = {weights_of(i)}$ 是多少？"
 
     def answer_format(self, inputs: Inputs) -> str:
-        return f"按 key 的顺序写出 {len(inputs['K'])} 个数，保留两位小数。"
+        return KEY_WEIGHTS_FORMAT.format(T=len(inputs["K"]))
 
 
 class AttentionOutputV2(QueryRowV2, AttentionOutput):
@@ -539,13 +564,10 @@ class AttentionOutputV2(QueryRowV2, AttentionOutput):
 
     def prompt(self, inputs: Inputs) -> str:
         i = inputs["query"]
-        return (
-            self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力输出 "
-            rf"$o = \mathrm{{softmax}}\left(q_{{{i}}} K^\top / \sqrt{{d_k}}\right) V$ 是多少？"
-        )
+        return self.intro(inputs) + f"\n\n第 {i} 个 token 的注意力输出 $o = {weights_of(i)} V$ 是多少？"
 
     def answer_format(self, inputs: Inputs) -> str:
-        return f"按 $o$ 的分量顺序写出 {np.shape(inputs['V'])[1]} 个数，保留两位小数。"
+        return f"按 $o$ 的分量顺序写出 {len(inputs['V'][0])} 个数，保留两位小数。"  # V: an array or rows
 
 
 class ScoreExampleV2(ScoreMatrix):
@@ -571,6 +593,7 @@ class ScoreExampleV2(ScoreMatrix):
 class CausalMaskedWeightsV2(ScoreExampleV2, CausalMaskedWeights):
     params = specs(ParamSpec("T", None, 2, 4), example_param(*SCORE_EXAMPLES))
     BUGS = SCORE_BUGS_V2
+    ANSWER_FORMAT = WEIGHT_MATRIX_FORMAT
 
     def prompt(self, inputs: Inputs) -> str:
         return (
@@ -578,13 +601,10 @@ class CausalMaskedWeightsV2(ScoreExampleV2, CausalMaskedWeights):
             "得到的权重矩阵是什么？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        T = len(inputs["scores"])
-        return f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，每行的数用逗号隔开，行与行之间用分号隔开。"
-
 
 class MaskFillZeroContrastV2(ScoreExampleV2, MaskFillZeroContrast):
     params = specs(ParamSpec("T", 3, 2, 4), example_param(*SCORE_EXAMPLES))
+    ANSWER_FORMAT = KEY_WEIGHTS_FORMAT
 
     def example_inputs(self, ex: dict[str, Any]) -> Inputs:
         return {**super().example_inputs(ex), "query": ex["query"]}  # the seed's row: 我, the first token
@@ -605,9 +625,6 @@ class MaskFillZeroContrastV2(ScoreExampleV2, MaskFillZeroContrast):
             + self.intro(inputs)
             + f"这样做之后，第 {i} 个 token 那一行的 softmax 权重是多少？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return f"按 key 的顺序写出 {len(inputs['scores'])} 个数，保留两位小数。"
 
 
 # --- version 3 (issue 25) ----------------------------------------------------------------------
@@ -695,6 +712,9 @@ class RawScoresV3(ScoreMatrix):
                 break
         return {"dots": k * math.isqrt(d_k) / 10, "d_k": d_k}  # (T, T) one decimal, exactly as printed
 
+    def n_tokens(self, inputs: Inputs) -> int:
+        return len(inputs["dots"])
+
     def scaled(self, inputs: Inputs) -> tuple[FloatArray, int]:
         """(the scaled scores (T, T) from the displayed dot products, d_k)."""
         d_k = int(inputs["d_k"])
@@ -769,6 +789,7 @@ def lower_triangle(T: int) -> list[bool]:
 class CausalMaskedWeightsV3(RawScoresV3, CausalMaskedWeights):
     params = specs(ParamSpec("T", None, 2, 4), example_param(*SCORE_EXAMPLES))
     BUGS = (*SCALE_BUGS_V3, "scale_uses_seq_len", "scores_transposed", "softmax_wrong_axis_renormalised")
+    ANSWER_FORMAT = WEIGHT_MATRIX_FORMAT
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return self.raw(rng, p, spread=3)
@@ -814,40 +835,13 @@ class CausalMaskedWeightsV3(RawScoresV3, CausalMaskedWeights):
         T = len(rows)
         tol = T * half_unit(self.decimals) + 0.001  # a row of T rounded weights
         orders = [order_of(row[: i + 1]) for i, row in enumerate(rows)]  # per row: its visible scores' order
-
-        def check(value: Any) -> bool:  # NaN and inf fail the sum or the sign
-            if not isinstance(value, list | tuple) or len(value) != T:
-                return False
-            try:
-                for i, w in enumerate(value):  # a plain loop: this runs for every candidate
-                    if not (
-                        isinstance(w, list | tuple)
-                        and len(w) == T
-                        and min(w) >= 0
-                        and abs(sum(w) - 1.0) <= tol
-                        and not any(w[i + 1 :])
-                        and ordered(w, orders[i])
-                    ):
-                        return False
-                return True
-            except TypeError:  # not numbers
-                return False
-
-        return check
-
-    def acceptable(self, inputs: Inputs, solution: Solution) -> bool:
-        W = solution.answer.tolist()
-        return all(spread_ok(W[i], i + 1) for i in range(1, len(W)))
+        return partial(causal_weights_ok, T=T, tol=tol, orders=orders)
 
     def prompt(self, inputs: Inputs) -> str:
         return (
             self.intro(inputs) + "先除以 $\\sqrt{d_k}$，再加因果掩码（把列号大于行号的分数换成 $-\\infty$），"
             "然后对每一行做 softmax。得到的权重矩阵是什么？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        T = len(inputs["dots"])
-        return f"写出 ${T} \\times {T}$ 的权重矩阵，保留两位小数，每行的数用逗号隔开，行与行之间用分号隔开。"
 
 
 class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
@@ -857,6 +851,7 @@ class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
     and the neighbouring query's 0-filled row, where they keep that order."""
 
     params = specs(ParamSpec("T", 3, 2, 4), example_param(*SCORE_EXAMPLES))
+    ANSWER_FORMAT = KEY_WEIGHTS_FORMAT
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         inputs = self.raw(rng, p)
@@ -936,9 +931,6 @@ class MaskFillZeroContrastV3(RawScoresV3, MaskFillZeroContrast):
             + f"他先除以 $\\sqrt{{d_k}}$，再这样填 0，然后做 softmax。第 {i} 个 token 那一行的权重是多少？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return f"按 key 的顺序写出 {len(inputs['dots'])} 个数，保留两位小数。"
-
 
 # --- issue 25, speed ---------------------------------------------------------------------------
 #
@@ -960,18 +952,10 @@ def output_with_bug(bug: str, dots: list[list[float]], d_k: int, i: int, causal:
 class PlainQueryRow(QueryRowV2):
     """The one-query templates' draw, weights and worked steps in plain python (mixed in first)."""
 
-    def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
-        if p["example"] is not None:
-            ex = QUERY_EXAMPLES[p["example"]]
-            names = ("Q", "K", "V") if "d_v" in self.params else ("Q", "K")
-            inputs: Inputs = {name: [list(r) for r in ex[name]] for name in names}
-            return {**inputs, "query": ex["query"], "is_causal": ex["is_causal"]}
-        causal = p["is_causal"]
-        T_max = self.params["T"].max
-        assert T_max is not None  # an int param: it has a range
-        T = self.pick(rng, p, "T", options=range(3 if causal else 2, int(T_max) + 1))
-        d_k = self.pick(rng, p, "d_k")
-        d_v = self.pick(rng, p, "d_v") if "d_v" in self.params else 0
+    def matrix(self, rows: Sequence[Sequence[float]]) -> Any:
+        return [list(r) for r in rows]
+
+    def draw_qkv(self, rng: np.random.Generator, T: int, d_k: int, d_v: int) -> Inputs:
         x = tenths_list(rng, T * (2 * d_k + d_v), QK_LIMIT)  # one draw for Q, K and V
         inputs = {
             "Q": [x[r * d_k : (r + 1) * d_k] for r in range(T)],  # (T, d_k)
@@ -980,8 +964,6 @@ class PlainQueryRow(QueryRowV2):
         if d_v:
             start = 2 * T * d_k
             inputs["V"] = [x[start + r * d_v : start + (r + 1) * d_v] for r in range(T)]  # (T, d_v)
-        inputs["query"] = int(rng.integers(2, T)) if causal else int(rng.integers(1, T + 1))
-        inputs["is_causal"] = causal
         return inputs
 
     def row(self, inputs: Inputs) -> tuple[Any, int, int, Any, list[Step]]:
@@ -1004,15 +986,6 @@ class PlainQueryRow(QueryRowV2):
         w = softmax_seen(scaled, seen)  # (T,) sums to 1, 0 for masked keys
         steps.append(step(names["softmax"], r"w_j = \frac{e^{\tilde s_j}}{\sum_k e^{\tilde s_k}}", w, (T,)))
         return dots, d_k, i, w, steps
-
-    def intro(self, inputs: Inputs) -> str:
-        shown = [f"{name} = {latex_matrix(inputs[name], 1)}" for name in ("Q", "K", "V") if name in inputs]
-        T, d_k = len(inputs["K"]), len(inputs["K"][0])
-        mask = "使用因果掩码：第 $i$ 个 token 只能看到第 $1..i$ 个 token。" if inputs["is_causal"] else "不使用掩码。"
-        return (
-            f"一个长度 $T = {T}$ 的序列，每行对应一个 token（$d_k = {d_k}$）：\n\n"
-            "$$" + r",\qquad ".join(shown) + "$$\n\n" + mask
-        )
 
 
 class AttentionRowWeightsV4(PlainQueryRow, AttentionRowWeightsV3):
@@ -1051,9 +1024,6 @@ class AttentionOutputV3(PlainQueryRow, AttentionOutputV2):
         if i == len(dots) - 1:  # the last token sees every key: a causal mask changes nothing
             wrong = [(m, None if m == "unneeded_causal_mask" else value) for m, value in wrong]
         return wrong
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return f"按 $o$ 的分量顺序写出 {len(inputs['V'][0])} 个数，保留两位小数。"
 
 
 # the seed's "我爱你" example as raw dot products: version 3's np.round(scores * 2, 1), d_k = 4

@@ -354,6 +354,10 @@ class Template(ABC):
     # A one-number answer's rank among the options is drawn by the seed (ranked.py), so that "the middle
     # value" is not the answer's tell (cue_rules; the versions of issue 29's review on).
     balanced_rank: ClassVar[bool] = False
+    # How to type the answer: version 1 of a template says it at the end of its prompt (TYPING, where the prompt
+    # appends it), later versions apart (ANSWER_FORMAT, what ``answer_format`` returns unless it needs the inputs).
+    TYPING: ClassVar[str] = ""
+    ANSWER_FORMAT: ClassVar[str] = ""
 
     # --- what a template provides ------------------------------------------------------------
     @abstractmethod
@@ -370,7 +374,7 @@ class Template(ABC):
 
     def answer_format(self, inputs: Inputs) -> str:
         """How to type the answer, in Chinese (shown only for typed answers); "" when the prompt says it."""
-        return ""
+        return self.ANSWER_FORMAT
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """Whether ``value`` survives the checks a learner can make without computing the answer.
@@ -471,7 +475,11 @@ class Template(ABC):
             if not all(map(math.isfinite, exact[1])) or not self.acceptable(inputs, solution):
                 continue
             goal = RankGoal(target, strict=attempt < RANK_TRIES) if target is not None else None
-            options = self._options(exact, solution.distractors, rng, inputs, p, goal)
+            if self.cue_rules:
+                options = self._ruled_options(exact, solution.distractors, rng, inputs, p, goal)
+            else:
+                order = self.candidate_order(p, len(solution.distractors), rng)
+                options = self._options(exact, solution.distractors, order, inputs)
             if options is None:
                 continue
             return self._variant(seed, p, inputs, solution, exact, options, rng)
@@ -508,38 +516,24 @@ class Template(ABC):
         return True
 
     def _options(
-        self,
-        exact: Flat,
-        candidates: list[Distractor],
-        rng: np.random.Generator,
-        inputs: Inputs,
-        p: Params,
-        goal: RankGoal | None = None,
+        self, exact: Flat, candidates: list[Distractor], order: list[int], inputs: Inputs
     ) -> list[Option] | None:
         """[(None, answer as shown, nested), (misconception, wrong value as shown, nested), ...]: up to max_distractors
-        wrong values tried in ``candidate_order``, each apart from the answer and from the others and,
-        with ``sane_choices``, passing ``sane`` when the answer does."""
-        if self.cue_rules:
-            return self._ruled_options(exact, candidates, rng, inputs, p, goal)
+        wrong values tried in ``order``, each apart from the answer and from the others and, with
+        ``sane_choices``, passing ``sane`` when the answer does (the rule before ``cue_rules``)."""
         answer_shown = (exact[0], round_flat(exact[1], self.decimals, self.sig))
         options: list[Option] = [(None, answer_shown, nest(*answer_shown))]
         taken = [exact, answer_shown]
         check = self.sane_check(inputs) if self.sane_choices else None
         if check is not None and not check(options[0][2]):
             check = None  # the answer itself fails: nothing to match
-        for i in self.candidate_order(p, len(candidates), rng):
-            misconception, value = candidates[i]
-            if callable(value):
-                value = value()
-            if value is None:
+        for i in order:
+            option = self._candidate(candidates[i])
+            if option is None or not self._apart(option[1], taken):
                 continue
-            shown = self._shown(value)
-            if not (all(map(math.isfinite, shown[1])) and self._apart(shown, taken)):
-                continue
-            value = nest(*shown)
-            if check is None or check(value):
-                taken.append(shown)
-                options.append((misconception, shown, value))
+            if check is None or check(option[2]):
+                taken.append(option[1])
+                options.append(option)
                 if len(options) > self.max_distractors:
                     break
         return options if len(options) > self.min_distractors else None

@@ -21,9 +21,9 @@ import numpy as np
 from .. import costs
 from ..costs import GPTConfig
 from .base import Inputs, Params, ParamSpec, Solution, specs, step
-from .counting import CountTemplate
+from .counting import CountTemplate, ParamTotal
 from .display import fmt
-from .sanity import positive_integers, scalar
+from .sanity import count_ok, scalar
 
 # n_layer, n_head, n_embd (nanoGPT's from_pretrained; vocab 50257, block_size 1024, bias=True for all four)
 GPT2_SIZES = {
@@ -90,7 +90,7 @@ def gpt2_note(inputs: Inputs) -> str:
     return f"（{inputs['config']} 的配置）" if inputs["config"] != "random" else ""
 
 
-class GPTParamCount(CountTemplate):
+class GPTParamCount(ParamTotal):
     """sum(p.numel()) of a whole nanoGPT: wte, wpe, n_layer blocks (12d² weights, biases, two LayerNorms), ln_f,
     lm_head tied to wte. Not a version of ``nanogpt_param_count``: that template asks for c_attn and c_proj as a
     pair, and lesson 3 uses its newest version without pinning one, so a whole-model question there would change
@@ -102,9 +102,7 @@ class GPTParamCount(CountTemplate):
     title_en = "Parameters of a whole GPT"
     source = "004"
     params = specs(ParamSpec("config", None, kind="choice", choices=CONFIGS))
-    decimals = 0
     cue_rules = True
-    LABEL_ZH = LABEL_EN = "{}"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return draw_config(self, rng, p)[0]
@@ -142,15 +140,6 @@ class GPTParamCount(CountTemplate):
         ]
         return Solution(total, wrong, steps)
 
-    def label(self, value: Any) -> tuple[str, str]:
-        text = f"{int(value):,}"
-        return text, text
-
-    def sane(self, inputs: Inputs, value: Any) -> bool:
-        """A parameter count: one positive whole number."""
-        x = scalar(value)
-        return x is not None and positive_integers([x])
-
     def prompt(self, inputs: Inputs) -> str:
         return (
             f"一个 nanoGPT 式的 GPT{gpt2_note(inputs)}：词表 $V = {inputs['vocab_size']}$，"
@@ -159,9 +148,6 @@ class GPTParamCount(CountTemplate):
             f"线性层和 LayerNorm 的 `bias={inputs['bias']}`，`lm_head` 与 `wte` 共用同一个权重（weight tying）。"
             "按 `sum(p.numel() for p in model.parameters())` 数，模型一共有多少个参数？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（不要写千位分隔符）。"
 
 
 class FlopsPerToken(CountTemplate):
@@ -281,6 +267,7 @@ class AttentionFlopsCrossover(CountTemplate):
     decimals = 0
     cue_rules = True
     LABEL_ZH = LABEL_EN = "T = {}"
+    ANSWER_FORMAT = "写一个整数（token 数）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(5).tolist()  # one call to the generator: a call costs more than the numbers
@@ -341,8 +328,7 @@ class AttentionFlopsCrossover(CountTemplate):
 
     def sane(self, inputs: Inputs, value: Any) -> bool:
         """A context length: one positive whole number of tokens."""
-        x = scalar(value)
-        return x is not None and positive_integers([x])
+        return count_ok(value)
 
     def prompt(self, inputs: Inputs) -> str:
         r, d = inputs["mlp_ratio"], inputs["n_embd"]
@@ -352,6 +338,3 @@ class AttentionFlopsCrossover(CountTemplate):
             f"MLP 是 $d\\to {r}d\\to d$。上下文长度 $T$ 为多少时，每个 token 在 $T\\times T$ 两步上的前向 FLOPs "
             f"恰好等于它在{who}上的前向 FLOPs？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（token 数）。"

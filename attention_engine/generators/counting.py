@@ -20,7 +20,7 @@ import numpy as np
 
 from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, specs, step
 from .display import fmt, fmt_many
-from .sanity import half_unit, positive_integers, scalar, vector
+from .sanity import count_ok, half_unit, positive_integers, scalar, vector
 
 MIB = 2**20
 GIB = 2**30
@@ -39,6 +39,21 @@ class CountTemplate(Template):
         return self.LABEL_ZH.format(*parts), self.LABEL_EN.format(*parts)
 
 
+class ParamTotal(CountTemplate):
+    """One parameter count of a whole model or module: shown with thousands separators, typed without."""
+
+    decimals = 0
+    ANSWER_FORMAT = "写一个整数（不要写千位分隔符）。"
+
+    def label(self, value: Any) -> tuple[str, str]:
+        text = f"{int(value):,}"
+        return text, text
+
+    def sane(self, inputs: Inputs, value: Any) -> bool:
+        """A parameter count: one positive whole number."""
+        return count_ok(value)
+
+
 class NanoGPTParamCount(CountTemplate):
     name = "nanogpt_param_count"
     version = 1
@@ -53,6 +68,7 @@ class NanoGPTParamCount(CountTemplate):
     decimals = 0
     LABEL_ZH = "c_attn {}，c_proj {}"
     LABEL_EN = "c_attn {}, c_proj {}"
+    TYPING = "写两个整数，用逗号隔开（不要写千位分隔符）。"
 
     def check_params(self, p: Params) -> None:
         if p["C"] is not None and p["n_head"] is not None and p["C"] % p["n_head"]:
@@ -94,8 +110,7 @@ class NanoGPTParamCount(CountTemplate):
         C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
         return (
             f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
-            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
-            "写两个整数，用逗号隔开（不要写千位分隔符）。"
+            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？" + self.TYPING
         )
 
 
@@ -111,6 +126,7 @@ class KVCacheSavings(CountTemplate):
     atol = 0.5  # counts are integers; the percentage is asked to the nearest whole percent
     LABEL_ZH = "不缓存 {} 次，缓存 {} 次，节省 {}%"
     LABEL_EN = "{} without cache, {} with, {}% saved"
+    TYPING = "写三个数，用逗号隔开（百分比取整数）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         return {"n_steps": self.pick(rng, p, "n_steps", options=range(3, 101))}
@@ -147,8 +163,7 @@ class KVCacheSavings(CountTemplate):
         n = inputs["n_steps"]
         return (
             f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
-            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
-            "写三个数，用逗号隔开（百分比取整数）。"
+            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？" + self.TYPING
         )
 
 
@@ -166,6 +181,7 @@ class RNNGradientDecay(CountTemplate):
     sig = 3
     rtol = 0.05  # accepts the seed's own roundings, 0.9^10 ≈ 0.35 and 0.9^50 ≈ 0.005
     LABEL_ZH = LABEL_EN = "{}"
+    TYPING = "（写成小数，保留三位有效数字）"  # before the question mark
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         factor = self.pick(rng, p, "factor", options=[k / 100 for k in range(50, 100)])
@@ -193,7 +209,7 @@ class RNNGradientDecay(CountTemplate):
         f, n = inputs["factor"], inputs["n_steps"]
         return (
             f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，"
-            "梯度还剩原来的多少（写成小数，保留三位有效数字）？"
+            f"梯度还剩原来的多少{self.TYPING}？"
         )
 
 
@@ -211,6 +227,7 @@ class BertGptPositions(CountTemplate):
     atol = 0.5  # N × rate need not be an integer when the author fixes N; either rounding passes
     LABEL_ZH = "BERT {} 个，GPT {} 个"
     LABEL_EN = "BERT {}, GPT {}"
+    TYPING = "写两个数（BERT, GPT），用逗号隔开。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         rate = p["mask_rate"]
@@ -240,9 +257,23 @@ class BertGptPositions(CountTemplate):
         n, r = inputs["n_tokens"], inputs["mask_rate"]
         return (
             f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
-            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
-            "写两个数（BERT, GPT），用逗号隔开。"
+            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？" + self.TYPING
         )
+
+
+# The sizes of one attention layer's score tensor (B, n_head, T, T) and its dtype, as the memory questions ask them
+LAYER_SIZES = (
+    ParamSpec("B", None, 1, 1024),
+    ParamSpec("n_head", None, 1, 256),
+    ParamSpec("T", None, 1, 1048576),
+    ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
+)
+
+
+def element_step(dtype: str) -> Step:
+    """The first step of the memory questions: the bytes of one element of ``dtype``."""
+    nbytes = BYTES[dtype]
+    return step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes)
 
 
 class AttentionMatrixMemory(CountTemplate):
@@ -251,13 +282,7 @@ class AttentionMatrixMemory(CountTemplate):
     title_zh = "注意力矩阵的显存：朴素 vs 分块"
     title_en = "Attention matrix memory: naive vs blockwise"
     source = "004"
-    params = specs(
-        ParamSpec("B", None, 1, 1024),
-        ParamSpec("n_head", None, 1, 256),
-        ParamSpec("T", None, 1, 1048576),
-        ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
-        ParamSpec("block_size", None, 1, 65536),
-    )
+    params = specs(*LAYER_SIZES, ParamSpec("block_size", None, 1, 65536))
     decimals = 2
     atol = 0.01
     rtol = 0.01
@@ -294,7 +319,7 @@ class AttentionMatrixMemory(CountTemplate):
     def steps(self, B: int, nh: int, T: int, blk: int, dtype: str, full: int, block: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
-            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
+            element_step(dtype),
             step(
                 "整张矩阵",
                 rf"B \cdot n_{{head}} \cdot T^2 \cdot {nbytes} = "
@@ -320,13 +345,18 @@ class AttentionMatrixMemory(CountTemplate):
         ratio: float = inputs["T"] / inputs[self.TILE]  # the full matrix holds T / tile tiles
         return abs(sizes[0] - sizes[1] * ratio) <= half_unit(self.decimals) * (1 + ratio)
 
-    def prompt(self, inputs: Inputs) -> str:
-        B, nh, T, blk, dtype = (inputs[k] for k in ("B", "n_head", "T", "block_size", "dtype"))
+    def naive_question(self, inputs: Inputs) -> str:
+        """The layer and the question about the whole matrix: how every version's prompt begins."""
+        B, nh, T, dtype = (inputs[k] for k in ("B", "n_head", "T", "dtype"))
         return (
             f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
             "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-            f"分块（FlashAttention 式，`block_size` $= {blk}$）实现同一时刻只存一个 "
-            "$(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
+        )
+
+    def prompt(self, inputs: Inputs) -> str:
+        return (
+            self.naive_question(inputs) + f"分块（FlashAttention 式，`block_size` $= {inputs['block_size']}$）"
+            "实现同一时刻只存一个 $(B, n_{head}, T, \\text{block\\_size})$ 的分数块，又占多少 MiB？"
             "写两个数，保留两位小数（1 MiB = $2^{20}$ 字节）。"
         )
 
@@ -334,27 +364,23 @@ class AttentionMatrixMemory(CountTemplate):
 # --- version 2 ---------------------------------------------------------------------------------
 
 
-class NanoGPTParamCountV2(NanoGPTParamCount):
+class CountV2(CountTemplate):
+    """Version 2 of the templates above: options that pass ``sane`` only, how to type the answer apart."""
+
     version = 2
     sane_choices = True
-
-    def prompt(self, inputs: Inputs) -> str:
-        C, nh, bias = inputs["C"], inputs["n_head"], inputs["bias"]
-        return (
-            f"nanoGPT 的 `CausalSelfAttention`：`n_embd` $= C = {C}$，`n_head` $= {nh}$，"
-            f"`bias={bias}`。`c_attn` 和 `c_proj` 各有多少个参数（权重加偏置）？"
-        )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
+    TYPING = ""
 
 
-class KVCacheSavingsV2(KVCacheSavings):
+class NanoGPTParamCountV2(CountV2, NanoGPTParamCount):
+    ANSWER_FORMAT = "按 c_attn、c_proj 的顺序写出 2 个整数，用逗号隔开（不要写千位分隔符）。"
+
+
+class KVCacheSavingsV2(CountV2, KVCacheSavings):
     """Every option is consistent (its percentage matches its counts): "percent remaining" was the
     one option whose percentage did not, so it is replaced by counting K and V separately."""
 
-    version = 2
-    sane_choices = True
+    ANSWER_FORMAT = "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
 
     def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
@@ -363,65 +389,31 @@ class KVCacheSavingsV2(KVCacheSavings):
             ("kv_counted_twice", self.row(2 * without, 2 * n)),
         ]
 
-    def prompt(self, inputs: Inputs) -> str:
-        n = inputs["n_steps"]
-        return (
-            f"GPT 逐个生成 {n} 个 token：第 $t$ 步把前面全部 $t$ 个 token 重新输入一遍。只数 K/V 投影："
-            "不用 KV cache 时一共要计算多少个位置的 K/V？用了 KV cache 呢？节省了百分之多少？"
-        )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按不缓存、缓存、节省百分比的顺序写出 3 个数，用逗号隔开，百分比取整数。"
+class RNNGradientDecayV2(CountV2, RNNGradientDecay):
+    ANSWER_FORMAT = "写一个小数，保留三位有效数字。"
 
 
-class RNNGradientDecayV2(RNNGradientDecay):
-    version = 2
-    sane_choices = True
-
-    def prompt(self, inputs: Inputs) -> str:
-        f, n = inputs["factor"], inputs["n_steps"]
-        return f"RNN 反向传播时，梯度每沿时间往回传一步都要乘以系数 ${f}$。传了 ${n}$ 步之后，梯度还剩原来的多少？"
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个小数，保留三位有效数字。"
+class BertGptPositionsV2(CountV2, BertGptPositions):
+    ANSWER_FORMAT = "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
 
 
-class BertGptPositionsV2(BertGptPositions):
-    version = 2
-    sane_choices = True
-
-    def prompt(self, inputs: Inputs) -> str:
-        n, r = inputs["n_tokens"], inputs["mask_rate"]
-        return (
-            f"一个 $N = {n}$ 个 token 的句子。BERT 随机遮住 ${r * 100:g}\\%$ 的 token 并预测它们；"
-            "GPT 在每个位置预测下一个 token。一次训练各有多少个位置提供监督信号？"
-        )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按 BERT、GPT 的顺序写出 2 个数，用逗号隔开。"
-
-
-class AttentionMatrixMemoryV2(AttentionMatrixMemory):
+class AttentionMatrixMemoryV2(CountV2, AttentionMatrixMemory):
     """``tile_size`` replaces ``block_size``: in nanoGPT ``block_size`` is the longest context, so the
     number of keys FlashAttention handles at a time gets its own name."""
 
-    version = 2
-    sane_choices = True
     TILE = "tile_size"
-    params = specs(
-        ParamSpec("B", None, 1, 1024),
-        ParamSpec("n_head", None, 1, 256),
-        ParamSpec("T", None, 1, 1048576),
-        ParamSpec("dtype", None, kind="choice", choices=tuple(BYTES)),
-        ParamSpec("tile_size", None, 1, 65536),
-    )
+    # how the blockwise implementation takes the keys, between the two questions (str.format with tile)
+    TILING = "分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
+    params = specs(*LAYER_SIZES, ParamSpec("tile_size", None, 1, 65536))
     LABEL_ZH = "整张 {} MiB，每个 tile {} MiB"
     LABEL_EN = "full {} MiB, per tile {} MiB"
+    ANSWER_FORMAT = "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
 
     def steps(self, B: int, nh: int, T: int, tile: int, dtype: str, full: int, part: int) -> list[Step]:
         nbytes = BYTES[dtype]
         return [
-            step("每个元素", rf"\text{{{dtype}}}: {nbytes}\ \text{{字节}}", nbytes),
+            element_step(dtype),
             step(
                 "整张矩阵",
                 rf"(B, n_{{head}}, T, T) = ({B}, {nh}, {T}, {T}):\ "
@@ -446,17 +438,12 @@ class AttentionMatrixMemoryV2(AttentionMatrixMemory):
         ]
 
     def prompt(self, inputs: Inputs) -> str:
-        B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
         return (
-            f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
-            "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-            f"分块（FlashAttention 式）实现按 tile 处理 key，每个 tile 含 $\\text{{tile\\_size}} = {tile}$ 个 key，"
-            "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
+            self.naive_question(inputs)
+            + self.TILING.format(tile=inputs["tile_size"])
+            + "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
             "（1 MiB = $2^{20}$ 字节）"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按整张矩阵、一个 tile 的顺序写出 2 个数，单位 MiB，保留两位小数。"
 
 
 # --- KV-cache memory -----------------------------------------------------------------------------
@@ -523,6 +510,11 @@ class KVCacheMemory(CountTemplate):
     def unit(nbytes: int) -> tuple[str, int]:
         return ("GiB", GIB) if nbytes >= GIB else ("MiB", MIB)
 
+    def cache_unit(self, inputs: Inputs) -> tuple[str, int]:
+        """The variant's unit and its bytes, from the cache's bytes (n_layer, 2, B, n_kv_head, T, head_size)."""
+        L, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_kv_head", "head_size", "T", "B"))
+        return self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])
+
     @staticmethod
     def kind(inputs: Inputs) -> str:
         n_head, n_kv = inputs["n_head"], inputs["n_kv_head"]
@@ -536,7 +528,7 @@ class KVCacheMemory(CountTemplate):
         unit, size = self.unit(total)
         ratio = nh // nkv  # query heads per K/V head
         steps = [
-            step("每个元素", rf"\text{{{inputs['dtype']}}}: {nbytes}\ \text{{字节}}", nbytes),
+            element_step(inputs["dtype"]),
             step(
                 "一层的 K（V 同形）",
                 rf"(B, n_{{kv\_head}}, T, \text{{head\_size}}) = ({B}, {nkv}, {T}, {hs}):\ "
@@ -571,15 +563,7 @@ class KVCacheMemory(CountTemplate):
         return Solution(answer, wrong, steps)
 
     def labels(self, inputs: Inputs, value: Any) -> tuple[str, str]:
-        unit = self.unit(
-            2
-            * inputs["n_layer"]
-            * inputs["n_kv_head"]
-            * inputs["head_size"]
-            * inputs["T"]
-            * inputs["B"]
-            * BYTES[inputs["dtype"]]
-        )[0]
+        unit = self.cache_unit(inputs)[0]
         if not isinstance(value, list):
             text = f"{fmt(value, self.decimals)} {unit}"
             return text, text
@@ -603,7 +587,7 @@ class KVCacheMemory(CountTemplate):
     def prompt(self, inputs: Inputs) -> str:
         L, nh, nkv, hs, T, B = (inputs[k] for k in ("n_layer", "n_head", "n_kv_head", "head_size", "T", "B"))
         kind = self.kind(inputs)
-        unit = self.unit(2 * L * nkv * hs * T * B * BYTES[inputs["dtype"]])[0]
+        unit = self.cache_unit(inputs)[0]
         text = (
             f"一个 {L} 层的 decoder 用{ATTENTION_KINDS[kind]}：每层 `n_head` $= {nh}$ 个 query 头、"
             f"`n_kv_head` $= {nkv}$ 个 K/V 头，`head_size` $= {hs}$。batch $B = {B}$，缓存 $T = {T}$ 个 token，"
@@ -615,15 +599,7 @@ class KVCacheMemory(CountTemplate):
         return text
 
     def answer_format(self, inputs: Inputs) -> str:
-        unit = self.unit(
-            2
-            * inputs["n_layer"]
-            * inputs["n_kv_head"]
-            * inputs["head_size"]
-            * inputs["T"]
-            * inputs["B"]
-            * BYTES[inputs["dtype"]]
-        )[0]
+        unit = self.cache_unit(inputs)[0]
         if inputs["n_kv_head"] == inputs["n_head"]:
             return f"写一个数，单位 {unit}，保留两位小数。"
         return f"按缓存大小（{unit}，保留两位小数）、倍数的顺序写出 2 个数，用逗号隔开。"
@@ -639,14 +615,18 @@ class PairParts:
         return tuple(value) if isinstance(value, list) else None
 
 
-class NanoGPTParamCountV3(PairParts, NanoGPTParamCountV2):
-    """Two parts, c_attn and c_proj. Every distractor is a mistake that changes both counts (the biases,
-    the counts times n_head, one head's share): the one-part c_attn_single_projection would leave
-    c_proj right in two options of three and the answer the option sharing the most parts."""
+class CountV3(CountTemplate):
+    """Version 3 of the first four templates above: the rules of issue 25, two distractors per variant."""
 
     version = 3
     cue_rules = True
     max_distractors = 2
+
+
+class NanoGPTParamCountV3(CountV3, PairParts, NanoGPTParamCountV2):
+    """Two parts, c_attn and c_proj. Every distractor is a mistake that changes both counts (the biases,
+    the counts times n_head, one head's share): the one-part c_attn_single_projection would leave
+    c_proj right in two options of three and the answer the option sharing the most parts."""
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -654,15 +634,11 @@ class NanoGPTParamCountV3(PairParts, NanoGPTParamCountV2):
         return solution._replace(distractors=[*solution.distractors, ("one_head_only", one_head)])
 
 
-class KVCacheSavingsV3(PairParts, KVCacheSavingsV2):
+class KVCacheSavingsV3(CountV3, PairParts, KVCacheSavingsV2):
     """Three parts (without, with, percent saved). The distractors of a variant either change every part
     (attention scores counted, one step too few) or the same two (n² per step, 1 + … + n not halved),
     so that no vote on the parts finds the answer; K and V counted twice changes the counts but not
     the percentage and has no partner, so it is not offered."""
-
-    version = 3
-    cue_rules = True
-    max_distractors = 2
 
     def wrong(self, n: int, without: int) -> list[Distractor]:
         return [
@@ -672,13 +648,9 @@ class KVCacheSavingsV3(PairParts, KVCacheSavingsV2):
         ]
 
 
-class RNNGradientDecayV3(RNNGradientDecayV2):
+class RNNGradientDecayV3(CountV3, RNNGradientDecayV2):
     """Two distractors per variant from four mistakes (version 2 offered the same three, the linear decay
     only for short chains): the exponent one short or one long, the part lost, the linear decay."""
-
-    version = 3
-    cue_rules = True
-    max_distractors = 2
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -686,15 +658,11 @@ class RNNGradientDecayV3(RNNGradientDecayV2):
         return solution._replace(distractors=[*solution.distractors, ("exponent_counts_the_start", f ** (n + 1))])
 
 
-class BertGptPositionsV3(PairParts, BertGptPositionsV2):
+class BertGptPositionsV3(CountV3, PairParts, BertGptPositionsV2):
     """The prompt says what BERT predicts (15 % of the tokens selected; 80 % of those become [MASK], 10 %
     a random token, 10 % stay). Two parts: a variant's distractors are all mistakes about BERT (every
     position, the unmasked ones, only the [MASK] ones) or all about GPT (N positions, the last one only),
     so the other part reads the same in every option and no vote on the parts finds the answer."""
-
-    version = 3
-    cue_rules = True
-    max_distractors = 2
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -717,10 +685,12 @@ class BertGptPositionsV3(PairParts, BertGptPositionsV2):
 
 class AttentionMatrixMemoryV3(PairParts, AttentionMatrixMemoryV2):
     """Every mistake scales both sizes by one factor (so no part is shared); one more: counting elements,
-    not bytes."""
+    not bytes. Version 2 called the key-chunked slab "FlashAttention 式"; FlashAttention tiles the queries
+    too and keeps a B_r x B_c block on chip (Dao et al. 2022, Algorithm 1), so TILING names what is computed."""
 
     version = 3
     cue_rules = True
+    TILING = "只把 key 分块的实现（query 不分块）每次处理 $\\text{{tile\\_size}} = {tile}$ 个 key，"
 
     def solve(self, inputs: Inputs) -> Solution:
         solution = super().solve(inputs)
@@ -728,18 +698,6 @@ class AttentionMatrixMemoryV3(PairParts, AttentionMatrixMemoryV2):
         nbytes = BYTES[inputs["dtype"]]
         return solution._replace(
             distractors=[*solution.distractors, ("memory_counts_elements", [full / nbytes, tile / nbytes])]
-        )
-
-    def prompt(self, inputs: Inputs) -> str:
-        """Version 2 called the key-chunked slab "FlashAttention 式"; FlashAttention tiles the queries too and
-        keeps a B_r x B_c block on chip (Dao et al. 2022, Algorithm 1), so this names what is computed."""
-        B, nh, T, tile, dtype = (inputs[k] for k in ("B", "n_head", "T", "tile_size", "dtype"))
-        return (
-            f"一层注意力：batch $B = {B}$，`n_head` $= {nh}$，序列长度 $T = {T}$，dtype 为 `{dtype}`。"
-            "朴素实现要存下整张 $(B, n_{head}, T, T)$ 注意力矩阵，占多少 MiB？"
-            f"只把 key 分块的实现（query 不分块）每次处理 $\\text{{tile\\_size}} = {tile}$ 个 key，"
-            "同一时刻只存一个 $(B, n_{head}, T, \\text{tile\\_size})$ 的分数块，又占多少 MiB？"
-            "（1 MiB = $2^{20}$ 字节）"
         )
 
 
@@ -759,8 +717,7 @@ class KVCacheMemoryV2(PairParts, KVCacheMemory):
         size = solution.answer[0] if shared else solution.answer  # in the variant's unit
         ratio = solution.answer[1] if shared else 1
         nbytes = BYTES[inputs["dtype"]]
-        elements = 2 * inputs["n_layer"] * inputs["n_kv_head"] * inputs["head_size"] * inputs["T"] * inputs["B"]
-        unit_bytes = self.unit(elements * nbytes)[1]  # 2^20 (MiB) or 2^30 (GiB)
+        unit_bytes = self.cache_unit(inputs)[1]  # 2^20 (MiB) or 2^30 (GiB)
 
         def option(wrong_size: float) -> float | list[float]:  # a wrong size, in the same unit and form
             return [wrong_size, ratio] if shared else wrong_size

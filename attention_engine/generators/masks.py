@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import masks
 from .base import Inputs, Params, ParamSpec, Solution, specs, step
-from .counting import CountTemplate
+from .counting import CountTemplate, ParamTotal
 from .sanity import scalar
 
 SOURCE = "issue-29"  # lesson 5 is written from issue 29 and the sources it cites, not from a seed document
@@ -156,7 +156,7 @@ class MaskRows(_Count):
         return "写一个整数（行数）。" if inputs["ask"] == "hidden" else "写一个整数（位置数）。"
 
 
-class MHAParamCount(_Count):
+class MHAParamCount(ParamTotal, _Count):
     """sum(p.numel()) of nn.MultiheadAttention(E, h, kdim=D, vdim=D, bias=…): cross-attention to an encoder
     of width D ≠ E, where PyTorch keeps q_proj_weight (E, E), k_proj_weight (E, D), v_proj_weight (E, D)."""
 
@@ -201,15 +201,6 @@ class MHAParamCount(_Count):
         ]
         return Solution(total, wrong, steps)
 
-    def label(self, value: Any) -> tuple[str, str]:
-        text = f"{int(value):,}"
-        return text, text
-
-    def sane(self, inputs: Inputs, value: Any) -> bool:
-        """A parameter count: one positive whole number."""
-        x = scalar(value)
-        return x is not None and x.is_integer() and x > 0
-
     def prompt(self, inputs: Inputs) -> str:
         E, nh, D, bias = inputs["E"], inputs["n_head"], inputs["D"], inputs["bias"]
         return (
@@ -217,9 +208,6 @@ class MHAParamCount(_Count):
             f"bias={bias}, batch_first=True)`，query 是解码器状态（宽 $E = {E}$），key 和 value 都是编码器的输出"
             f"（宽 $D = {D}$）。`sum(p.numel() for p in mha.parameters())` 是多少？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（不要写千位分隔符）。"
 
 
 class CrossMaskCount(_Count):
@@ -231,6 +219,7 @@ class CrossMaskCount(_Count):
     title_en = "Blocked cells in cross-attention"
     source = SOURCE
     params = specs()
+    ANSWER_FORMAT = "写一个整数（格子数）。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(14).tolist()
@@ -283,6 +272,3 @@ class CrossMaskCount(_Count):
             f"补到 $T_q = {T_q}$，真实长度依次是 {'、'.join(map(str, dec))}。按交叉注意力通常的做法加掩码，"
             "打分张量 $QK^\\top/\\sqrt{d_k}$ 里（所有样本、所有头）一共有多少个格子被挡住？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数（格子数）。"

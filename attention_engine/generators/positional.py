@@ -46,14 +46,22 @@ def _bmatrix(v: list[float]) -> str:
     return r"\begin{bmatrix}" + " & ".join([f"{x:.1f}" for x in v]) + r"\end{bmatrix}"
 
 
-class SinusoidalValue(Template):
+class PositionTemplate(Template):
+    """The three templates of lesson 4: one number each, under the rules of issue 25 from their first version."""
+
+    source = SOURCE
+    sane_choices = True
+    cue_rules = True
+    min_distractors = 3
+
+
+class SinusoidalValue(PositionTemplate):
     """PE[pos, dim] for a seeded position, model width and dimension, in radians."""
 
     name = "sinusoidal_value"
     version = 1
     title_zh = "正弦位置编码的一个分量"
     title_en = "One entry of the sinusoidal position encoding"
-    source = SOURCE
     params = specs(
         ParamSpec("d_model", None, 8, 1024),
         ParamSpec("pos", None, 1, 4096),
@@ -61,9 +69,7 @@ class SinusoidalValue(Template):
     )
     decimals = 3
     atol = 0.002
-    sane_choices = True
-    cue_rules = True
-    min_distractors = 3
+    ANSWER_FORMAT = "写出 1 个数，保留三位小数。"
 
     def check_params(self, p: Params) -> None:
         d, dim = p["d_model"], p["dim"]
@@ -120,11 +126,8 @@ class SinusoidalValue(Template):
             f"位置 $pos = {pos}$ 的编码向量里，第 {dim} 维的值 $PE_{{({pos},\\,{dim})}}$ 是多少？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写出 1 个数，保留三位小数。"
 
-
-class RopeRelativeScore(Template):
+class RopeRelativeScore(PositionTemplate):
     """(R_m q)·(R_n k) with RoFormer's interleaved pairs, q and k of one decimal, m and n in the hundreds
     or thousands: by hand only through the relative form q·(R_{n−m} k)."""
 
@@ -132,13 +135,10 @@ class RopeRelativeScore(Template):
     version = 1
     title_zh = "RoPE 之后的分数只看相对位置"
     title_en = "The RoPE score depends on the relative position only"
-    source = SOURCE
     params = specs(ParamSpec("d", None, 4, 6))
     decimals = 3
     atol = 0.002
-    sane_choices = True
-    cue_rules = True
-    min_distractors = 3
+    ANSWER_FORMAT = "写出 1 个数，保留三位小数。"
 
     def check_params(self, p: Params) -> None:
         if p["d"] is not None and p["d"] % 2:
@@ -212,18 +212,14 @@ class RopeRelativeScore(Template):
             "两者旋转之后的点积 $(R_m q)\\cdot(R_n k)$ 是多少（不除以 $\\sqrt{d}$）？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写出 1 个数，保留三位小数。"
 
-
-class AlibiBias(Template):
+class AlibiBias(PositionTemplate):
     """The bias head h (of n, a power of two) adds to query i's score for a key d positions back."""
 
     name = "alibi_bias"
     version = 1
     title_zh = "ALiBi 的一个偏置"
     title_en = "One ALiBi bias"
-    source = SOURCE
     params = specs(
         ParamSpec("n_head", None, kind="choice", choices=("4", "8", "16")),
         ParamSpec("distance", None, 1, 9),
@@ -231,9 +227,7 @@ class AlibiBias(Template):
     decimals = 4
     atol = 0.0002
     rtol = 0.001
-    sane_choices = True
-    cue_rules = True
-    min_distractors = 3
+    ANSWER_FORMAT = "写出 1 个数，保留四位小数。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         n_head = int(self.pick(rng, p, "n_head"))
@@ -274,6 +268,3 @@ class AlibiBias(Template):
             f"第 $h = {h}$ 个头里，第 $i = {i}$ 个 token 的 query 对第 $j = {j}$ 个 token 的 key，"
             "softmax 之前的分数要加上的偏置是多少（一个负数）？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写出 1 个数，保留四位小数。"

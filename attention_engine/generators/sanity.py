@@ -84,6 +84,12 @@ def positive_integers(xs: Iterable[float]) -> bool:
     return all(x > 0 and float(x).is_integer() for x in xs)
 
 
+def count_ok(value: object) -> bool:
+    """A single positive integer: a size or a count."""
+    x = scalar(value)
+    return x is not None and positive_integers([x])
+
+
 def within(xs: Iterable[float], lows: Iterable[float], highs: Iterable[float], decimals: int = 2) -> bool:
     """Each x within [low, high] of its column, widened by the rounding of x."""
     eps = half_unit(decimals)

@@ -85,6 +85,7 @@ class SoftmaxSharpness(Template):
     hidden = ("S",)
     decimals = 3
     atol = 0.05  # a learner estimates the trend; the options are further apart than this
+    TYPING = "写成两个数（未缩放, 缩放后），保留三位小数。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         d_k = self.pick(rng, p, "d_k", options=(16, 64, 256, 512, 1024))
@@ -124,7 +125,7 @@ class SoftmaxSharpness(Template):
             f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
             f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
             "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
-            "每行最大的权重平均约是多少？写成两个数（未缩放, 缩放后），保留三位小数。"
+            "每行最大的权重平均约是多少？" + self.TYPING
         )
 
 
@@ -134,6 +135,7 @@ class SoftmaxSharpness(Template):
 class DotProductVarianceV2(DotProductVariance):
     version = 2
     sane_choices = True
+    ANSWER_FORMAT = "按缩放前、缩放后的顺序写出 2 个数，保留两位小数（与模拟值相差 15% 以内都算对）。"
 
     def prompt(self, inputs: Inputs) -> str:
         d_k, n = inputs["d_k"], inputs["n_samples"]
@@ -143,25 +145,12 @@ class DotProductVarianceV2(DotProductVariance):
             "$\\operatorname{Var}(q\\cdot k/\\sqrt{d_k})$ 大约各是多少？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按缩放前、缩放后的顺序写出 2 个数，保留两位小数（与模拟值相差 15% 以内都算对）。"
-
 
 class SoftmaxSharpnessV2(SoftmaxSharpness):
     version = 2
     sane_choices = True
-
-    def prompt(self, inputs: Inputs) -> str:
-        d_k, n_keys, n_rows = inputs["d_k"], inputs["n_keys"], inputs["n_rows"]
-        return (
-            f"{n_rows} 行未缩放的注意力分数，每行 {n_keys} 个 key，每个分数采样自 "
-            f"$\\mathcal{{N}}(0, d_k)$，$d_k = {d_k}$（即 $q\\cdot k$ 的分布）。"
-            "分别对未缩放的分数和除以 $\\sqrt{d_k}$ 后的分数逐行做 softmax，"
-            "每行最大的权重平均约是多少？"
-        )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按未缩放、缩放后的顺序写出 2 个数，保留三位小数。"
+    TYPING = ""
+    ANSWER_FORMAT = "按未缩放、缩放后的顺序写出 2 个数，保留三位小数。"
 
 
 # --- version 3 (issue 25) ----------------------------------------------------------------------

@@ -196,6 +196,7 @@ class DecodeBandwidthBound(Template):
     sane_choices = True
     cue_rules = True
     DTYPES: ClassVar[tuple[str, ...]] = ("bfloat16", "float16", "int8")
+    ANSWER_FORMAT = "写一个数（token/s），保留三位有效数字。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(6).tolist()  # one call to the generator
@@ -259,9 +260,6 @@ class DecodeBandwidthBound(Template):
             "整台机器每秒最多生成多少个 token？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个数（token/s），保留三位有效数字。"
-
 
 class SpeculativeExpectedTokens(Template):
     """Expected tokens per target-model call with draft length γ and i.i.d. acceptance of mean α:
@@ -278,6 +276,7 @@ class SpeculativeExpectedTokens(Template):
     sane_choices = True
     cue_rules = True
     ALPHAS: ClassVar[tuple[float, ...]] = (0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
+    ANSWER_FORMAT = "写一个数，保留两位小数。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(2).tolist()
@@ -320,9 +319,6 @@ class SpeculativeExpectedTokens(Template):
             "各位置被接受与否独立同分布。每调用一次目标模型，期望产出多少个 token？"
         )
 
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个数，保留两位小数。"
-
 
 class PagedBlocks(Template):
     """PagedAttention's allocation of one sequence: ⌈n / block_size⌉ blocks, the empty slots in the last one."""
@@ -338,6 +334,7 @@ class PagedBlocks(Template):
     cue_rules = True
     max_distractors = 2
     MAX_LEN: ClassVar[int] = 2048
+    ANSWER_FORMAT = "写一个整数。"
 
     def draw(self, rng: np.random.Generator, p: Params) -> Inputs:
         u = rng.random(4).tolist()
@@ -393,6 +390,3 @@ class PagedBlocks(Template):
             f"vLLM 的 PagedAttention，块大小为 ${bs}$ 个 token（服务的最大长度是 ${self.MAX_LEN}$）。"
             f"一条序列的 prompt 有 ${P}$ 个 token，已经生成了 ${G}$ 个 token。{what}？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数。"

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, shuffled, specs, step
 from .display import fmt_shape
-from .sanity import matrix, positive_integers, scalar, vector
+from .sanity import count_ok, matrix, positive_integers, vector
 
 HEADS = (2, 4, 6, 8, 12, 16)
 HEAD_SIZES = (16, 32, 64, 128)
@@ -55,12 +55,6 @@ class ShapeTemplate(Template):
     def label(self, value: Any) -> tuple[str, str]:
         text = fmt_shape(value) if type(value) is list else str(int(value))  # an option: a shape or a size
         return text, text
-
-
-def count_ok(value: object) -> bool:
-    """A single positive integer: a size or a count."""
-    x = scalar(value)
-    return x is not None and positive_integers([x])
 
 
 class FiveStepShapes(ShapeTemplate):
@@ -283,6 +277,7 @@ class FiveStepShapesV2(FiveStepShapes):
 
     version = 2
     sane_choices = True
+    ANSWER_FORMAT = "按 Q、K、V、S、W、O 的顺序写出 6 个形状，每个写成 `行数, 列数`，形状之间用分号隔开。"
 
     def wrong(self, T: int, d_model: int, d_k: int, d_v: int) -> list[Distractor]:
         return [*super().wrong(T, d_model, d_k, d_v), ("dv_equals_dk", self.shapes(T, d_k, d_k, [T, T], d_k))]
@@ -306,9 +301,6 @@ class FiveStepShapesV2(FiveStepShapes):
             f"$d_v = {d_v}$。$Q$、$K$、$V$、$S = QK^\\top/\\sqrt{{d_k}}$、"
             "$W = \\mathrm{softmax}(S)$ 和输出 $O = WV$ 的形状各是什么？"
         )
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "按 Q、K、V、S、W、O 的顺序写出 6 个形状，每个写成 `行数, 列数`，形状之间用分号隔开。"
 
 
 class NanoGPTShapesV2(NanoGPTShapes):
@@ -348,12 +340,10 @@ class HeadDimensionV2(HeadDimension):
 
     version = 2
     sane_choices = True
+    ANSWER_FORMAT = "写一个整数。"
 
     def wrong(self, d_model: int, h: int) -> list[Distractor]:
         return [*super().wrong(d_model, h), ("head_count_for_size", h)]
-
-    def answer_format(self, inputs: Inputs) -> str:
-        return "写一个整数。"
 
 
 # --- version 3 (issue 25) ----------------------------------------------------------------------

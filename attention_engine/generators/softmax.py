@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..core import FloatArray
-from .base import Distractor, Inputs, Params, ParamSpec, Solution, Template, shuffled, specs, step
+from .base import Distractor, Inputs, Params, ParamSpec, Solution, Step, Template, shuffled, specs, step
 from .display import fmt, fmt_many, latex_row
 from .rows import softmax_list
 from .sanity import half_unit, order_of, ordered, probability_row, vector
@@ -65,25 +65,35 @@ class OnlineSoftmax(Template):
         new_sum = float(new.sum())  # tile 2's sum relative to m_2
         l_2 = l_1 * rescale + new_sum
         w_j = math.exp(s_j - m_2) / l_2  # the final weight of key j
-        steps = [
+        steps = self.steps(j, s_j, m_1, l_1, top_2, m_2, new.tolist(), l_2, w_j)
+        return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, new_sum, s_j), steps)
+
+    @staticmethod
+    def steps(
+        j: int, s_j: float, m_1: float, l_1: float, top_2: float, m_2: float, new: list[float], l_2: float, w_j: float
+    ) -> list[Step]:
+        """The worked update from the values ``solve`` computed (with numpy or, version 3, plain python)."""
+        return [
             step(
                 "tile 1 之后",
                 rf"m_1 = \max(s^{{(1)}}) = {fmt(m_1, 1)},\ "
                 rf"\ell_1 = \sum_j e^{{s_j - m_1}} = {fmt(l_1, 3)}",
-                np.array([m_1, l_1]),
+                [m_1, l_1],
+                (2,),
             ),
-            step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(top_2, 1)})", m_2),
+            step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(top_2, 1)})", m_2, ()),
             step(
                 "旧的和换算到 m_2",
                 rf"\ell_1 \cdot e^{{m_1 - m_2}} = {fmt(l_1, 3)} \cdot e^{{{fmt(m_1 - m_2, 1)}}}",
-                l_1 * rescale,
+                l_1 * math.exp(m_1 - m_2),  # the old sum rescaled, as solve() computes it
+                (),
             ),
-            step("tile 2 的项", r"e^{s_j - m_2},\ s_j \in s^{(2)}", new),
-            step("新的运行和", r"\ell_2 = \ell_1 e^{m_1 - m_2} + \sum_{j \in \text{tile 2}} e^{s_j - m_2}", l_2),
-            step("最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j),
+            step("tile 2 的项", r"e^{s_j - m_2},\ s_j \in s^{(2)}", new, (len(new),)),
+            step("新的运行和", r"\ell_2 = \ell_1 e^{m_1 - m_2} + \sum_{j \in \text{tile 2}} e^{s_j - m_2}", l_2, ()),
+            step(
+                "最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j, ()
+            ),
         ]
-
-        return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, new_sum, s_j), steps)
 
     def wrong(self, m_1: float, m_2: float, l_1: float, new_sum: float, s_j: float) -> list[Distractor]:
         """The mistaken updates: (m₂, ℓ, w_j) from the maxima, ℓ₁, tile 2's sum relative to m₂ and s_j."""
@@ -415,25 +425,5 @@ class OnlineSoftmaxV3(OnlineSoftmaxV2):
         new_sum = sum(new)  # tile 2's sum relative to m_2
         l_2 = l_1 * rescale + new_sum
         w_j = math.exp(s_j - m_2) / l_2  # the final weight of key j
-        steps = [
-            step(
-                "tile 1 之后",
-                rf"m_1 = \max(s^{{(1)}}) = {fmt(m_1, 1)},\ "
-                rf"\ell_1 = \sum_j e^{{s_j - m_1}} = {fmt(l_1, 3)}",
-                [m_1, l_1],
-                (2,),
-            ),
-            step("新的运行最大值", rf"m_2 = \max(m_1, \max s^{{(2)}}) = \max({fmt(m_1, 1)}, {fmt(top_2, 1)})", m_2, ()),
-            step(
-                "旧的和换算到 m_2",
-                rf"\ell_1 \cdot e^{{m_1 - m_2}} = {fmt(l_1, 3)} \cdot e^{{{fmt(m_1 - m_2, 1)}}}",
-                l_1 * rescale,
-                (),
-            ),
-            step("tile 2 的项", r"e^{s_j - m_2},\ s_j \in s^{(2)}", new, (len(new),)),
-            step("新的运行和", r"\ell_2 = \ell_1 e^{m_1 - m_2} + \sum_{j \in \text{tile 2}} e^{s_j - m_2}", l_2, ()),
-            step(
-                "最终权重", rf"w_{{{j}}} = e^{{s_{{{j}}} - m_2}} / \ell_2 = e^{{{fmt(s_j - m_2, 1)}}} / \ell_2", w_j, ()
-            ),
-        ]
+        steps = self.steps(j, s_j, m_1, l_1, top_2, m_2, new, l_2, w_j)
         return Solution([m_2, l_2, w_j], self.wrong(m_1, m_2, l_1, new_sum, s_j), steps)
