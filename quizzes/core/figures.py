@@ -439,9 +439,7 @@ def mask_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
     said: list[str] = []
     y0 = 0
     for sample in data["samples"]:
-        body.append(
-            f'<text x="0" y="{y0 + 15}" font-size="13" font-weight="600" fill="{_INK}">{escape(sample["title"])}</text>'
-        )
+        body.append(_heading(y0 + 15, sample["title"], size=13))
         top = y0 + 38
         body.extend(
             f'<text x="{left + j * cell + cell / 2}" y="{top - 6}" text-anchor="middle" font-size="12" '
@@ -711,9 +709,7 @@ def shares_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStri
     y = 0
     for row in data["rows"]:
         total = row["total"]
-        body.append(
-            f'<text x="0" y="{y + 13}" font-size="12" font-weight="600" fill="{_INK}">{escape(row["title"])}</text>'
-        )
+        body.append(_heading(y + 13, row["title"]))
         y += 18
         x = 1.0
         for k, value in enumerate(row["values"]):
@@ -885,9 +881,7 @@ def paged_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStrin
     y = 0
     for seq in data["sequences"]:
         name = seq["name"]
-        body.append(
-            f'<text x="0" y="{y + 14}" font-size="12" font-weight="600" fill="{_INK}">{escape(seq["title"])}</text>'
-        )
+        body.append(_heading(y + 14, seq["title"]))
         y += 22
         for entry in seq["table"]:
             body.append(
@@ -920,7 +914,7 @@ def paged_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeStrin
             y += cell + 4
         y += 8
     memory = _("Physical blocks in GPU memory")
-    body.append(f'<text x="0" y="{y + 14}" font-size="12" font-weight="600" fill="{_INK}">{escape(memory)}</text>')
+    body.append(_heading(y + 14, memory))
     y += 22
     col_w, pcell = 170, 26
     rows = (len(data["physical"]) + 1) // 2
@@ -972,6 +966,11 @@ def _axis(lo: float, hi: float, log: bool, start: float, length: float) -> Any:
         return round(start + (u - a) / (b - a) * length, 1)
 
     return at
+
+
+def _heading(y: float, text: str, *, size: int = 12) -> str:
+    """A bold line of text at the left edge: a row's, a group's or a part's title."""
+    return f'<text x="0" y="{y}" font-size="{size}" font-weight="600" fill="{_INK}">{escape(text)}</text>'
 
 
 def _line_and_text(
@@ -1079,9 +1078,7 @@ def bars_svg(data: Mapping[str, Any], *, ident: str | None = None) -> SafeString
     said: list[str] = []
     y = 0
     for group in data["groups"]:
-        body.append(
-            f'<text x="0" y="{y + 14}" font-size="13" font-weight="600" fill="{_INK}">{escape(group["title"])}</text>'
-        )
+        body.append(_heading(y + 14, group["title"], size=13))
         y += 22
         for k, bar in enumerate(group["bars"]):
             colour = _SERIES[k % len(_SERIES)][0]
