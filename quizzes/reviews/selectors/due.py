@@ -23,6 +23,14 @@ from quizzes.reviews.selectors.history import RECENT_LOG_DAYS, RecentLogs, recen
 from quizzes.reviews.selectors.summary import CardSummary, card_summary_later
 
 
+def _moment_and_profile(
+    user: User, now: dt.datetime | None, profile: LearnerProfile | None
+) -> tuple[dt.datetime, LearnerProfile]:
+    """The moment asked about (now, unless the caller gives one) and the learner's settings (read, unless the
+    caller already holds them): every question about the learner's day starts from these two."""
+    return now or timezone.now(), profile if profile is not None else profile_for(user=user)
+
+
 def _due_today(user: User, profile: LearnerProfile, now: dt.datetime) -> QuerySet[ReviewCard]:
     return ReviewCard.objects.live_for(user).due_before(end_of_today(profile=profile, now=now)).order_by("due", "id")
 
@@ -62,8 +70,7 @@ def due_cards(
     (each saves a query); ``only``: load just these columns (``QuerySet.only`` paths) when the caller
     knows what it reads.
     """
-    now = now or timezone.now()
-    profile = profile if profile is not None else profile_for(user=user)
+    now, profile = _moment_and_profile(user, now, profile)
     if not capped:
         return list(_due_rows(user, profile, now, only))
     return list(due_queue(user=user, now=now, profile=profile, today=today, only=only))
@@ -130,8 +137,7 @@ def due_count(
     today: TodayLogs | None = None,
 ) -> int:
     """``len(due_cards(...))`` as one COUNT."""
-    now = now or timezone.now()
-    profile = profile if profile is not None else profile_for(user=user)
+    now, profile = _moment_and_profile(user, now, profile)
     return due_queue(user=user, now=now, profile=profile, today=today).count()
 
 
@@ -156,8 +162,7 @@ def new_questions(
 
     Capped by ``new_per_day`` minus questions first studied today.
     """
-    now = now or timezone.now()
-    profile = profile if profile is not None else profile_for(user=user)
+    now, profile = _moment_and_profile(user, now, profile)
     return list(_unseen_in_lesson_order(user)[: _new_left(user, profile, now, None)])
 
 
@@ -174,8 +179,7 @@ def new_count(
     today: TodayLogs | None = None,
 ) -> int:
     """``len(new_questions(...))`` as one COUNT."""
-    now = now or timezone.now()
-    profile = profile if profile is not None else profile_for(user=user)
+    now, profile = _moment_and_profile(user, now, profile)
     return _unseen_questions(user)[: _new_left(user, profile, now, today)].count()
 
 
@@ -203,8 +207,7 @@ def review_session(
     redo only the quiz, then write the three lines from memory"). Answering the quiz part goes
     through ``attempt_start(mode="review")``, which also reshuffles every question's options.
     """
-    now = now or timezone.now()
-    profile = profile if profile is not None else profile_for(user=user)
+    now, profile = _moment_and_profile(user, now, profile)
     groups: dict[int, ReviewSessionLesson] = {}
     for card in due_cards(user=user, now=now, profile=profile):
         lesson = card.question.lesson
@@ -228,8 +231,7 @@ def lesson_due_questions(
     *, user: User, lesson: Lesson, now: dt.datetime | None = None, profile: LearnerProfile | None = None
 ) -> list[Question]:
     """The lesson's quiz questions due today for this learner (uncapped; a review attempt)."""
-    now = now or timezone.now()
-    profile = profile if profile is not None else profile_for(user=user)
+    now, profile = _moment_and_profile(user, now, profile)
     cards = (
         ReviewCard.objects.live_for(user)
         .due_before(end_of_today(profile=profile, now=now))
