@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Avg, Count, Exists, FloatField, Func, IntegerField, OuterRef, QuerySet, Sum
 from django.db.models.functions import Cast
@@ -154,7 +155,10 @@ def _float_table(rows: QuerySet, width: int) -> np.ndarray:
     """
     if connection.vendor != "postgresql":
         return np.array(list(rows), dtype=np.float64).reshape(-1, width)
-    sql, params = rows.query.get_compiler(using=rows.db).as_sql()
+    try:
+        sql, params = rows.query.get_compiler(using=rows.db).as_sql()
+    except EmptyResultSet:  # a queryset that can match nothing (``none()``, ``__in=[]``) has no SQL
+        return np.zeros((0, width))
     names = ", ".join(f"c{i}" for i in range(width))
     columns = ", ".join(f"string_agg(float8send(COALESCE(c{i}::float8, 'NaN')), ''::bytea)" for i in range(width))
     with connection.cursor() as cursor:

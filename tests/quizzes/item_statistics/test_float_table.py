@@ -65,5 +65,7 @@ def test_epoch_seconds_are_the_answers_moments_to_the_microsecond():
         assert seconds == pytest.approx(moments[int(pk)].timestamp(), abs=1e-6)
 
 
-def test_no_rows_is_an_empty_table():
+def test_no_rows_is_an_empty_table_even_when_the_queryset_has_no_sql():
     assert _float_table(AttemptItem.objects.filter(pk=-1).values_list("pk", "attempt_id"), 2).shape == (0, 2)
+    assert _float_table(AttemptItem.objects.none().values_list("pk", "attempt_id"), 2).shape == (0, 2)
+    assert _float_table(AttemptItem.objects.filter(pk__in=[]).values_list("pk", "attempt_id"), 2).shape == (0, 2)
