@@ -35,11 +35,11 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
     from quizzes.accounts.selectors import profile_for, user_by_id
     from quizzes.core.rows import row_insert_and_update
     from quizzes.models import AttemptItem, ReviewCard, ReviewLog
+    from quizzes.practice.fast_paths import attempt_unfinished_guard
     from quizzes.practice.selectors import dashboard_reads, item_for
-    from quizzes.practice.services.answers import attempt_unfinished_guard
     from quizzes.practice.services.locking import first_answer_lock
+    from quizzes.reviews.fast_paths import card_locked
     from quizzes.reviews.selectors.due import due_queue_reads
-    from quizzes.reviews.services import _card_locked
 
     users = list(get_user_model().objects.filter(username__startswith="scale-").order_by("?")[:400])
     if not users:
@@ -55,7 +55,7 @@ def _paths(rng: random.Random) -> dict[str, Callable[[], object]]:
     def card_lock() -> object:
         card = rng.choice(cards)
         with transaction.atomic():
-            return _card_locked(user_id=card.user_id, question_id=card.question_id)
+            return card_locked(user_id=card.user_id, question_id=card.question_id)
 
     def answer_lock() -> object:
         item = rng.choice(items)

@@ -11,15 +11,13 @@ A rating's checks are quizzes.reviews.rules, shared with the offline upload.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -29,7 +27,7 @@ from quizzes.content.models import Question
 from quizzes.core import rows
 from quizzes.core.errors import DomainError, ErrorCode
 from quizzes.core.rows import row_insert_and_update
-from quizzes.reviews import scheduling
+from quizzes.reviews import fast_paths, scheduling
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.parameters import learner_schedule
 from quizzes.reviews.reminder_clock import reminder_clock_card_due
@@ -57,90 +55,15 @@ class _Locked:
     last_log_at: dt.datetime | None
 
 
-@dataclass(frozen=True)
-class _CardRow:
-    card: ReviewCard
-    last_log_at: dt.datetime | None  # its newest log's time, as the statement's snapshot saw the logs
-    fresh: bool  # the snapshot saw the locked version of the card (see _card_locked)
-    profile: LearnerProfile | None  # None: the learner never saved one
-
-
-def _card_locked(*, user_id: int, question_id: int) -> _CardRow | None:
-    """The learner's card for a question under its row lock, with its newest log time and the learner's
-    profile; None when there is no card. One statement written once (quizzes.core.rows), kept for its measurement
-    (issue 26; bench/README.md, "SQL fast paths", ``bench/sql_paths.py --only "card lock"``): 1.3 ms of CPU against
-    5.9 ms for ``card_locked_orm``'s two queries; tests/quizzes/core/test_fast_paths.py compares the two.
-
-    The newest log time is a subquery, read under the statement's snapshot. When the row lock had to wait for
-    another transaction that changed the card (a rating of the same card committing meanwhile), PostgreSQL
-    hands back the card's new version but the subquery still sees the old logs; ``fresh`` says whether the
-    snapshot's ``updated_at`` is the locked row's (every write of a card's logs saves the card).
-    """
-    if not settings.SQL_FAST_PATHS:
-        return card_locked_orm(user_id=user_id, question_id=question_id)
-    with connection.cursor() as cursor:
-        cursor.execute(_card_lock_sql(connection.vendor), [user_id, question_id])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    width = rows.width(ReviewCard)
-    profile = row[width + 2 :]
-    return _CardRow(
-        card=rows.instance_from_row(ReviewCard, row[:width]),
-        last_log_at=rows.convert(ReviewLog, "reviewed_at", row[width]),
-        fresh=bool(row[width + 1]),
-        profile=rows.instance_from_row(LearnerProfile, profile) if profile[0] is not None else None,
-    )
-
-
-def card_locked_orm(*, user_id: int, question_id: int) -> _CardRow | None:
-    """``_card_locked`` by the ORM: the card and the profile under ``select_for_update``, then the card's newest
-    log time (tests/quizzes/core/test_fast_paths.py compares the two; ``SQL_FAST_PATHS=false`` runs this one).
-    ``fresh`` is always true: the log time is read after the lock, by a statement that sees the locked card."""
-    of = ("self",) if connection.features.has_select_for_update_of else ()
-    card = (
-        ReviewCard.objects.select_for_update(of=of)
-        .select_related("user__learner_profile")
-        .filter(user_id=user_id, question_id=question_id)
-        .first()
-    )
-    if card is None:
-        return None
-    try:
-        profile: LearnerProfile | None = card.user.learner_profile
-    except LearnerProfile.DoesNotExist:
-        profile = None
-    return _CardRow(
-        card=card, last_log_at=ReviewLog.objects.newest_per_card(cards=[card]).get(card.pk), fresh=True, profile=profile
-    )
-
-
-@functools.cache
-def _card_lock_sql(_vendor: str) -> str:  # the quoting and the lock clause are the backend's
-    cards, logs, profiles = (rows.quote(m._meta.db_table) for m in (ReviewCard, ReviewLog, LearnerProfile))
-    if connection.features.has_select_for_update_of:
-        lock = " FOR UPDATE OF c"  # the card only: the profile is a plain read (and the nullable side)
-    else:
-        lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    return (
-        f"SELECT {rows.select_list(ReviewCard, 'c')}, "
-        f"(SELECT MAX(l.reviewed_at) FROM {logs} l WHERE l.card_id = c.id), "
-        f"(SELECT s.updated_at FROM {cards} s WHERE s.id = c.id) = c.updated_at, "
-        f"{rows.select_list(LearnerProfile, 'p')} "
-        f"FROM {cards} c LEFT JOIN {profiles} p ON p.user_id = c.user_id "
-        f"WHERE c.user_id = %s AND c.question_id = %s{lock}"
-    )
-
-
 def _lock_card_for_rating(*, user: User, question: Question, at: dt.datetime) -> _Locked:
     """The learner's card for ``question`` under its row lock (created if missing), with their profile and the
     card's newest log time (issue 16: the answer path)."""
-    found = _card_locked(user_id=user.pk, question_id=question.pk)
+    found = fast_paths.card_locked(user_id=user.pk, question_id=question.pk)
     if found is None:
         card = ReviewCard(user=user, question=question, due=at)
         if rows.row_insert_unless_taken(card):  # ours, locked as a new row is (a concurrent first rating waits)
             return _Locked(card=card, profile=profile_for(user=user), last_log_at=None)
-        found = _card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
+        found = fast_paths.card_locked(user_id=user.pk, question_id=question.pk)  # theirs, committed: wait for its lock
         if found is None:
             raise IntegrityError(f"review card of user {user.pk} for question {question.pk}: taken, yet not found")
     card, last_log_at = found.card, found.last_log_at

@@ -12,7 +12,6 @@ import numpy as np
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,11 +20,11 @@ from quizzes.content.code import MAX_CODE_CHARS
 from quizzes.content.models import Question
 from quizzes.content.number import number_variant, without_unit
 from quizzes.core.errors import DomainError, ErrorCode
-from quizzes.core.rows import quote
+from quizzes.practice import fast_paths
 from quizzes.practice.gradable import Gradable, gradable_item
 from quizzes.practice.grade_messages import why_ambiguous
 from quizzes.practice.grading_budget import GradingBudget
-from quizzes.practice.models import Attempt, AttemptItem
+from quizzes.practice.models import AttemptItem
 from quizzes.practice.services.locking import first_answer_lock
 from quizzes.reviews.models import ReviewCard, ReviewLog
 from quizzes.reviews.services import card_rate_answer, card_record_answer
@@ -331,14 +330,6 @@ def answer_grade(
     return jsonable(result), response
 
 
-def attempt_unfinished_guard() -> tuple[str, Exists]:
-    """The answer lock's "its attempt is unfinished" (``Attempt.objects.unfinished()``), as SQL over the item's row
-    and as the ORM's ``Exists``; tests/quizzes/core/test_fast_paths.py holds the two to the same rows."""
-    items, attempts = quote(AttemptItem._meta.db_table), quote(Attempt._meta.db_table)
-    sql = f"EXISTS (SELECT 1 FROM {attempts} a WHERE a.id = {items}.attempt_id AND a.finished_at IS NULL)"
-    return sql, Exists(Attempt.objects.unfinished().filter(pk=OuterRef("attempt_id")))
-
-
 def item_answer(
     *,
     user: User,
@@ -393,7 +384,7 @@ def item_answer(
         }
         # The unfinished-attempt check rides in the lock (one statement): EXISTS is a subquery, not a join,
         # so PostgreSQL still re-checks ``answered_at IS NULL`` on the row after waiting for its lock.
-        won = first_answer_lock(AttemptItem, pk=item.pk, values=answer, also=attempt_unfinished_guard())
+        won = first_answer_lock(AttemptItem, pk=item.pk, values=answer, also=fast_paths.attempt_unfinished_guard())
         if won:
             for field, stored in answer.items():  # what the row now holds; no reload needed
                 setattr(item, field, stored)

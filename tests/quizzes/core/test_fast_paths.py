@@ -21,12 +21,13 @@ from quizzes.accounts import selectors as account_selectors
 from quizzes.content import selectors as content_selectors
 from quizzes.core.compiled import CompiledRead
 from quizzes.models import AttemptItem, ReviewCard
+from quizzes.practice import fast_paths as practice_paths
 from quizzes.practice import selectors as practice_selectors
-from quizzes.practice.selectors import item_for, item_for_orm
+from quizzes.practice.selectors import item_for
 from quizzes.practice.services import attempt_start, item_answer
+from quizzes.reviews.fast_paths import card_locked, card_locked_orm
 from quizzes.reviews.selectors import due, forecast, history
 from quizzes.reviews.selectors.forecast import due_forecast
-from quizzes.reviews.services import _card_locked, card_locked_orm
 from tests import factories
 from tests.factories import utc
 from tests.quizzes.reviews.test_learner_summary import _mixed_history
@@ -101,7 +102,8 @@ def test_the_answers_item_read_is_the_orm_read(learner):
     items = list(AttemptItem.objects.filter(attempt__user=learner).order_by("position"))
     assert items[0].is_answered and not items[1].is_answered  # answered (result JSON) and not (a variant JSON)
     for item in items:
-        fast, orm = item_for(user=learner, item_id=item.pk), item_for_orm(user=learner, item_id=item.pk)
+        fast = practice_paths.item_read(user=learner, item_id=item.pk)
+        orm = practice_paths.item_read_orm(user=learner, item_id=item.pk)
         assert columns(fast) == columns(orm)
         assert columns(fast.attempt) == columns(orm.attempt)
         assert columns(fast.question) == columns(orm.question)  # the pinned version, built once per process
@@ -109,8 +111,8 @@ def test_the_answers_item_read_is_the_orm_read(learner):
             columns(o) for o in orm.question.loaded_options()
         ]
     stranger = factories.UserFactory()
-    assert item_for(user=stranger, item_id=items[0].pk) is None
-    assert item_for_orm(user=stranger, item_id=items[0].pk) is None
+    assert practice_paths.item_read(user=stranger, item_id=items[0].pk) is None
+    assert practice_paths.item_read_orm(user=stranger, item_id=items[0].pk) is None
 
 
 def test_the_answers_card_lock_reads_what_the_orm_reads(learner, other_user):
@@ -119,14 +121,14 @@ def test_the_answers_card_lock_reads_what_the_orm_reads(learner, other_user):
     without_profile = ReviewCard.objects.filter(user=other_user).first()  # other_user never saved a profile
     for card in [*cards, without_profile]:
         with transaction.atomic():
-            fast = _card_locked(user_id=card.user_id, question_id=card.question_id)
+            fast = card_locked(user_id=card.user_id, question_id=card.question_id)
             orm = card_locked_orm(user_id=card.user_id, question_id=card.question_id)
         assert fast is not None and orm is not None
         assert columns(fast.card) == columns(orm.card)
         assert fast.last_log_at == orm.last_log_at and fast.fresh and orm.fresh
         assert columns(fast.profile) == columns(orm.profile)
     with transaction.atomic():
-        assert _card_locked(user_id=learner.pk, question_id=10**9) is None
+        assert card_locked(user_id=learner.pk, question_id=10**9) is None
         assert card_locked_orm(user_id=learner.pk, question_id=10**9) is None
 
 
@@ -156,7 +158,7 @@ def test_the_answer_locks_hand_written_guard_locks_what_the_querysets_guard_lock
     open item, an answered one and one of a finished attempt, the same writes win."""
     from django.utils import timezone
 
-    from quizzes.practice.services.answers import attempt_unfinished_guard
+    from quizzes.practice.fast_paths import attempt_unfinished_guard
     from quizzes.practice.services.locking import first_answer_lock
 
     lesson = factories.LessonFactory()
