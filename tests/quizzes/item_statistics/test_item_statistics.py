@@ -220,3 +220,12 @@ def test_numeric_items_are_kept_apart_per_template_version_with_their_misconcept
     (named,) = items[1].options
     assert (named.key, named.picks, named.rate) == ("missing_scale", 2, 0.5)
     assert named.misconception == misconceptions.describe("missing_scale")["title_en"]
+
+
+def test_every_misconception_id_the_engine_names_fits_the_items_misconception_column():
+    """The column is computed by the database from each answer's result: an id longer than it holds would make
+    PostgreSQL refuse the answer's write."""
+    from attention_engine.misconceptions import MISCONCEPTIONS
+
+    width = AttemptItem._meta.get_field("misconception").output_field.max_length
+    assert max(len(mid) for mid in MISCONCEPTIONS) <= width
