@@ -21,6 +21,11 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+def optional_text(*, max_length: int, **kwargs: Any) -> StrictCharField:
+    """Text a client may leave out or send blank: both read as "" (a device's name, a report's words)."""
+    return StrictCharField(max_length=max_length, required=False, default="", allow_blank=True, **kwargs)
+
+
 class StrictIntegerField(serializers.IntegerField):
     default_error_messages: ClassVar[dict[str, StrOrPromise]] = {"invalid": "A whole number is required."}
 

@@ -29,6 +29,12 @@ def lesson_fields() -> tuple[serializers.Field, ...]:
     return (serializers.IntegerField(), serializers.CharField(), serializers.CharField())
 
 
+def page_fields() -> tuple[serializers.Field, ...]:
+    """count, page, page_size: where a page of a paged list stands (the page asked for, PageQuerySerializer's),
+    before its ``results``. Fresh fields, unpacked in place, like those of ``question_fields``."""
+    return (serializers.IntegerField(), serializers.IntegerField(), serializers.IntegerField())
+
+
 def question_fields() -> tuple[serializers.Field, ...]:
     """id, key, kind: which question it is, first in every shape that shows one (an item's, a card's, a lesson's).
     Fresh fields, unpacked in place (DRF orders fields by when each was made: see quizzes.api.serializers.reviews)."""

@@ -21,6 +21,7 @@ from quizzes.api.fields import StrictIntegerField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
 from quizzes.api.serializers.attempts import AttemptSerializer, AttemptSummarySerializer
+from quizzes.api.serializers.common import page_fields
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, found, page_of, query, validated_body
 from quizzes.content.selectors import lesson_published_by_id
@@ -77,9 +78,7 @@ class AttemptListView(APIView):
     ListInputSerializer = PageQuerySerializer
 
     class ListOutputSerializer(serializers.Serializer):
-        count = serializers.IntegerField()
-        page = serializers.IntegerField()
-        page_size = serializers.IntegerField()
+        count, page, page_size = page_fields()
         results = AttemptSummarySerializer(many=True)
 
         class Meta:

@@ -23,7 +23,7 @@ from quizzes.accounts.models import Device
 from quizzes.accounts.selectors import device_tokens, device_view
 from quizzes.accounts.services import account_sign_out_everywhere, api_token_create, api_token_delete
 from quizzes.api.errors import ApiError
-from quizzes.api.fields import StrictCharField
+from quizzes.api.fields import StrictCharField, optional_text
 from quizzes.api.schema import errors
 from quizzes.api.throttling import throttled_error
 from quizzes.api.types import LearnerApiRequest
@@ -40,18 +40,12 @@ TAG = ["auth"]
 class LoginSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=4096, trim_whitespace=False)
-    device_name = StrictCharField(
+    device_name = optional_text(
         max_length=100,
-        required=False,
-        default="",
-        allow_blank=True,
         help_text='The device, e.g. "Pixel 8": the name of a new device (a known device keeps its own).',
     )
-    device_id = StrictCharField(
+    device_id = optional_text(
         max_length=128,
-        required=False,
-        default="",
-        allow_blank=True,
         validators=[RegexValidator(DEVICE_ID_PATTERN, _("1–128 letters, digits and . _ : -"))],
         help_text="The app's own stable id for this install (e.g. a UUID it keeps): a re-login with it keeps the "
         "device's name and push registration, and a device the account knows is not held by other clients' "

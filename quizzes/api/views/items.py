@@ -17,6 +17,7 @@ from quizzes.api import representations as r
 from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictIntegerField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
+from quizzes.api.locking import answer_locked, locked_response
 from quizzes.api.schema import errors
 from quizzes.api.serializers.attempts import AttemptItemSerializer
 from quizzes.api.serializers.common import MAX_DURATION_MS, ErrorResponseSerializer
@@ -131,12 +132,6 @@ class ItemAnswerView(APIView):
         class Meta:
             ref_name = "CodeNotRunnable"
 
-    class ConflictSerializer(ErrorResponseSerializer):
-        item = AttemptItemSerializer(help_text="The item with its locked response and result.")
-
-        class Meta:
-            ref_name = "AnswerConflict"
-
     @extend_schema(
         tags=TAG,
         operation_id="items_answer",
@@ -165,7 +160,10 @@ class ItemAnswerView(APIView):
                     "and the checker's messages in `check`."
                 ),
             ),
-            409: OpenApiResponse(ConflictSerializer, description="Already answered differently: the locked item."),
+            409: locked_response(
+                "AnswerConflict",
+                item=AttemptItemSerializer(help_text="The item with its locked response and result."),
+            ),
             429: OpenApiResponse(
                 ErrorResponseSerializer,
                 description="Code: grading_budget_exceeded (this learner's grading for the minute is spent; "
@@ -209,11 +207,8 @@ class ItemAnswerView(APIView):
             {"replayed": outcome.replayed, "item": r.item_public(outcome.item)}
         )
         if outcome.conflicting:
-            raise ApiError(
-                status_code=status.HTTP_409_CONFLICT,
-                code=ErrorCode.ANSWER_LOCKED,
-                message=_("This item is already answered with a different answer; the first answer counts."),
-                extra={"item": data["item"]},
+            raise answer_locked(
+                _("This item is already answered with a different answer; the first answer counts."), item=data["item"]
             )
         return Response(data)
 

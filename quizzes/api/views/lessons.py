@@ -9,8 +9,8 @@ web and the app share one lock), nothing about correctness before it, and no car
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,8 +19,9 @@ from quizzes.api import representations as r
 from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictCharField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
+from quizzes.api.locking import answer_locked, locked_response
 from quizzes.api.schema import errors
-from quizzes.api.serializers.common import ErrorResponseSerializer, lesson_fields, question_fields
+from quizzes.api.serializers.common import lesson_fields, question_fields
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, etag_response, found, validated_body
 from quizzes.content.models import Question
@@ -334,12 +335,6 @@ class CheckpointAnswerView(APIView):
         class Meta:
             ref_name = "CheckpointAnswerResult"
 
-    class ConflictSerializer(ErrorResponseSerializer):
-        checkpoint = CheckpointSerializer(help_text="The locked checkpoint: your first answer stands.")
-
-        class Meta:
-            ref_name = "CheckpointConflict"
-
     @extend_schema(
         tags=TAG,
         operation_id="lessons_checkpoint_answer",
@@ -356,8 +351,9 @@ class CheckpointAnswerView(APIView):
         request=InputSerializer,
         responses={
             200: OutputSerializer,
-            409: OpenApiResponse(
-                ConflictSerializer, description="Already answered differently: the locked checkpoint."
+            409: locked_response(
+                "CheckpointConflict",
+                checkpoint=CheckpointSerializer(help_text="The locked checkpoint: your first answer stands."),
             ),
             **errors(400, 401, 404, 422),
         },
@@ -380,10 +376,8 @@ class CheckpointAnswerView(APIView):
         shown = r.checkpoint_public(checkpoint_section(owner=owner, chosen=chosen, **where))
         data = self.OutputSerializer({"checkpoint": shown}).data
         if chosen != answered:
-            raise ApiError(
-                status_code=status.HTTP_409_CONFLICT,
-                code=ErrorCode.ANSWER_LOCKED,
-                message=_("This checkpoint is already answered with a different answer; the first answer counts."),
-                extra={"checkpoint": data["checkpoint"]},
+            raise answer_locked(
+                _("This checkpoint is already answered with a different answer; the first answer counts."),
+                checkpoint=data["checkpoint"],
             )
         return Response(data)

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from quizzes.api import representations as r
 from quizzes.api.errors import ApiError
-from quizzes.api.fields import StrictCharField, StrictIntegerField
+from quizzes.api.fields import StrictIntegerField, optional_text
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent_by_reference
 from quizzes.api.schema import errors
 from quizzes.api.serializers.common import ErrorResponseSerializer
@@ -78,9 +78,7 @@ class PackListView(APIView):
             ref_name = "PackList"
 
     class CreateInputSerializer(serializers.Serializer):
-        device = StrictCharField(
-            max_length=100, required=False, default="", allow_blank=True, help_text='For information, e.g. "Pixel 8".'
-        )
+        device = optional_text(max_length=100, help_text='For information, e.g. "Pixel 8".')
         days = StrictIntegerField(
             min_value=0,
             max_value=pack_rules.MAX_DAYS,

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api.errors import ApiError
-from quizzes.api.fields import StrictCharField, StrictIntegerField
+from quizzes.api.fields import StrictIntegerField, optional_text
 from quizzes.api.schema import errors
 from quizzes.api.throttling import QUOTA_EXCEEDED, RATELIMIT_HEADERS, learner_limited
 from quizzes.api.types import LearnerApiRequest
@@ -100,11 +100,8 @@ class ReportListView(APIView):
         pack_item_id = StrictIntegerField(required=False, min_value=1, help_text="An item of one of your review packs.")
         card_id = StrictIntegerField(required=False, min_value=1, help_text="One of your review cards.")
         category = serializers.ChoiceField(choices=ProblemReport.Category.choices)
-        text = StrictCharField(
+        text = optional_text(
             max_length=TEXT_MAX_LENGTH,
-            required=False,
-            allow_blank=True,
-            default="",
             help_text=f"What is wrong, in your words: plain text (never rendered as HTML), at most {TEXT_MAX_LENGTH} "
             "characters.",
         )

@@ -20,7 +20,7 @@ from quizzes.api.errors import ApiError
 from quizzes.api.fields import StrictDateTimeField, StrictIntegerField, StrictUUIDField
 from quizzes.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from quizzes.api.schema import errors
-from quizzes.api.serializers.common import MAX_DURATION_MS
+from quizzes.api.serializers.common import MAX_DURATION_MS, page_fields
 from quizzes.api.serializers.reviews import ReviewCardSerializer, reference_fields
 from quizzes.api.types import LearnerApiRequest
 from quizzes.api.views.common import PageQuerySerializer, found, page_of, query, validated_body
@@ -119,9 +119,7 @@ class CardListView(APIView):
     InputSerializer = PageQuerySerializer
 
     class OutputSerializer(serializers.Serializer):
-        count = serializers.IntegerField()
-        page = serializers.IntegerField()
-        page_size = serializers.IntegerField()
+        count, page, page_size = page_fields()
         results = ReviewCardSerializer(many=True)
 
         class Meta:
